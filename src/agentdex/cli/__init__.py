@@ -1,0 +1,102 @@
+"""The ``agentdex`` command line: a thin click shell over :mod:`agentdex.api`.
+
+Subcommands live one module each and are imported only when run, so
+``agentdex --help`` stays fast. Register a command by adding it to
+``COMMANDS``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from typing import Any
+
+import click
+
+from agentdex import __version__
+
+#: command name -> "module:attribute" (imported lazily), with one-line help for --help.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "sources": ("agentdex.cli.sources:sources", "List every discovered agent store."),
+    "show": ("agentdex.cli.show:show", "Show one conversation, normalized, in order."),
+    "audit": ("agentdex.cli.audit:audit", "Compare parsed records against raw counts."),
+    "index": ("agentdex.cli.index:index", "Build or refresh the search index."),
+    "search": ("agentdex.cli.search:search", "Search every agent's history."),
+    "sessions": ("agentdex.cli.conversations:sessions", "List conversations (agent chats)."),
+    "context": ("agentdex.cli.context:context", "What agents are told in a workspace."),
+    "worktree": ("agentdex.cli.worktree:worktree", "List, add and remove git worktrees."),
+    "session": ("agentdex.cli.session:session", "agentdex sessions bound to a work dir."),
+    "serve": ("agentdex.cli.serve:serve", "Serve the HTTP API (and MCP) on loopback."),
+    "mcp": ("agentdex.cli.mcp:mcp", "Run the MCP server on stdio."),
+}
+
+
+class LazyGroup(click.Group):
+    """A group that imports a subcommand's module only when it is invoked."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        module_name, _, attr = target[0].partition(":")
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name != module_name:
+                raise
+            return _missing(cmd_name)
+        command: click.Command = getattr(module, attr)
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, COMMANDS[name][1]) for name in sorted(COMMANDS)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+def _missing(name: str) -> click.Command:
+    @click.command(name, context_settings={"ignore_unknown_options": True})
+    @click.argument("args", nargs=-1, type=click.UNPROCESSED)
+    def _not_built(args: tuple[str, ...]) -> None:
+        click.echo(f"agentdex: '{name}' is not available in this build", err=True)
+        sys.exit(1)
+
+    return _not_built
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="agentdex")
+@click.option(
+    "--home",
+    type=click.Path(file_okay=False, path_type=str),
+    envvar="AGENTDEX_HOME",
+    default=None,
+    help="Home directory to discover agent stores in (default: $HOME).",
+)
+@click.pass_context
+def cli(ctx: click.Context, home: str | None) -> None:
+    """agentdex: search every AI coding agent's history, see what each workspace
+    tells its agents, and run agent sessions in their own git worktrees.
+
+    \b
+    Quick tour:
+      agentdex sources                 stores found on this machine
+      agentdex search "retry backoff"  search all history
+      agentdex context .               instruction files, skills, MCP configs here
+      agentdex worktree add feat/x --new && agentdex session new --worktree feat/x
+    """
+    ctx.ensure_object(dict)
+    ctx.obj["home"] = home
+
+
+def main(argv: list[str] | None = None) -> Any:
+    """Console-script entry point."""
+    from agentdex.cli._common import run_main
+
+    return run_main(cli, argv)
+
+
+__all__ = ["cli", "main"]

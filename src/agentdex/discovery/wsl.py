@@ -1,0 +1,56 @@
+"""The WSL bridge: chat written by a Windows-side editor, seen from inside WSL.
+
+Exactly as ADR 0009 (``shared/seeds/000``) describes: probe
+``${AGENTDEX_WSL_USERS_ROOT:-/mnt/c/Users}/*/AppData/Roaming/<edition>/User``
+only when ``/proc/version`` says ``microsoft`` and only for directories
+that exist. ``AGENTDEX_WSL=1|0`` forces detection on or off (tests, demos).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+PROC_VERSION = "/proc/version"
+DEFAULT_USERS_ROOT = "/mnt/c/Users"
+
+
+def is_wsl() -> bool:
+    """True inside WSL (or when ``AGENTDEX_WSL`` forces it)."""
+    forced = os.environ.get("AGENTDEX_WSL")
+    if forced in {"0", "1"}:
+        return forced == "1"
+    try:
+        with open(PROC_VERSION, encoding="utf-8", errors="replace") as handle:
+            return "microsoft" in handle.read(4096).lower()
+    except OSError:
+        return False
+
+
+def users_root() -> Path:
+    return Path(os.environ.get("AGENTDEX_WSL_USERS_ROOT") or DEFAULT_USERS_ROOT)
+
+
+def windows_app_dirs(editions: tuple[str, ...], app: str | None = None) -> list[tuple[Path, str]]:
+    """``(user_dir, host)`` pairs for Windows profiles; empty unless on WSL.
+
+    ``host`` names the side the files were written on (``windows:<user>``).
+    With ``app`` given, returns ``Roaming/<app>`` dirs instead of editions'
+    ``User`` dirs (for stores such as Cursor that share the layout).
+    """
+    if not is_wsl():
+        return []
+    root = users_root()
+    try:
+        users = sorted(entry for entry in os.scandir(root) if entry.is_dir(follow_symlinks=False))
+    except OSError:
+        return []
+    found: list[tuple[Path, str]] = []
+    for entry in users:
+        roaming = Path(entry.path) / "AppData" / "Roaming"
+        names = (app,) if app else editions
+        for name in names:
+            candidate = roaming / name / "User"
+            if candidate.is_dir():
+                found.append((candidate, f"windows:{entry.name}"))
+    return found

@@ -1,0 +1,73 @@
+"""Errors that carry an exit status, so every surface reports failures the same way.
+
+Exit codes are part of the documented CLI contract (``docs/json-output.md``):
+
+* 0 success, 1 a runtime failure, 2 a usage error (bad flag, malformed query);
+* 3 a thing named does not exist (session, source, worktree);
+* 4 a conflict (branch already checked out, target folder exists, dirty worktree);
+* 5 a limit was hit (more worktrees than the configured maximum);
+* 6 corrupt data (a session log whose first event is not ``start``).
+"""
+
+from __future__ import annotations
+
+EXIT_OK = 0
+EXIT_FAILURE = 1
+EXIT_USAGE = 2
+EXIT_NOT_FOUND = 3
+EXIT_CONFLICT = 4
+EXIT_LIMIT = 5
+EXIT_CORRUPT = 6
+
+
+class AgentdexError(Exception):
+    """A failure with a one-line message and an exit status."""
+
+    exit_code = EXIT_FAILURE
+    code = "ERROR"
+
+    def __init__(self, message: str, *, detail: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.detail = detail
+
+
+class UsageError(AgentdexError):
+    """The caller asked for something malformed (bad query, bad path, bad flag)."""
+
+    exit_code = EXIT_USAGE
+    code = "USAGE"
+
+
+class NotFoundError(AgentdexError):
+    """A named session, source or worktree does not exist."""
+
+    exit_code = EXIT_NOT_FOUND
+    code = "NOT_FOUND"
+
+
+class ConflictError(AgentdexError):
+    """The request conflicts with current state."""
+
+    exit_code = EXIT_CONFLICT
+    code = "CONFLICT"
+
+
+class LimitError(AgentdexError):
+    """A configured limit would be exceeded."""
+
+    exit_code = EXIT_LIMIT
+    code = "LIMIT"
+
+
+class CorruptError(AgentdexError):
+    """Stored data is not in the shape agentdex wrote; reported, never guessed at."""
+
+    exit_code = EXIT_CORRUPT
+    code = "CORRUPT"
+
+
+class ConfigError(UsageError):
+    """The configuration file is invalid (names file, line and key)."""
+
+    code = "CONFIG"

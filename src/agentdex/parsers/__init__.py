@@ -1,0 +1,61 @@
+"""Parsers, one module per agent, and the pipeline that runs one over a source.
+
+``run()`` is the only entry point the engines use: it looks the parser up
+by the catalogue row's id, streams records, and enriches each with the
+project, branch and worktree of its cwd (:mod:`agentdex.gitinfo`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from agentdex.discovery import Source
+from agentdex.gitinfo import git_info
+from agentdex.parsers._registry import get_parser
+from agentdex.parsers.base import ParseCursor, ParserSpec, SourceRef
+from agentdex.readers import Diagnostics
+from agentdex.records import Record
+
+
+def source_ref(source: Source) -> SourceRef:
+    return SourceRef(
+        path=source.path,
+        agent=source.agent,
+        store=source.store,
+        host=source.host,
+        mtime=source.mtime,
+        root=source.root.path,
+    )
+
+
+def enrich(record: Record) -> Record:
+    """Fill project/branch/worktree from the record's cwd (branch kept when recorded)."""
+    if record.cwd:
+        info = git_info(record.cwd)
+        record.project = info.project or record.project or record.cwd
+        if record.branch is None:
+            record.branch = info.branch
+        if info.worktree:
+            record.worktree = info.worktree
+    return record
+
+
+def run(
+    source: Source,
+    cursor: ParseCursor | None = None,
+    diagnostics: Diagnostics | None = None,
+) -> Iterator[Record]:
+    """Parse ``source`` from ``cursor`` (whole file when None), yielding enriched records."""
+    if source.row.parser is None:
+        return
+    spec = get_parser(source.row.parser)
+    cursor = cursor if cursor is not None else ParseCursor()
+    diagnostics = diagnostics if diagnostics is not None else Diagnostics()
+    try:
+        for record in spec.parse(source_ref(source), cursor, diagnostics):
+            yield enrich(record)
+    except OSError as exc:
+        diagnostics.add(source.path, "", f"unreadable: {exc.strerror or exc}")
+
+
+__all__ = ["ParseCursor", "ParserSpec", "SourceRef", "enrich", "get_parser", "run"]

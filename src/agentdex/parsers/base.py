@@ -1,0 +1,63 @@
+"""What a parser is: a function from one source file to a stream of records.
+
+Parsers stream (memory stays flat however large the file), skip what they
+do not know with a diagnostic, and never raise on bad input. A *resumable*
+parser (append-only JSONL) starts from ``cursor.offset`` and keeps any
+state it needs across resumes in ``cursor.state`` (JSON-serializable);
+after iteration ``cursor.resume_offset``/``resume_line`` say where the next
+incremental run starts. Non-resumable parsers reparse the whole file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agentdex.readers import Diagnostics
+from agentdex.records import Record
+
+
+@dataclass(slots=True)
+class ParseCursor:
+    offset: int = 0
+    line: int = 0
+    state: dict[str, Any] = field(default_factory=dict)
+    resume_offset: int = 0
+    resume_line: int = 0
+    #: Conversational units (lines, rows, requests) that produced at least one record.
+    units: int = 0
+    #: Session titles found while parsing: session_id -> title.
+    titles: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class SourceRef:
+    """What a parser needs to know about its file (kept free of discovery types)."""
+
+    path: Path
+    agent: str
+    store: str
+    host: str | None
+    mtime: float
+    root: Path
+
+
+ParseFn = Callable[[SourceRef, ParseCursor, Diagnostics], Iterator[Record]]
+CountFn = Callable[[Path], int]
+
+
+@dataclass(frozen=True, slots=True)
+class ParserSpec:
+    """A registered parser.
+
+    ``count_raw`` is the *independent* count ``audit`` compares against: a
+    deliberately simple pass over the raw file (not the parser's code path)
+    counting the conversational units the parser should turn into records.
+    """
+
+    id: str
+    parse: ParseFn
+    resumable: bool = False
+    count_raw: CountFn | None = None

@@ -1,0 +1,46 @@
+"""Where agentdex keeps its own files, and how the user's home is chosen.
+
+agentdex writes only under its data dir (``$AGENTDEX_DATA_DIR``, else the
+platform's user data dir); it never writes under an agent's store.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+APP_NAME = "agentdex"
+
+
+def home_dir(home: str | os.PathLike[str] | None = None) -> Path:
+    """The home directory discovery starts from: ``--home`` or ``$HOME``."""
+    if home is not None:
+        return Path(home).expanduser().absolute()
+    env = os.environ.get("HOME")
+    return Path(env).absolute() if env else Path.home()
+
+
+def data_dir() -> Path:
+    """agentdex's own data dir (index, session logs, tokens); created on demand by callers."""
+    env = os.environ.get("AGENTDEX_DATA_DIR")
+    if env:
+        return Path(env).expanduser().absolute()
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir(APP_NAME, appauthor=False))
+
+
+def config_path() -> Path:
+    """The optional TOML config: ``$AGENTDEX_CONFIG``, else the platform config dir."""
+    env = os.environ.get("AGENTDEX_CONFIG")
+    if env:
+        return Path(env).expanduser().absolute()
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir(APP_NAME, appauthor=False)) / "config.toml"
+
+
+def ensure_private_dir(path: Path) -> Path:
+    """Create ``path`` (mode 0700 when new) and return it."""
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return path

@@ -1,0 +1,216 @@
+"""Read-only access to agent stores: JSONL streaming, capped JSON, SQLite.
+
+Every byte agentdex reads from an agent's store goes through here, so the
+two store rules live in one place: never open a secret, never write or
+lock. JSONL is streamed line by line with byte offsets (memory stays flat
+however large the file); SQLite is opened ``mode=ro`` so the agent's WAL
+is seen without taking a write lock.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+#: Lines longer than this are skipped with a diagnostic instead of decoded.
+MAX_LINE_BYTES = 32 * 1024 * 1024
+#: Whole-document JSON files larger than this are skipped with a diagnostic.
+MAX_JSON_BYTES = 256 * 1024 * 1024
+#: Diagnostics kept per run (the count keeps going).
+MAX_DIAGNOSTICS = 200
+
+#: Names that are secrets wherever they appear. Matched case-insensitively.
+SECRET_NAMES = (
+    "auth.json",
+    ".credentials.json",
+    "credentials",
+    "credentials.*",
+    "credentials*.json",
+    ".env",
+    ".env.*",
+    "*.pem",
+    "*.key",
+    "id_rsa*",
+    "id_ed25519*",
+    "id_ecdsa*",
+    ".netrc",
+    "oauth_creds.json",
+    "google_accounts.json",
+)
+
+
+class SecretPathError(PermissionError):
+    """Raised when code tries to open a path that names a secret."""
+
+
+def is_secret(path: str | os.PathLike[str]) -> bool:
+    """True when the file name is one agentdex must never open.
+
+    >>> is_secret("/home/u/.codex/auth.json"), is_secret("/p/.env.local"), is_secret("/p/a.jsonl")
+    (True, True, False)
+    """
+    name = os.path.basename(os.fspath(path)).lower()
+    return any(fnmatch.fnmatchcase(name, pat) for pat in SECRET_NAMES)
+
+
+def guard(path: str | os.PathLike[str]) -> None:
+    """Refuse secrets before any open."""
+    if is_secret(path):
+        raise SecretPathError(f"refusing to open a secret: {os.fspath(path)}")
+
+
+@dataclass(slots=True)
+class Diagnostic:
+    path: str
+    locator: str
+    message: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"path": self.path, "locator": self.locator, "message": self.message}
+
+
+@dataclass(slots=True)
+class Diagnostics:
+    """Skips and oddities found while reading; capped, but always counted."""
+
+    items: list[Diagnostic] = field(default_factory=list)
+    count: int = 0
+
+    def add(self, path: str | os.PathLike[str], locator: str, message: str) -> None:
+        self.count += 1
+        if len(self.items) < MAX_DIAGNOSTICS:
+            self.items.append(Diagnostic(os.fspath(path), locator, message))
+
+
+@dataclass(slots=True)
+class JsonlLine:
+    offset: int
+    lineno: int
+    value: Any
+    complete: bool  # False for a last line with no trailing newline
+
+
+class JsonlReader:
+    """Stream JSON lines from ``start`` with offsets; skip bad lines with a diagnostic.
+
+    After iteration, ``resume_offset``/``resume_line`` point just past the
+    last newline-terminated line: where an append-only resume starts next
+    time. A last line without a newline is yielded when it decodes (and
+    stays before the resume point, so it is read again next time) and
+    reported as incomplete when it does not.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        diagnostics: Diagnostics,
+        *,
+        start_offset: int = 0,
+        start_line: int = 0,
+    ) -> None:
+        guard(path)
+        self.path = os.fspath(path)
+        self.diagnostics = diagnostics
+        self.resume_offset = start_offset
+        self.resume_line = start_line
+        self.lines_read = 0
+        self.bad_lines = 0
+
+    def __iter__(self) -> Iterator[JsonlLine]:
+        loads = orjson.loads
+        offset = self.resume_offset
+        lineno = self.resume_line
+        with open(self.path, "rb") as handle:
+            if offset:
+                handle.seek(offset)
+            readline = handle.readline
+            while True:
+                raw = readline(MAX_LINE_BYTES + 1)
+                if not raw:
+                    break
+                start = offset
+                lineno += 1
+                if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
+                    skipped = len(raw)
+                    while raw and not raw.endswith(b"\n"):
+                        raw = readline(1 << 20)
+                        skipped += len(raw)
+                    offset += skipped
+                    self.diagnostics.add(
+                        self.path, f"line:{lineno}", f"line of {skipped} bytes skipped (too long)"
+                    )
+                    self.bad_lines += 1
+                    if raw.endswith(b"\n"):
+                        self.resume_offset, self.resume_line = offset, lineno
+                    continue
+                offset += len(raw)
+                complete = raw.endswith(b"\n")
+                if complete:
+                    self.resume_offset, self.resume_line = offset, lineno
+                self.lines_read += 1
+                stripped = raw.strip()
+                if not stripped:
+                    continue
+                try:
+                    value = loads(stripped)
+                except orjson.JSONDecodeError:
+                    value = self._lenient(stripped)
+                    if value is None:
+                        if complete:
+                            self.bad_lines += 1
+                            self.diagnostics.add(self.path, f"line:{lineno}", "not JSON; skipped")
+                        else:
+                            self.diagnostics.add(
+                                self.path, f"line:{lineno}", "incomplete last line; will retry"
+                            )
+                        continue
+                yield JsonlLine(start, lineno, value, complete)
+
+    def _lenient(self, raw: bytes) -> Any:
+        """Decode a line whose only fault is invalid UTF-8; None if it is not JSON at all."""
+        try:
+            text = raw.decode("utf-8", "replace")
+            value = orjson.loads(text)
+        except (orjson.JSONDecodeError, ValueError):
+            return None
+        self.diagnostics.add(self.path, "", "invalid UTF-8 replaced")
+        return value
+
+
+def read_json(path: str | os.PathLike[str], diagnostics: Diagnostics) -> Any:
+    """Decode a whole JSON document; ``None`` (with a diagnostic) when it cannot be."""
+    guard(path)
+    try:
+        size = os.stat(path).st_size
+        if size > MAX_JSON_BYTES:
+            diagnostics.add(path, "", f"JSON file of {size} bytes skipped (too large)")
+            return None
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        diagnostics.add(path, "", f"unreadable: {exc.strerror or exc}")
+        return None
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        try:
+            return orjson.loads(data.decode("utf-8", "replace"))
+        except (orjson.JSONDecodeError, ValueError):
+            diagnostics.add(path, "", "not valid JSON; skipped")
+            return None
+
+
+def connect_readonly(path: str | os.PathLike[str]) -> sqlite3.Connection:
+    """Open an agent's SQLite store read-only (sees the WAL, takes no write lock)."""
+    guard(path)
+    uri = Path(os.fspath(path)).absolute().as_uri() + "?mode=ro"
+    conn = sqlite3.connect(uri, uri=True, timeout=2.0, check_same_thread=False)
+    conn.execute("PRAGMA query_only = 1")
+    return conn

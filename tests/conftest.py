@@ -1,0 +1,135 @@
+"""Hermetic test harness.
+
+An autouse fixture points HOME, the XDG dirs, agentdex's data/config dirs
+and every agent's env override at temporary paths, and keeps the WSL
+bridge off the real ``/mnt/c``: no test can read the developer's real
+history. Tests build real files, SQLite databases and git repos in tmp.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+import agentdex
+from agentdex.catalogue import CATALOGUE
+
+SRC_DIR = Path(agentdex.__file__).resolve().parent.parent
+REPO_DIR = SRC_DIR.parent
+CORPUS_DIR = REPO_DIR.parent / "shared" / "corpus"
+EXAMPLES_HOME = REPO_DIR / "examples" / "home"
+
+#: Env overrides of every catalogued store, plus ones agentdex itself reads.
+AGENT_ENV_VARS = sorted(
+    {var for row in CATALOGUE for var in row.env}
+    | {
+        "CLAUDE_CONFIG_DIR",
+        "CODEX_HOME",
+        "GEMINI_CLI_HOME",
+        "VSCODE_APPDATA",
+        "OPENCODE_DB",
+        "PI_CODING_AGENT_DIR",
+        "GROK_HOME",
+        "APPDATA",
+        "AGENTDEX_HOME",
+        "AGENTDEX_WSL",
+        "AGENTDEX_PROJECT_ROOTS",
+        "AGENTDEX_SESSION",
+    }
+)
+
+
+@pytest.fixture(autouse=True)
+def hermetic_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Point every location agentdex could read or write at a fresh temporary tree."""
+    base = tmp_path_factory.mktemp("env")
+    home = base / "home"
+    home.mkdir()
+    for var in AGENT_ENV_VARS:
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("USERPROFILE", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(home / ".local" / "state"))
+    monkeypatch.setenv("AGENTDEX_DATA_DIR", str(base / "agentdex-data"))
+    monkeypatch.setenv("AGENTDEX_CONFIG", str(base / "agentdex-config.toml"))
+    # The one discovery input a temporary HOME does not neutralize (ADR 0009).
+    monkeypatch.setenv("AGENTDEX_WSL_USERS_ROOT", str(base / "no-windows-mount"))
+    monkeypatch.setenv("AGENTDEX_WSL", "0")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(base / "gitconfig"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    (base / "gitconfig").write_text(
+        "[user]\n\tname = agentdex tests\n\temail = tests@agentdex.invalid\n"
+        "[init]\n\tdefaultBranch = main\n"
+    )
+    from agentdex.gitinfo import git_info
+
+    git_info.cache_clear()
+    return home
+
+
+@pytest.fixture
+def home(hermetic_env: Path) -> Path:
+    """The temporary HOME of this test."""
+    return hermetic_env
+
+
+@pytest.fixture
+def corpus() -> Path:
+    """``../shared/corpus`` beside the clone; tests using it skip when it is absent."""
+    if not CORPUS_DIR.is_dir():
+        pytest.skip("shared corpus not present beside this clone")
+    return CORPUS_DIR
+
+
+CliResult = subprocess.CompletedProcess[str]
+
+
+@pytest.fixture
+def run_cli() -> Callable[..., CliResult]:
+    """Run ``python -m agentdex`` as a real subprocess with the hermetic env."""
+
+    def _run(*args: str, input: str | None = None, cwd: Path | None = None, timeout: float = 60,
+             env: dict[str, str] | None = None) -> CliResult:
+        full_env = dict(os.environ)
+        full_env["PYTHONPATH"] = str(SRC_DIR) + os.pathsep + full_env.get("PYTHONPATH", "")
+        full_env.pop("COLUMNS", None)
+        if env:
+            full_env.update(env)
+        return subprocess.run(
+            [sys.executable, "-m", "agentdex", *args],
+            capture_output=True,
+            text=True,
+            input=input,
+            cwd=cwd,
+            timeout=timeout,
+            env=full_env,
+            check=False,
+        )
+
+    return _run
+
+
+def git(cwd: Path, *args: str) -> str:
+    """Run real git in ``cwd`` and return stdout (raises on failure)."""
+    out = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True)
+    return out.stdout
+
+
+@pytest.fixture
+def git_repo(tmp_path: Path) -> Iterator[Path]:
+    """A real git repository with one commit on ``main``."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    (repo / "README.md").write_text("hello\n")
+    git(repo, "add", "README.md")
+    git(repo, "commit", "-q", "-m", "init")
+    yield repo
