@@ -1,0 +1,1 @@
+"""The HTTP surface: an ASGI app (FastAPI) over :mod:`agentdex.api`, loopback + token."""

@@ -1,0 +1,67 @@
+"""The ASGI app factory: wires routers and auth, owns no logic.
+
+Each capability contributes a router module (``ROUTERS``) with a
+``router: fastapi.APIRouter``; missing modules are skipped so the app
+builds at every stage of the project. Every route requires the bearer
+token except the OpenAPI document.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import Any
+
+from fastapi import Depends, FastAPI, HTTPException, Request
+from fastapi.responses import JSONResponse
+
+from agentdex import __version__
+from agentdex.errors import AgentdexError
+from agentdex.http.auth import load_or_create_token, token_matches
+
+#: (module, URL prefix) of every router the app mounts.
+ROUTERS: tuple[tuple[str, str], ...] = (
+    ("agentdex.http.context_api", "/api/v0/context"),
+    ("agentdex.http.worktrees_api", "/api/v0/worktrees"),
+    ("agentdex.http.sessions_api", "/api/v0/sessions"),
+    ("agentdex.http.search_api", "/api/v0"),
+)
+
+_STATUS = {2: 400, 3: 404, 4: 409, 5: 422, 6: 500}
+
+
+def create_app(*, token: str | None = None, data: Path | None = None) -> FastAPI:
+    """Build the app. ``token`` defaults to the data dir's serve token."""
+    expected = token if token is not None else load_or_create_token(data)
+
+    async def require_token(request: Request) -> None:
+        if not token_matches(expected, request.headers.get("authorization")):
+            raise HTTPException(
+                status_code=401,
+                detail="missing or invalid bearer token",
+                headers={"WWW-Authenticate": "Bearer"},
+            )
+
+    app = FastAPI(
+        title="agentdex",
+        version=__version__,
+        description="Local API over agent history, workspace context, worktrees and sessions.",
+        dependencies=[Depends(require_token)],
+    )
+    app.state.token = expected
+
+    @app.exception_handler(AgentdexError)
+    async def _agentdex_error(_request: Request, exc: AgentdexError) -> JSONResponse:
+        status = _STATUS.get(exc.exit_code, 500)
+        body: dict[str, Any] = {"error": exc.code, "message": exc.message, "detail": exc.detail}
+        return JSONResponse(status_code=status, content=body)
+
+    for module_name, prefix in ROUTERS:
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name != module_name:
+                raise
+            continue
+        app.include_router(module.router, prefix=prefix)
+    return app
