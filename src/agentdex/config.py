@@ -1,0 +1,134 @@
+"""The optional TOML config file (``$AGENTDEX_CONFIG`` or the platform config dir).
+
+Example (every key optional)::
+
+    [index]
+    path = "~/big-disk/agentdex"        # where the search index lives
+
+    [projects]
+    roots = ["~/src", "~/work"]          # extra project roots (Aider files, context)
+
+    [agents]
+    disabled = ["cursor"]                # agent ids never discovered
+
+    [stores]
+    disabled = ["codex.history"]         # store ids never discovered
+    enabled = ["claude-code.something"]  # opt-in stores to include
+
+    [stores.paths]                        # extra roots for non-default installs
+    claude = ["/opt/claude-home"]        # keyed by discovery root name
+
+    [worktrees]
+    max = 8                              # most linked worktrees per repository
+
+    [context]
+    roots = ["~/team-prompts"]           # extra allowed roots for `context add`
+
+An invalid file is a :class:`~agentdex.errors.ConfigError` naming the
+file, the line and the key.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agentdex.errors import ConfigError
+from agentdex.paths import config_path
+
+DEFAULT_MAX_WORKTREES = 8
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    path: Path | None = None
+    index_path: Path | None = None
+    project_roots: tuple[Path, ...] = ()
+    disabled_agents: frozenset[str] = frozenset()
+    disabled_stores: frozenset[str] = frozenset()
+    enabled_stores: frozenset[str] = frozenset()
+    store_paths: dict[str, tuple[Path, ...]] = field(default_factory=dict)
+    max_worktrees: int = DEFAULT_MAX_WORKTREES
+    context_roots: tuple[Path, ...] = ()
+
+
+def _line_of(text: str, key: str) -> int:
+    pattern = re.compile(rf"^\s*\"?{re.escape(key)}\"?\s*=", re.MULTILINE)
+    match = pattern.search(text)
+    return text.count("\n", 0, match.start()) + 1 if match else 0
+
+
+class _Reader:
+    def __init__(self, path: Path, text: str, data: dict[str, Any]) -> None:
+        self.path, self.text, self.data = path, text, data
+
+    def error(self, dotted: str, problem: str) -> ConfigError:
+        line = _line_of(self.text, dotted.rsplit(".", 1)[-1])
+        where = f"{self.path}:{line}" if line else str(self.path)
+        return ConfigError(f"{where}: key '{dotted}' {problem}")
+
+    def table(self, name: str) -> dict[str, Any]:
+        value = self.data.get(name, {})
+        if not isinstance(value, dict):
+            raise self.error(name, "must be a table")
+        return value
+
+    def strings(self, table: dict[str, Any], dotted: str) -> tuple[str, ...]:
+        value = table.get(dotted.rsplit(".", 1)[-1], [])
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise self.error(dotted, "must be a list of strings")
+        return tuple(value)
+
+    def paths(self, table: dict[str, Any], dotted: str) -> tuple[Path, ...]:
+        return tuple(Path(v).expanduser() for v in self.strings(table, dotted))
+
+
+def load_config(path: Path | None = None) -> Config:
+    """Read and validate the config; a missing file is the default config."""
+    path = path or config_path()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return Config()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read config: {exc}") from exc
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
+    reader = _Reader(path, text, data)
+    known = {"index", "projects", "agents", "stores", "worktrees", "context"}
+    for key in data:
+        if key not in known:
+            raise reader.error(key, f"is not a known section (known: {', '.join(sorted(known))})")
+
+    index = reader.table("index")
+    index_path = index.get("path")
+    if index_path is not None and not isinstance(index_path, str):
+        raise reader.error("index.path", "must be a string")
+
+    stores = reader.table("stores")
+    raw_paths = stores.get("paths", {})
+    if not isinstance(raw_paths, dict):
+        raise reader.error("stores.paths", "must be a table of lists")
+    store_paths = {name: reader.paths(raw_paths, f"stores.paths.{name}") for name in raw_paths}
+
+    worktrees = reader.table("worktrees")
+    max_worktrees = worktrees.get("max", DEFAULT_MAX_WORKTREES)
+    if not isinstance(max_worktrees, int) or isinstance(max_worktrees, bool) or max_worktrees < 1:
+        raise reader.error("worktrees.max", "must be a positive integer")
+
+    return Config(
+        path=path,
+        index_path=Path(index_path).expanduser() if index_path else None,
+        project_roots=reader.paths(reader.table("projects"), "projects.roots"),
+        disabled_agents=frozenset(reader.strings(reader.table("agents"), "agents.disabled")),
+        disabled_stores=frozenset(reader.strings(stores, "stores.disabled")),
+        enabled_stores=frozenset(reader.strings(stores, "stores.enabled")),
+        store_paths=store_paths,
+        max_worktrees=max_worktrees,
+        context_roots=reader.paths(reader.table("context"), "context.roots"),
+    )
