@@ -55,9 +55,15 @@ class Config:
     context_roots: tuple[Path, ...] = ()
 
 
-def _line_of(text: str, key: str) -> int:
-    pattern = re.compile(rf"^\s*\"?{re.escape(key)}\"?\s*=", re.MULTILINE)
-    match = pattern.search(text)
+def _line_of(text: str, dotted: str) -> int:
+    """Line of ``dotted``'s last key, searched after its table header when there is one."""
+    table, _, key = dotted.rpartition(".")
+    start = 0
+    if table:
+        header = re.search(rf"^[ \t]*\[{re.escape(table)}\]", text, re.MULTILINE)
+        start = header.end() if header else 0
+    pattern = re.compile(rf"^[ \t]*\"?{re.escape(key)}\"?[ \t]*=", re.MULTILINE)
+    match = pattern.search(text, start) or pattern.search(text)
     return text.count("\n", 0, match.start()) + 1 if match else 0
 
 
@@ -66,7 +72,7 @@ class _Reader:
         self.path, self.text, self.data = path, text, data
 
     def error(self, dotted: str, problem: str) -> ConfigError:
-        line = _line_of(self.text, dotted.rsplit(".", 1)[-1])
+        line = _line_of(self.text, dotted)
         where = f"{self.path}:{line}" if line else str(self.path)
         return ConfigError(f"{where}: key '{dotted}' {problem}")
 
