@@ -96,8 +96,13 @@ CliResult = subprocess.CompletedProcess[str]
 def run_cli() -> Callable[..., CliResult]:
     """Run ``python -m agentdex`` as a real subprocess with the hermetic env."""
 
-    def _run(*args: str, input: str | None = None, cwd: Path | None = None, timeout: float = 60,
-             env: dict[str, str] | None = None) -> CliResult:
+    def _run(
+        *args: str,
+        input: str | None = None,
+        cwd: Path | None = None,
+        timeout: float = 60,
+        env: dict[str, str] | None = None,
+    ) -> CliResult:
         full_env = dict(os.environ)
         full_env["PYTHONPATH"] = str(SRC_DIR) + os.pathsep + full_env.get("PYTHONPATH", "")
         full_env.pop("COLUMNS", None)

@@ -78,7 +78,9 @@ def iso_utc(ts: float | None) -> str | None:
         return None
     try:
         return (
-            datetime.fromtimestamp(ts, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+            datetime.fromtimestamp(ts, UTC)
+            .isoformat(timespec="milliseconds")
+            .replace("+00:00", "Z")
         )
     except (OverflowError, OSError, ValueError):
         return None

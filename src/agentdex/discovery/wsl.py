@@ -42,7 +42,9 @@ def windows_app_dirs(editions: tuple[str, ...], app: str | None = None) -> list[
         return []
     root = users_root()
     try:
-        users = sorted(entry for entry in os.scandir(root) if entry.is_dir(follow_symlinks=False))
+        users = sorted(
+            (e for e in os.scandir(root) if e.is_dir(follow_symlinks=False)), key=lambda e: e.name
+        )
     except OSError:
         return []
     found: list[tuple[Path, str]] = []

@@ -1,0 +1,186 @@
+"""History API: the stores on this machine, one conversation, and the audit.
+
+These work straight from the stores (no index needed): ``sources`` probes
+each file, ``show`` finds a session's files and parses them, ``audit``
+parses everything and compares with each parser's independent raw count.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentdex.catalogue import Coverage
+from agentdex.discovery import Discovery, Source, discover
+from agentdex.errors import NotFoundError, UsageError
+from agentdex.parsers import ParseCursor, get_parser, run
+from agentdex.readers import Diagnostics
+from agentdex.records import Record, iso_utc
+
+
+def discover_sources(home: str | None = None, *, agents: Iterable[str] | None = None) -> Discovery:
+    """Discovery honouring the config file when one exists."""
+    from agentdex import discovery
+
+    configured = getattr(discovery, "discover_configured", None)
+    if configured is not None:
+        result: Discovery = configured(home, agents=agents)
+        return result
+    return discover(home, agents=agents)
+
+
+@dataclass(slots=True)
+class ProbeResult:
+    status: str
+    records: int = 0
+    diagnostics: list[dict[str, str]] = field(default_factory=list)
+
+
+def probe(source: Source) -> ProbeResult:
+    """Does this file parse? Stops at the first record, so it stays cheap on big files."""
+    if source.row.parser is None or source.row.coverage is Coverage.LISTED:
+        return ProbeResult("not-parsed")
+    diagnostics = Diagnostics()
+    try:
+        found = next(iter(run(source, ParseCursor(), diagnostics)), None)
+    except Exception as exc:  # a parser bug must not break `sources`
+        return ProbeResult("error", 0, [{"path": str(source.path), "message": repr(exc)}])
+    diags = [d.to_json() for d in diagnostics.items[:5]]
+    if found is not None:
+        return ProbeResult("ok", 1, diags)
+    return ProbeResult("error" if diagnostics.count else "empty", 0, diags)
+
+
+def source_json(source: Source, probe_result: ProbeResult | None = None) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "agent": source.agent,
+        "store": source.store,
+        "path": str(source.path),
+        "format": source.row.format,
+        "holds": source.row.holds,
+        "size": source.size,
+        "modified": iso_utc(source.mtime),
+        "coverage": source.row.coverage.value,
+        "host": source.host,
+    }
+    if probe_result is not None:
+        data["parse_status"] = probe_result.status
+        data["diagnostics"] = probe_result.diagnostics
+    return data
+
+
+def sources(home: str | None = None, *, check: bool = True) -> dict[str, Any]:
+    """Every discovered store file with its parse status."""
+    found = discover_sources(home)
+    return {
+        "home": str(found.home),
+        "warnings": found.warnings,
+        "sources": [source_json(s, probe(s) if check else None) for s in found.sources],
+    }
+
+
+def _parse_all(source: Source, diagnostics: Diagnostics, cursor: ParseCursor) -> Iterator[Record]:
+    try:
+        yield from run(source, cursor, diagnostics)
+    except Exception as exc:  # report parser bugs per file instead of aborting the run
+        diagnostics.add(source.path, "", f"parser error: {exc!r}")
+
+
+def _candidate_files(found: Discovery, session_id: str) -> list[Source]:
+    named = [s for s in found.sources if session_id in os.path.basename(s.path)]
+    return named or [s for s in found.sources if s.row.parser is not None]
+
+
+def split_ref(ref: str) -> tuple[str, str | None]:
+    """``<session>@<locator>`` -> (session, locator); a bare id has no locator."""
+    session, sep, locator = ref.partition("@")
+    return session, (locator if sep else None)
+
+
+def show(ref: str, home: str | None = None, *, agent: str | None = None) -> dict[str, Any]:
+    """One conversation, normalized and in order; ``ref`` is a session id or ``session@locator``."""
+    session_id, locator = split_ref(ref.strip())
+    if not session_id:
+        raise UsageError("show needs a session id (or a search result reference)")
+    found = discover_sources(home, agents=[agent] if agent else None)
+    records: list[Record] = []
+    candidates = _candidate_files(found, session_id)
+    for prefix_pass in (False, True):
+        for source in candidates:
+            for record in _parse_all(source, Diagnostics(), ParseCursor()):
+                sid = record.session_id
+                if sid == session_id or (prefix_pass and sid.startswith(session_id)):
+                    records.append(record)
+        if records:
+            break
+        candidates = [s for s in found.sources if s.row.parser is not None]
+    if not records:
+        raise NotFoundError(f"no conversation with id {session_id!r}")
+    sessions = {r.session_id for r in records}
+    if len(sessions) > 1:
+        raise UsageError(
+            f"{session_id!r} matches {len(sessions)} conversations: "
+            + ", ".join(sorted(sessions)[:5])
+        )
+    records.sort(key=lambda r: (r.timestamp or 0.0, r.source_path, r.offset, r.locator))
+    focus = next((i for i, r in enumerate(records) if locator and r.locator == locator), None)
+    first = records[0]
+    return {
+        "session_id": first.session_id,
+        "agent": first.agent,
+        "project": next((r.project for r in records if r.project), None),
+        "focus": focus,
+        "records": [r.to_json() for r in records],
+    }
+
+
+def audit(home: str | None = None) -> dict[str, Any]:
+    """Parse every source and compare with its parser's independent raw count."""
+    found = discover_sources(home)
+    rows: list[dict[str, Any]] = []
+    totals = {"sources": 0, "records": 0, "raw": 0, "units": 0, "problems": 0}
+    for source in found.sources:
+        entry = source_json(source)
+        if source.row.parser is None or source.row.coverage is Coverage.LISTED:
+            entry.update(status="not-parsed", records=0, units=0, raw=None, diagnostics=[])
+            rows.append(entry)
+            continue
+        spec = get_parser(source.row.parser)
+        diagnostics = Diagnostics()
+        cursor = ParseCursor()
+        count = sum(1 for _ in _parse_all(source, diagnostics, cursor))
+        raw: int | None = None
+        if spec.count_raw is not None:
+            try:
+                raw = spec.count_raw(source.path)
+            except Exception as exc:  # the raw counter is best effort by design
+                diagnostics.add(source.path, "", f"raw count failed: {exc!r}")
+        status = _audit_status(count, cursor.units, raw, diagnostics.count)
+        entry.update(
+            status=status,
+            records=count,
+            units=cursor.units,
+            raw=raw,
+            diagnostics=[d.to_json() for d in diagnostics.items[:20]],
+            diagnostic_count=diagnostics.count,
+        )
+        totals["sources"] += 1
+        totals["records"] += count
+        totals["units"] += cursor.units
+        totals["raw"] += raw or 0
+        totals["problems"] += status not in {"ok", "empty"}
+        rows.append(entry)
+    return {"home": str(found.home), "warnings": found.warnings, "totals": totals, "sources": rows}
+
+
+def _audit_status(records: int, units: int, raw: int | None, diagnostics: int) -> str:
+    """ok / empty / mismatch / silent (raw content but nothing parsed) / diagnostics."""
+    if raw is not None and raw > 0 and records == 0:
+        return "silent"
+    if raw is not None and units != raw:
+        return "mismatch"
+    if records == 0:
+        return "empty"
+    return "ok" if diagnostics == 0 else "diagnostics"

@@ -1,0 +1,56 @@
+"""``agentdex audit``: parsed records against each parser's independent raw count."""
+
+from __future__ import annotations
+
+import click
+
+from agentdex.cli._common import console, emit_json, home_of, json_option
+
+
+@click.command("audit")
+@json_option
+@click.option("--all", "show_all", is_flag=True, help="List healthy sources too.")
+@click.pass_context
+def audit(ctx: click.Context, as_json: bool, show_all: bool) -> None:
+    """Parse every source and compare with an independent raw count.
+
+    A format change that silently parses nothing shows up as ``silent``; a
+    parser that drops or invents units shows up as ``mismatch``. Exit status
+    is 0 either way (problems are data, not usage errors).
+    """
+    from agentdex.api import history
+
+    data = history.audit(home_of(ctx))
+    if as_json:
+        emit_json(data)
+        return
+    from rich.table import Table
+
+    out = console()
+    totals = data["totals"]
+    table = Table(box=None, pad_edge=False)
+    for column in ("status", "agent", "store", "records", "units", "raw", "diag", "path"):
+        table.add_column(column, overflow="fold" if column == "path" else "ellipsis")
+    styles = {"ok": "green", "empty": "yellow", "not-parsed": "dim"}
+    shown = 0
+    for row in data["sources"]:
+        if not show_all and row["status"] in {"ok", "not-parsed"}:
+            continue
+        shown += 1
+        table.add_row(
+            f"[{styles.get(row['status'], 'red')}]{row['status']}[/]",
+            row["agent"],
+            row["store"],
+            str(row["records"]),
+            str(row["units"]),
+            "-" if row["raw"] is None else str(row["raw"]),
+            str(row.get("diagnostic_count", 0)),
+            row["path"],
+        )
+    if shown:
+        out.print(table)
+    out.print(
+        f"{totals['sources']} sources, {totals['records']} records, "
+        f"{totals['units']} units parsed of {totals['raw']} counted raw, "
+        f"{totals['problems']} with problems"
+    )
