@@ -11,7 +11,7 @@ import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -44,8 +44,12 @@ class SearchResult:
     highlights: list[list[tuple[int, int]]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        return {"query": self.query, "status": self.status, "stats": self.stats,
-                "results": self.results}
+        return {
+            "query": self.query,
+            "status": self.status,
+            "stats": self.stats,
+            "results": self.results,
+        }
 
 
 @dataclass(slots=True)
@@ -56,8 +60,12 @@ class ConversationsResult:
     stats: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return {"query": self.query, "status": self.status, "stats": self.stats,
-                "conversations": self.conversations}
+        return {
+            "query": self.query,
+            "status": self.status,
+            "stats": self.stats,
+            "conversations": self.conversations,
+        }
 
 
 # -- index access --------------------------------------------------------------------
@@ -104,15 +112,16 @@ def _reader(root: str | os.PathLike[str] | None) -> Iterator[Engine | None]:
     finally:
         if engine is not None:
             engine.close()
-        try:
+        with suppress(sqlite3.Error):
             db.execute("ROLLBACK")
-        except sqlite3.Error:
-            pass
         db.close()
 
 
 def _maybe_refresh(
-    do_refresh: bool, root: Any, home: str | None, rows: Iterable[StoreRow] | None,
+    do_refresh: bool,
+    root: Any,
+    home: str | None,
+    rows: Iterable[StoreRow] | None,
     stats: dict[str, Any],
 ) -> None:
     if not do_refresh:
@@ -142,9 +151,9 @@ def _here_predicate(here: str) -> Callable[[Hit], bool]:
     roots = {p for p in (base, info.project, info.worktree) if p}
 
     def inside(path: str | None) -> bool:
-        return bool(path) and any(
-            path == r or path.startswith(r.rstrip("/") + "/") for r in roots  # type: ignore[union-attr]
-        )
+        if not path:
+            return False
+        return any(path == r or path.startswith(r.rstrip("/") + "/") for r in roots)
 
     return lambda hit: inside(hit.cwd) or inside(hit.project) or inside(hit.worktree)
 
@@ -198,14 +207,25 @@ def matching_hits(
     """Every live record matching ``query``: (hits, case-sensitive?, positive needles)."""
     from agentdex.search.query import parse_query, positive_terms
 
-    node = parse_query(query, now=now)
+    node = parse_query(query, now=now, regex=regex)
     if node is None:
         if not allow_empty:
-            raise UsageError("empty query: give words, \"a phrase\" or field:value filters")
+            raise UsageError('empty query: give words, "a phrase" or field:value filters')
         return engine.all_hits(), False, []
     sensitive = engine.prepare(node, regex=regex, word=word, case=case)
     ids = engine.evaluate(node)
     return engine.hits(ids), sensitive, [t.text for t in positive_terms(node)]
+
+
+def _check_query(query: str, *, regex: bool, word: bool, now: float | None) -> None:
+    """Fail fast (UsageError) on a malformed query or regex, before any refresh."""
+    from agentdex.search.matchers import TermMatcher
+    from agentdex.search.query import parse_query, terms
+
+    node = parse_query(query, now=now, regex=regex)
+    if regex:
+        for term in terms(node):
+            TermMatcher(term.text, case_sensitive=False, word=word, regex=True)
 
 
 def search(
@@ -230,9 +250,7 @@ def search(
     from agentdex.search.snippets import highlight_patterns, make_snippet
 
     _validate(limit, sort, case)
-    from agentdex.search.query import parse_query
-
-    parse_query(query, now=now)  # fail fast on a malformed query, before any refresh
+    _check_query(query, regex=regex, word=word, now=now)
     result = SearchResult(query=query)
     _maybe_refresh(refresh_first, root, home, rows, result.stats)
     started = time.perf_counter()
@@ -244,7 +262,7 @@ def search(
         hits, sensitive, needles = matching_hits(
             engine, query, regex=regex, word=word, case=case, now=now
         )
-        here_pred = _here_predicate(here) if (here or only_here) else None
+        here_pred = _here_predicate(here or os.getcwd()) if (here or only_here) else None
         if only_here:
             if here_pred is None:
                 here_pred = _here_predicate(os.getcwd())
@@ -253,8 +271,13 @@ def search(
             hits = sort_by_time(hits)
         else:
             hits = rank(
-                hits, needles=needles, sensitive=sensitive, text_of=engine.original_text,
-                here=here_pred, now=now, limit=limit,
+                hits,
+                needles=needles,
+                sensitive=sensitive,
+                text_of=engine.original_text,
+                here=here_pred,
+                now=now,
+                limit=limit,
             )
         if dedup:
             hits = _dedup(hits)
@@ -390,7 +413,7 @@ def conversations_for_workdir(
     root: str | os.PathLike[str] | None = None,
     refresh_first: bool = True,
 ) -> list[dict[str, Any]]:
-    """Conversations with records whose cwd is ``workdir`` or inside it, active in [since, until]."""
+    """Conversations with a record whose cwd is ``workdir`` or inside it, active in the window."""
     base = os.path.normpath(os.path.abspath(os.path.expanduser(workdir)))
     if refresh_first:
         refresh(root, home=home, wait=False)
@@ -416,9 +439,7 @@ def conversations_for_workdir(
 # -- refs ------------------------------------------------------------------------------
 
 
-def resolve_ref(
-    ref: str, *, root: str | os.PathLike[str] | None = None
-) -> dict[str, Any]:
+def resolve_ref(ref: str, *, root: str | os.PathLike[str] | None = None) -> dict[str, Any]:
     """A conversation's records from the index, in order, and the position of ``ref``.
 
     ``ref`` is ``<session_id>@<locator>`` (as search results give) or a bare
@@ -434,9 +455,7 @@ def resolve_ref(
             raise NotFoundError("nothing is indexed yet; run `agentdex index`")
         hits = engine.all_hits("r.session_id = ?", (session_id,))
         if not hits:
-            hits = engine.all_hits(
-                "substr(r.session_id, 1, ?) = ?", (len(session_id), session_id)
-            )
+            hits = engine.all_hits("substr(r.session_id, 1, ?) = ?", (len(session_id), session_id))
         if not hits:
             raise NotFoundError(f"no indexed conversation with id {session_id!r}")
         keys = {(h.agent, h.session_id) for h in hits}

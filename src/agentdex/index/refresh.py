@@ -69,7 +69,7 @@ class RefreshStats:
     warnings: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in self.__slots__}  # type: ignore[attr-defined]
+        return {name: getattr(self, name) for name in self.__slots__}
 
 
 def _head_hash(path: Path, length: int) -> str:
@@ -235,9 +235,13 @@ class _Refresher:
             self.delete_records(file_id, None)
             self.db.execute("DELETE FROM files WHERE id = ?", (file_id,))
             return
-        total = self.db.execute(
-            "SELECT count(*) FROM records WHERE file_id = ?", (file_id,)
-        ).fetchone()[0] if resume_from is not None else added
+        total = (
+            self.db.execute(
+                "SELECT count(*) FROM records WHERE file_id = ?", (file_id,)
+            ).fetchone()[0]
+            if resume_from is not None
+            else added
+        )
         self.db.execute(
             "UPDATE files SET agent=?, store=?, parser=?, size=?, mtime=?, inode=?, head_len=?,"
             " head_hash=?, wal_sig=?, resume_offset=?, resume_line=?, state=?, records=?,"

@@ -44,7 +44,7 @@ def _ascii_rows(text: str, drop: str = "") -> set[int]:
 
 def _context_free(items: object) -> bool:
     """False when the parsed regex holds anchors or lookarounds (matches depend on context)."""
-    from re._constants import ASSERT, ASSERT_NOT, AT  # type: ignore[attr-defined]
+    from re._constants import ASSERT, ASSERT_NOT, AT
 
     stack = [items]
     while stack:
@@ -62,7 +62,7 @@ def _regex_literals(pattern: str, flags: int) -> tuple[list[str], bool, bool]:
     """Top-level literal runs, whether the pattern ignores case, and whether it is context-free."""
     try:
         from re import _parser as sre_parse  # type: ignore[attr-defined]
-        from re._constants import LITERAL  # type: ignore[attr-defined]
+        from re._constants import LITERAL
 
         parsed = sre_parse.parse(pattern, flags)
     except Exception:
@@ -144,7 +144,12 @@ class TermMatcher:
         return found
 
     def _scan_literal_bytes(self, block: Block, local: list[int] | None) -> list[int]:
-        data, needle, starts, count = block.lower, self.needle_lower, block.lower_starts, block.count
+        data, needle, starts, count = (
+            block.lower,
+            self.needle_lower,
+            block.lower_starts,
+            block.count,
+        )
         n = len(needle)
         out: list[int] = []
         if local is not None and len(local) * 8 < count:

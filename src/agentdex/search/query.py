@@ -13,7 +13,9 @@ Words and phrases are exact substrings (grep semantics). ``name:value`` is a
 field filter when ``name`` is a known field; an unknown ``name:`` is an error
 naming the valid fields, except when the value starts with ``/`` or ``:``
 (``http://x``, ``std::vector`` stay text). Quote text holding ``(``, ``)``,
-``"`` or a leading ``-``; inside quotes ``\\"`` is a literal quote.
+``"`` or a leading ``-``; inside quotes ``\\"`` is a literal quote. In regex
+mode (``-E``) parentheses inside a term are part of the regex and grouping
+parentheses stand alone, separated by spaces.
 """
 
 from __future__ import annotations
@@ -137,19 +139,26 @@ def _read_quoted(text: str, i: int) -> tuple[str, int]:
     raise UsageError('unbalanced quote in query: a phrase opened with " is never closed')
 
 
-def _tokenize(text: str, now: float | None) -> list[_Token]:
+def _standalone(text: str, i: int) -> bool:
+    return i + 1 >= len(text) or text[i + 1].isspace()
+
+
+def _tokenize(text: str, now: float | None, regex: bool = False) -> list[_Token]:
     tokens: list[_Token] = []
     i, n = 0, len(text)
+    stops = "" if regex else '()"'
     while i < n:
         ch = text[i]
         if ch.isspace():
             i += 1
             continue
-        if ch == "(":
+        if regex and ch in "()" and not _standalone(text, i):
+            pass  # part of a regex term; grouping parentheses stand alone in regex mode
+        elif ch == "(":
             tokens.append(_Token(_LPAREN))
             i += 1
             continue
-        if ch == ")":
+        elif ch == ")":
             tokens.append(_Token(_RPAREN))
             i += 1
             continue
@@ -164,7 +173,7 @@ def _tokenize(text: str, now: float | None) -> list[_Token]:
             i += 1
             continue
         start = i
-        while i < n and not text[i].isspace() and text[i] not in '()"':
+        while i < n and not text[i].isspace() and text[i] not in stops:
             i += 1
         word = text[start:i]
         if word in ("OR", "AND", "NOT"):
@@ -257,11 +266,15 @@ class _Parser:
         return value
 
 
-def parse_query(text: str, *, now: float | None = None) -> Node | None:
-    """Parse ``text``; None for an empty query. Raises UsageError on malformed input."""
+def parse_query(text: str, *, now: float | None = None, regex: bool = False) -> Node | None:
+    """Parse ``text``; None for an empty query. Raises UsageError on malformed input.
+
+    With ``regex``, parentheses and quotes inside a term belong to it; grouping
+    parentheses must stand alone (``( a OR b )``).
+    """
     if len(text) > MAX_QUERY_CHARS:
         raise UsageError(f"query too long ({len(text)} characters; at most {MAX_QUERY_CHARS})")
-    tokens = _tokenize(text, now)
+    tokens = _tokenize(text, now, regex)
     if not tokens:
         return None
     if sum(1 for t in tokens if t.kind in (_TERM, _FIELD)) > MAX_TERMS:

@@ -18,10 +18,7 @@ def make_snippet(
         match = pattern.search(flat)
         if match and match.end() > match.start() and (first is None or match.start() < first[0]):
             first = (match.start(), match.end())
-    if first is None:
-        start = 0
-    else:
-        start = max(0, first[0] - width // 3)
+    start = 0 if first is None else max(0, first[0] - width // 3)
     end = min(len(flat), start + width)
     start = max(0, min(start, end - width))
     snippet = flat[start:end]

@@ -1,4 +1,4 @@
-"""``since:``/``until:`` values: ISO dates and times, ``7d``/``2w``/``3h``, ``today``, ``yesterday``.
+"""``since:``/``until:`` values: ISO dates/times, ``7d``/``2w``/``3h``, ``today``, ``yesterday``.
 
 Dates without a time are whole UTC days: ``since:2026-01-02`` starts at that
 day's midnight, ``until:2026-01-02`` ends at the next midnight (inclusive of
