@@ -82,6 +82,17 @@ def _regex_literals(pattern: str, flags: int) -> tuple[list[str], bool, bool]:
     return runs, ignore, _context_free(parsed.data)
 
 
+_GLOBAL_FLAGS = re.compile(r"^(\(\?[aiLmsux]+\))?(.*)$", re.DOTALL)
+
+
+def _word_regex(pattern: str) -> str:
+    """``pattern`` as a whole word; leading global flags like ``(?i)`` stay in front."""
+    match = _GLOBAL_FLAGS.match(pattern)
+    assert match is not None
+    flags, body = match.groups()
+    return f"{flags or ''}(?<!\\w)(?:{body})(?!\\w)"
+
+
 class TermMatcher:
     """Matches one term against blocks; ``rows`` is None when it cannot prune."""
 
@@ -97,7 +108,7 @@ class TermMatcher:
             if len(text) > MAX_REGEX_CHARS:
                 raise UsageError(f"regex too long ({len(text)} characters)")
             flags = 0 if case_sensitive else re.IGNORECASE
-            source = f"(?<!\\w)(?:{text})(?!\\w)" if word else text
+            source = _word_regex(text) if word else text
             try:
                 self.pattern = re.compile(source, flags)
             except (re.error, RecursionError, OverflowError) as exc:
