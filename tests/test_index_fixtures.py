@@ -38,7 +38,17 @@ ROW = StoreRow(
 ROWS = (ROW,)
 
 
+#: file names the parser treats as unreadable / vanishing mid-parse (fault injection)
+UNREADABLE: set[str] = set()
+VANISH: set[str] = set()
+
+
 def _parse(source: SourceRef, cursor: ParseCursor, diagnostics: Diagnostics) -> Iterator[Record]:
+    if source.path.name in UNREADABLE:
+        raise PermissionError(13, "Permission denied", str(source.path))
+    if source.path.name in VANISH:
+        source.path.unlink()
+        raise FileNotFoundError(2, "No such file or directory", str(source.path))
     reader = JsonlReader(
         source.path, diagnostics, start_offset=cursor.offset, start_line=cursor.line
     )
@@ -104,3 +114,47 @@ def write_file(path: Path, records: list[dict[str, Any]], mode: str = "wb") -> N
 def touch_later(path: Path) -> None:
     st = path.stat()
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+
+
+# -- a real SQLite store (for the -wal fingerprint) ------------------------------------
+
+SQLITE_PARSER_ID = "test.records_sqlite.v1"
+SQLITE_ROW = StoreRow(
+    agent="claude-code",
+    store="claude-code.testdb",
+    holds="test records",
+    format="sqlite",
+    root="claude",
+    patterns=("testdb/*.db",),
+    parser=SQLITE_PARSER_ID,
+)
+
+
+def _parse_sqlite(
+    source: SourceRef, cursor: ParseCursor, diagnostics: Diagnostics
+) -> Iterator[Record]:
+    from agentdex.readers import connect_readonly
+
+    db = connect_readonly(source.path)
+    try:
+        rows = db.execute("SELECT id, session, text FROM msgs ORDER BY id").fetchall()
+    finally:
+        db.close()
+    for rid, session, text in rows:
+        yield Record(
+            agent=source.agent,
+            store=source.store,
+            source_path=str(source.path),
+            locator=f"row:msgs/{rid}",
+            session_id=session,
+            role="user",
+            kind="prompt",
+            text=text,
+        )
+
+
+SQLITE_SPEC = ParserSpec(id=SQLITE_PARSER_ID, parse=_parse_sqlite)
+
+
+def register_sqlite() -> None:
+    _registry._LOADED[SQLITE_PARSER_ID] = SQLITE_SPEC

@@ -235,6 +235,10 @@ class _Refresher:
             self.delete_records(file_id, None)
             self.db.execute("DELETE FROM files WHERE id = ?", (file_id,))
             return
+        unreadable = any(
+            d.path == path and d.message.startswith("unreadable")
+            for d in self.diagnostics.items[before:]
+        )
         total = (
             self.db.execute(
                 "SELECT count(*) FROM records WHERE file_id = ?", (file_id,)
@@ -250,14 +254,14 @@ class _Refresher:
                 source.agent,
                 source.store,
                 source.row.parser,
-                source.size,
+                -1 if unreadable else source.size,  # -1: retried next time
                 source.mtime,
                 st.st_ino,
                 head_len,
                 head_hash,
                 wal_sig,
-                cursor.resume_offset if spec.resumable else 0,
-                cursor.resume_line if spec.resumable else 0,
+                cursor.resume_offset if spec.resumable and not unreadable else 0,
+                cursor.resume_line if spec.resumable and not unreadable else 0,
                 orjson.dumps(cursor.state if spec.resumable else {}, default=str).decode(),
                 total,
                 time.time(),
@@ -329,20 +333,19 @@ def refresh(
     return stats
 
 
-def _choose_generation(location: Location, full: bool, warn: Callable[[str], None]) -> Path:
+def _choose_generation(location: Location, full: bool) -> tuple[Path, bool]:
+    """The generation to write, and whether it is a first build (no index yet)."""
     building = location.building()
     if full:
         gen = location.new_generation()
         location.set_building(gen)
-        return gen
+        return gen, False
     if building is not None:
-        return building
+        return building, False
     current = location.current()
     if current is None:
-        gen = location.new_generation()
-        location.set_current(gen)  # first build: readers see progress as it commits
-        return gen
-    return current
+        return location.new_generation(), True
+    return current, False
 
 
 def _refresh_locked(
@@ -354,9 +357,11 @@ def _refresh_locked(
     progress: Progress | None,
     warn: Callable[[str], None],
 ) -> None:
-    gen = _choose_generation(location, full, warn)
+    gen, first_build = _choose_generation(location, full)
     try:
         refresher = _Refresher(gen, stats, Diagnostics())
+        if first_build:
+            location.set_current(gen)  # migrated: readers now see progress as it commits
     except CorruptError as exc:
         warn(f"{exc.message}; rebuilding the index")
         gen = location.new_generation()

@@ -98,10 +98,14 @@ class SignatureWriter:
         for chunk in sorted(self._dirty):
             mat = self._chunks[chunk]
             path = chunk_path(self.directory, chunk)
-            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+            if not path.exists():
+                # a new chunk appears whole (readers check its size): write aside, rename in
+                tmp = path.with_suffix(".tmp")
+                tmp.write_bytes(mat.tobytes())
+                os.replace(tmp, path)
+                continue
+            fd = os.open(path, os.O_RDWR)
             try:
-                if os.fstat(fd).st_size != CHUNK_BYTES:
-                    os.ftruncate(fd, CHUNK_BYTES)  # right size first: a kill mid-write stays valid
                 view = memoryview(mat.reshape(-1))
                 written = 0
                 while written < CHUNK_BYTES:
