@@ -196,7 +196,12 @@ class _Refresher:
                 self.remove_file(old)
             return
         assert source.row.parser is not None
-        spec = get_parser(source.row.parser)
+        try:
+            spec = get_parser(source.row.parser)
+        except (KeyError, ImportError) as exc:
+            self.diagnostics.add(source.path, "", f"no parser {source.row.parser}: {exc}")
+            self.stats.files_failed += 1
+            return
         cursor = ParseCursor()
         resume_from: int | None = None
         if (

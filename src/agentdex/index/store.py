@@ -123,6 +123,9 @@ def open_writer_db(gen: Path) -> sqlite3.Connection:
         raise CorruptError(f"index database {gen / 'index.db'} is unreadable: {exc}") from exc
 
 
+REBUILD_HINT = "; run `agentdex index --full` (or any refresh) to rebuild it"
+
+
 def open_reader_db(gen: Path) -> sqlite3.Connection:
     """Open a generation for reading (no migration); CorruptError if it is not an index."""
     try:
@@ -130,11 +133,17 @@ def open_reader_db(gen: Path) -> sqlite3.Connection:
         db.execute("PRAGMA query_only=1")
         fmt = db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
         if fmt is None or fmt[0] != FORMAT:
-            raise CorruptError(f"{gen / 'index.db'} is not an agentdex index")
+            raise CorruptError(f"{gen / 'index.db'} is not an agentdex index{REBUILD_HINT}")
         check_signatures(gen)
         return db
+    except CorruptError as exc:
+        if REBUILD_HINT not in exc.message:
+            raise CorruptError(exc.message + REBUILD_HINT) from exc
+        raise
     except sqlite3.DatabaseError as exc:
-        raise CorruptError(f"index database {gen / 'index.db'} is unreadable: {exc}") from exc
+        raise CorruptError(
+            f"index database {gen / 'index.db'} is unreadable: {exc}{REBUILD_HINT}"
+        ) from exc
 
 
 def check_signatures(gen: Path) -> None:

@@ -1,0 +1,177 @@
+"""The index/search/sessions commands as real subprocesses (index built in-process)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from agentdex.api import search as api
+from test_index_fixtures import ROWS, register, store_dir, write_file
+
+Run = Callable[..., subprocess.CompletedProcess[str]]
+
+
+@pytest.fixture
+def indexed(home: Path) -> Path:
+    register()
+    write_file(
+        store_dir(home) / "a.jsonl",
+        [
+            {
+                "session": "s1",
+                "role": "user",
+                "kind": "prompt",
+                "text": "How to add retry backoff?",
+                "ts": 1_767_000_000,
+                "cwd": "/nonexistent/app",
+                "branch": "feat/retry",
+            },
+            {
+                "session": "s1",
+                "role": "assistant",
+                "kind": "message",
+                "text": "Use exponential backoff with jitter.",
+                "ts": 1_767_000_060,
+                "cwd": "/nonexistent/app",
+                "model": "opus",
+            },
+            {
+                "session": "s1",
+                "role": "tool",
+                "kind": "tool_result",
+                "text": "backoff.py: ok",
+                "ts": 1_767_000_070,
+                "cwd": "/nonexistent/app",
+            },
+            {
+                "session": "s2",
+                "role": "user",
+                "kind": "prompt",
+                "text": "unrelated question",
+                "ts": 1_767_100_000,
+                "cwd": "/nonexistent/other",
+            },
+        ],
+    )
+    api.refresh(home=str(home), rows=ROWS)
+    return home
+
+
+def test_search_json_shape_and_ranking(indexed: Path, run_cli: Run) -> None:
+    out = run_cli("search", "--no-refresh", "--json", "backoff")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert set(data) == {"query", "status", "stats", "results"}
+    assert data["query"] == "backoff" and data["stats"]["total"] == 3
+    kinds = [r["kind"] for r in data["results"]]
+    assert kinds == ["prompt", "message", "tool_result"]  # typed > prose > tool output
+    first = data["results"][0]
+    for key in (
+        "agent",
+        "store",
+        "session_id",
+        "role",
+        "kind",
+        "timestamp",
+        "text",
+        "snippet",
+        "cwd",
+        "project",
+        "branch",
+        "worktree",
+        "model",
+        "source_path",
+        "locator",
+        "score",
+        "ref",
+    ):
+        assert key in first
+    assert first["ref"] == "s1@line:1" and first["branch"] == "feat/retry"
+
+
+def test_search_ndjson_filters_and_sort(indexed: Path, run_cli: Run) -> None:
+    out = run_cli("search", "--no-refresh", "--ndjson", "--sort", "time", "role:user")
+    lines = [json.loads(line) for line in out.stdout.splitlines()]
+    assert [r["session_id"] for r in lines] == ["s2", "s1"]
+    out = run_cli("search", "--no-refresh", "--json", "backoff", "model:OPUS", "-n", "1")
+    assert [r["role"] for r in json.loads(out.stdout)["results"]] == ["assistant"]
+
+
+def test_plain_output_when_not_a_terminal(indexed: Path, run_cli: Run) -> None:
+    out = run_cli("search", "--no-refresh", "jitter")
+    assert out.returncode == 0
+    assert "claude-code" in out.stdout and "s1@line:2" in out.stdout and "jitter" in out.stdout
+    assert "\x1b[" not in out.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["colour:red"], "valid fields"),
+        (['"open'], "unbalanced quote"),
+        (["(a"], "never closed"),
+        (["-E", "a[b"], "invalid regex"),
+        (["-i", "-s", "x"], "contradict"),
+    ],
+)
+def test_bad_queries_exit_2_with_one_line(
+    indexed: Path, run_cli: Run, args: list[str], needle: str
+) -> None:
+    out = run_cli("search", "--no-refresh", *args)
+    assert out.returncode == 2
+    assert out.stderr.startswith("agentdex: ") and needle in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_sessions_command(indexed: Path, run_cli: Run) -> None:
+    out = run_cli("sessions", "--no-refresh", "--json")
+    data = json.loads(out.stdout)
+    assert [c["session_id"] for c in data["conversations"]] == ["s2", "s1"]
+    assert data["conversations"][1]["message_count"] == 3
+    assert data["conversations"][1]["title"] == "How to add retry backoff?"
+    out = run_cli("sessions", "--no-refresh", "--json", "jitter")
+    assert [c["session_id"] for c in json.loads(out.stdout)["conversations"]] == ["s1"]
+
+
+def test_index_command_json_and_quiet_progress(home: Path, run_cli: Run) -> None:
+    out = run_cli("index", "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["refresh"]["files_seen"] == 0 and data["index"]["records"] == 0
+    out = run_cli("index")
+    assert out.returncode == 0 and out.stderr == ""  # no progress bar off a terminal
+    assert "Indexed 0 changed file(s)" in out.stdout
+
+
+def test_corrupt_index_without_refresh_is_exit_6(indexed: Path, run_cli: Run) -> None:
+    gen = next((indexed.parent / "agentdex-data" / "index").glob("gen-*"))
+    for suffix in ("-wal", "-shm"):
+        Path(f"{gen / 'index.db'}{suffix}").unlink(missing_ok=True)
+    (gen / "index.db").write_bytes(b"garbage" * 1000)
+    out = run_cli("search", "--no-refresh", "backoff")
+    assert out.returncode == 6 and "agentdex index --full" in out.stderr
+
+
+def test_search_imports_stay_light(indexed: Path) -> None:
+    code = (
+        "import sys; from agentdex.cli import main\n"
+        "try:\n main(['search', '--no-refresh', '--json', 'backoff'])\n"
+        "except SystemExit: pass\n"
+        "print('HEAVY', sorted(m for m in ('numpy', 'rich', 'fastapi') if m in sys.modules),"
+        " file=sys.stderr)"
+    )
+    src = Path(__file__).resolve().parent.parent / "src"
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**__import__("os").environ, "PYTHONPATH": str(src)},
+    )
+    assert "HEAVY []" in out.stderr, out.stderr
+    assert json.loads(out.stdout)["stats"]["total"] == 3
