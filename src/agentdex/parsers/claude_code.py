@@ -144,8 +144,10 @@ def _line_items(obj: dict[str, Any], sidechain: bool) -> list[Item]:
     if obj.get("type") == "user":
         texts: list[str] = []
         results: list[Item] = []
-        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        blocks = [content] if isinstance(content, str) else content
         for block in blocks if isinstance(blocks, list) else []:
+            if isinstance(block, str):  # a bare string stands for a text block
+                block = {"type": "text", "text": block}
             if not isinstance(block, dict):
                 continue
             btype = block.get("type")
@@ -278,6 +280,8 @@ def count_transcript(path: Path) -> int:
         if not isinstance(content, list):
             continue
         for block in content:
+            if isinstance(block, str) and kind == "user":
+                block = {"type": "text", "text": block}
             if not isinstance(block, dict):
                 continue
             btype = block.get("type")
