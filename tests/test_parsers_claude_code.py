@@ -120,9 +120,9 @@ def _raw_lines(path: Path) -> dict[int, dict[str, Any]]:
 
 
 def _only_redacted_thinking(line: dict[str, Any]) -> bool:
-    content = line.get("message", {}).get("content") if line.get("type") == "assistant" else None
+    content = line.get("message", {}).get("content") if line.get("type") == "assistant" else []
     return bool(content) and all(
-        block.get("type") == "thinking" and not block.get("thinking") for block in content
+        block.get("type") == "thinking" and not block.get("thinking") for block in content or []
     )
 
 
