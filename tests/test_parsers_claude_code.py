@@ -525,3 +525,28 @@ def test_registry_resolves_claude_parsers() -> None:
     history = get_parser("claude-code.history_jsonl.v1")
     assert transcript.parse is parse_transcript and transcript.resumable
     assert history.count_raw is count_history
+
+
+def test_sample_home_template_parses_cleanly() -> None:
+    template = Path(__file__).resolve().parent.parent / "examples" / "home-template" / ".claude"
+    sessions = sorted(template.glob("projects/*/*.jsonl"))
+    assert len(sessions) == 2
+    titles: dict[str, str] = {}
+    for path in sessions:
+        records, cursor, diag = _parse(path)
+        assert diag.count == 0 and cursor.units == count_transcript(path) == len(
+            {r.offset for r in records}
+        )
+        assert {r.cwd for r in records} == {
+            "__HOME__/src/shop" if path.parent.name == "-__HOME__-src-shop" else
+            "__HOME__/src/shop-wt-feat-auth"
+        }  # fmt: skip
+        assert {"prompt", "tool_call", "tool_result", "message"} <= {r.kind for r in records}
+        titles.update(cursor.titles)
+    assert sorted(titles.values()) == [
+        "Add GitHub OAuth login with PKCE",
+        "Fix flaky checkout test with retry and backoff",
+    ]
+    history, cursor, diag = _parse(template / "history.jsonl", fn=parse_history)
+    assert cursor.units == 4 and diag.count == 0
+    assert "[Pasted text" not in history[2].text and "code_verifier (PKCE)" in history[2].text

@@ -458,3 +458,17 @@ def test_registry_resolves_codex_parsers() -> None:
     assert get_parser("codex.rollout_jsonl.v1").parse is parse_rollout
     assert get_parser("codex.rollout_json.v1").resumable is False
     assert get_parser("codex.history_jsonl.v1").count_raw is count_history
+
+
+def test_sample_home_template_parses_cleanly() -> None:
+    template = Path(__file__).resolve().parent.parent / "examples" / "home-template" / ".codex"
+    (rollout,) = template.glob("sessions/2026/11/20/rollout-*.jsonl")
+    records, cursor, diag = _parse(rollout)
+    assert diag.count == 0 and cursor.units == count_rollout(rollout) == len(records)
+    prompts = [r.text for r in records if r.kind == "prompt"]
+    assert len(prompts) == 2 and all("<" not in text for text in prompts)
+    assert [r.role for r in records[:2]] == ["system", "system"]  # permissions + environment
+    assert {(r.cwd, r.branch) for r in records} == {("__HOME__/src/notes-api", "main")}
+    assert all(r.timestamp and r.session_id == records[0].session_id for r in records)
+    history, _, _ = _parse(template / "history.jsonl", fn=parse_history)
+    assert [r.text for r in history] == prompts
