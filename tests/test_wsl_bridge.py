@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,8 @@ import pytest
 from agentdex import parsers
 from agentdex.discovery import discover, wsl
 from agentdex.discovery.roots import VSCODE_EDITIONS
+from agentdex.parsers import ParseCursor, get_parser
+from agentdex.records import Record
 
 MD5 = "5d41402abc4b2a76b9719d911017c592"
 
@@ -203,3 +206,68 @@ def test_missing_users_root_finds_nothing_without_error(
     monkeypatch.setenv("AGENTDEX_WSL_USERS_ROOT", str(tmp_path / "not-mounted"))
     found = discover(home, agents=["vscode-copilot"])
     assert found.sources == [] and found.warnings == []
+
+
+# --------------------------------------------------------------------------- sample home
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+#: This capability's part of the README tour's sample home.
+TOUR_PATHS = (
+    ".gemini/projects.json",
+    ".gemini/tmp/notes-api",
+    ".config/Code/User/workspaceStorage/8c1f3e2a9d4b7c6e5f0a1b2c3d4e5f60",
+    "mnt/c/Users/alex/AppData/Roaming/Code/User/workspaceStorage/f0e1d2c3b4a5968778695a4b3c2d1e0f",
+)
+
+
+def render_tour_part(home: Path) -> None:
+    """Render this capability's template files as the lead's script does (``__HOME__``)."""
+    template = EXAMPLES / "home-template"
+    for rel in TOUR_PATHS:
+        src = template / rel
+        for path in [src] if src.is_file() else sorted(p for p in src.rglob("*") if p.is_file()):
+            target = home / path.relative_to(template)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(path.read_text().replace("__HOME__", str(home)))
+    seed = EXAMPLES / "home-template-sql/.config/Code/User/globalStorage/state.vscdb.sql"
+    db = home / ".config/Code/User/globalStorage/state.vscdb"
+    db.parent.mkdir(parents=True, exist_ok=True)
+    with sqlite3.connect(db) as conn:
+        conn.executescript(seed.read_text())
+    conn.close()
+
+
+def test_sample_home_tour(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    if not (EXAMPLES / "home-template" / TOUR_PATHS[1]).is_dir():
+        pytest.skip("sample home template not present")
+    render_tour_part(home)
+    monkeypatch.setenv("AGENTDEX_WSL", "1")
+    monkeypatch.setenv("AGENTDEX_WSL_USERS_ROOT", str(home / "mnt/c/Users"))
+    found = discover(home, agents=["gemini-cli", "vscode-copilot"])
+    by_store: dict[str, list[Record]] = {}
+    for source in found.sources:
+        cursor = ParseCursor()
+        records = list(parsers.run(source, cursor))
+        count_raw = get_parser(source.row.parser or "").count_raw
+        assert count_raw is not None and cursor.units == count_raw(source.path) > 0
+        by_store.setdefault(source.store, []).extend(records)
+    notes, shop = str(home / "src/notes-api"), str(home / "src/shop")
+    chats = by_store["gemini-cli.chats"]
+    assert {r.cwd for r in chats} == {notes}
+    prompts = [r.text for r in chats if r.kind == "prompt"]
+    assert len(prompts) == 2 and "Use slowapi instead" not in prompts  # rewound
+    assert [r.text for r in chats if r.kind == "summary"] == [
+        "Per-API-key rate limiting with 429 + Retry-After for /notes"
+    ]
+    assert len(by_store["gemini-cli.logs"]) == 3  # the prompt log keeps the rewound one
+    vscode = by_store["vscode-copilot.chat_sessions"]
+    assert {(r.cwd, r.host) for r in vscode} == {(shop, None), (shop, "windows:alex")}
+    windows = [r for r in vscode if r.host == "windows:alex"]
+    assert any("fake clock" in r.text for r in windows if r.kind == "prompt")
+    assert any(r.kind == "tool_result" and "2 failed" in r.text for r in windows)
+    inline = [r.text for r in by_store["vscode-copilot.inline_history"]]
+    assert inline == [
+        "extract the price formatting into formatMoney()",
+        "add aria-labels to the payment inputs",
+        "convert this callback to async/await",
+    ]

@@ -106,7 +106,7 @@ def _compact(value: object, limit: int = MAX_ARGS_CHARS) -> str:
 
 
 def _call_text(call: dict[str, Any]) -> str:
-    name = call.get("displayName") or call.get("name") or "tool"
+    name = call.get("name") or call.get("displayName") or "tool"
     args = call.get("args")
     return f"{name}({_compact(args)})" if args not in (None, {}, []) else f"{name}()"
 
