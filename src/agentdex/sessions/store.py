@@ -1,7 +1,8 @@
 """Create, find, list and re-point sessions; one log file per session.
 
 Logs live in ``<data dir>/sessions/<id>.jsonl``. Ids look like
-``s-20261122-024530-a1b2``: they sort by creation time, are unique (the
+``s-20261122-024530123-a1b2`` (UTC date, time to the millisecond, random
+suffix): they sort by creation time, are unique (the
 file is created exclusively) and any unique prefix names a session.
 """
 
@@ -29,7 +30,8 @@ def sessions_dir() -> Path:
 
 def _new_id(now: float) -> str:
     stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime(now))
-    return f"s-{stamp}-{secrets.token_hex(2)}"
+    millis = int(now * 1000) % 1000
+    return f"s-{stamp}{millis:03d}-{secrets.token_hex(2)}"
 
 
 def normalize_dir(directory: str) -> str:
