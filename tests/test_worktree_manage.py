@@ -75,10 +75,10 @@ def test_refusals_have_distinct_errors(git_repo: Path) -> None:
         api.add_worktree("other", create=True, base="no-such-ref", repo=git_repo)
     with pytest.raises(ConflictError, match=r"already checked out at .*repo-wt-feat-x"):
         api.add_worktree("feat/x", repo=git_repo)
-    with pytest.raises(ConflictError, match="already checked out at .*repo$"):
+    with pytest.raises(ConflictError, match=r"already checked out at .*repo$"):
         api.add_worktree("main", repo=git_repo)
     # feat-X sanitizes to the same folder as feat/x
-    with pytest.raises(ConflictError, match="target folder already exists.*'feat/x'"):
+    with pytest.raises(ConflictError, match=r"target folder already exists.*'feat/x'"):
         api.add_worktree("feat-X", create=True, repo=git_repo)
     assert git(git_repo, "branch", "--list", "feat-X") == ""  # nothing half-created
 
@@ -216,3 +216,20 @@ def test_cli_exit_codes_and_json(
     assert over.returncode == 5 and "maximum 1" in over.stderr
     outside = run_cli("worktree", "list", cwd=git_repo.parent)
     assert outside.returncode == 3 and "not inside a git repository" in outside.stderr
+
+
+def test_locked_prunable_and_linked_worktree_as_repo(git_repo: Path) -> None:
+    locked = str(api.add_worktree("locked", create=True, repo=git_repo)["path"])
+    git(git_repo, "worktree", "lock", "--reason", "usb disk", locked)
+    with pytest.raises(ConflictError, match=r"locked \(usb disk\)"):
+        api.remove_worktree(locked, force=True, repo=git_repo)
+    assert Path(locked).is_dir()
+    # any worktree names the repository; new siblings still go beside the primary
+    from_linked = api.add_worktree("sibling", create=True, repo=locked)
+    assert from_linked["path"] == str(git_repo.parent / "repo-wt-sibling")
+    # a worktree whose folder vanished is prunable and can still be removed
+    gone = str(from_linked["path"])
+    subprocess.run(["rm", "-rf", gone], check=True)
+    assert _by_path(git_repo)[gone]["prunable"] is True
+    assert api.remove_worktree(gone, repo=git_repo)["removed"]["path"] == gone
+    assert gone not in _by_path(git_repo)

@@ -48,13 +48,12 @@ def run_git(
     return proc
 
 
-def first_line(stream: bytes) -> str:
-    """git's first meaningful stderr line, decoded leniently."""
-    for line in stream.decode("utf-8", "replace").splitlines():
-        line = line.strip()
-        if line:
-            return line.removeprefix("fatal: ").removeprefix("error: ")
-    return "no message"
+def first_line(stream: bytes, limit: int = 300) -> str:
+    """git's message on one line (continuation lines joined), decoded leniently."""
+    parts = [line.strip() for line in stream.decode("utf-8", "replace").splitlines()]
+    text = " ".join(p for p in parts if p)
+    text = text.removeprefix("fatal: ").removeprefix("error: ")
+    return (text[: limit - 3] + "...") if len(text) > limit else (text or "no message")
 
 
 def toplevel(directory: Path | str) -> Path:

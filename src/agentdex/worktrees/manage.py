@@ -225,6 +225,11 @@ def remove_worktree(repo: Path, path: str, *, force: bool = False) -> WorktreeIn
             invalidate(primary)
             raise NotFoundError(f"not a worktree of this repository: {path}")
         info = _info(current, False, with_status=True)
+        if current.locked:
+            why = f" ({current.locked_reason})" if current.locked_reason else ""
+            raise ConflictError(
+                f"worktree is locked{why}: {entry.path}; run 'git worktree unlock' first"
+            )
         if not force and info.dirty_file_count:
             raise WorktreeDirtyError(
                 f"worktree has {info.dirty_file_count} uncommitted or untracked file(s):"
