@@ -124,6 +124,7 @@ def list_sessions(within: str | None = None) -> tuple[list[SessionState], list[d
         ):
             continue
         states.append(state)
+    states.sort(key=lambda s: (s.created, s.id))  # ids tie within a millisecond; times do not
     return states, problems
 
 

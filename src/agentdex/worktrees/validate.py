@@ -20,7 +20,7 @@ from agentdex.worktrees.porcelain import WorktreeEntry, parse_worktree_list
 DEFAULT_TTL_SECONDS = 5.0
 
 _lock = threading.Lock()
-#: repository key (absolute toplevel of the directory asked about) -> (fetched at, entries)
+#: absolute directory asked about -> (fetched at, entries)
 _cache: dict[str, tuple[float, list[WorktreeEntry]]] = {}
 
 
@@ -41,13 +41,13 @@ def fetch_worktrees(repo: Path) -> list[WorktreeEntry]:
 
 def cached_worktrees(repo: Path, *, refresh: bool = False) -> list[WorktreeEntry]:
     """The worktree list of ``repo``'s repository, at most ``cache_ttl()`` seconds old."""
-    key = str(toplevel(repo))
+    key = os.path.abspath(repo)  # a hit costs no git process at all
     now = time.monotonic()
     with _lock:
         hit = _cache.get(key)
         if hit and not refresh and now - hit[0] < cache_ttl():
             return list(hit[1])
-    entries = fetch_worktrees(Path(key))
+    entries = fetch_worktrees(toplevel(repo))
     with _lock:
         _cache[key] = (time.monotonic(), entries)
     return list(entries)
