@@ -141,3 +141,52 @@ def test_context_needs_a_workdir(run_cli: CliRun) -> None:
     session = api.new_session()
     result = run_cli("session", "context", session["id"])
     assert result.returncode == 2 and "no work directory" in result.stderr
+
+
+_COUNT_SIGINT = """
+import signal, sys, time
+from pathlib import Path
+hits = []
+signal.signal(signal.SIGINT, lambda s, f: hits.append(s))
+Path('ready').write_text('1')
+deadline = time.monotonic() + 20
+while not hits and time.monotonic() < deadline:
+    time.sleep(0.01)
+time.sleep(0.5)  # room for a duplicate to arrive
+Path('count').write_text(str(len(hits)))
+sys.exit(0)
+"""
+
+
+def test_ctrl_c_at_a_terminal_reaches_the_child_exactly_once(tmp_path: Path) -> None:
+    """With a real pty: ^C goes to the foreground group; agentdex must not forward it again."""
+    import pty
+
+    session = api.new_session(workdir=str(tmp_path))
+    argv = [
+        sys.executable,
+        "-m",
+        "agentdex",
+        "session",
+        "run",
+        session["id"],
+        "--",
+        sys.executable,
+        "-c",
+        _COUNT_SIGINT,
+    ]
+    env = dict(os.environ, PYTHONPATH=str(SRC_DIR))
+    pid, master = pty.fork()
+    if pid == 0:  # pragma: no cover - the child execs at once
+        os.execve(sys.executable, argv, env)
+    try:
+        deadline = time.monotonic() + 20
+        while not (tmp_path / "ready").exists():
+            assert time.monotonic() < deadline, "child never started"
+            time.sleep(0.02)
+        os.write(master, b"\x03")  # the terminal's interrupt character
+        _, status = os.waitpid(pid, 0)
+    finally:
+        os.close(master)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert (tmp_path / "count").read_text() == "1"
