@@ -32,6 +32,8 @@ from agentdex.worktrees.validate import (
 )
 
 LOCK_TIMEOUT_SECONDS = 60.0
+#: checking out or deleting a big tree takes longer than a query
+CHECKOUT_TIMEOUT_SECONDS = 300.0
 
 
 class WorktreeDirtyError(ConflictError):
@@ -201,7 +203,7 @@ def add_worktree(
             raise ConflictError(f"target folder already exists: {target}{why}")
         args = ["worktree", "add"]
         args += ["-b", branch, str(target), base or "HEAD"] if create else [str(target), branch]
-        proc = run_git(top, *args, check=False)
+        proc = run_git(top, *args, check=False, timeout=CHECKOUT_TIMEOUT_SECONDS)
         invalidate(primary)
         if proc.returncode != 0:
             raise ConflictError(f"git worktree add failed: {first_line(proc.stderr)}")
@@ -237,7 +239,7 @@ def remove_worktree(repo: Path, path: str, *, force: bool = False) -> WorktreeIn
                 info.dirty_file_count,
             )
         args = ["worktree", "remove", *(["--force"] if force else []), entry.path]
-        proc = run_git(top, *args, check=False)
+        proc = run_git(top, *args, check=False, timeout=CHECKOUT_TIMEOUT_SECONDS)
         invalidate(primary)
         if proc.returncode != 0:
             raise ConflictError(f"git worktree remove failed: {first_line(proc.stderr)}")
