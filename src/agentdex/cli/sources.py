@@ -38,7 +38,7 @@ def sources(ctx: click.Context, as_json: bool, no_check: bool) -> None:
             agent = row["agent"]
             out.print(f"[bold]{agent}[/]")
         status = row.get("parse_status", "-")
-        store = row["store"].removeprefix(agent + ".")
+        store = row["store"].removeprefix(row["agent"] + ".")
         coverage = "" if row["coverage"] == "default" else f" [dim]({row['coverage']})[/]"
         host = f" [dim]via {row['host']}[/]" if row["host"] else ""
         out.print(
