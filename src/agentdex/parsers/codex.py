@@ -356,8 +356,8 @@ def count_rollout(path: Path) -> int:
     count = 0
     session: Any = None
     copying = False
-    item_users: Counter[str] = Counter()
-    event_users: Counter[str] = Counter()
+    item_users: Counter[bytes] = Counter()
+    event_users: Counter[bytes] = Counter()
     for obj in raw_objects(path):
         payload, ltype = obj.get("payload"), obj.get("type")
         if not isinstance(payload, dict):  # the early unwrapped era
@@ -381,7 +381,7 @@ def count_rollout(path: Path) -> int:
         if ltype == "event_msg":
             text = _event_text_raw(payload)
             if text:
-                event_users["".join(text.split())] += 1
+                event_users[_raw_key(text)] += 1
             continue
         if ltype == "compacted":
             count += isinstance(payload.get("message"), str) and bool(payload["message"].strip())
@@ -396,11 +396,16 @@ def count_rollout(path: Path) -> int:
             if words and (ptype == "agent_message" or role in _MESSAGE_ROLES):
                 count += 1
                 if role == "user" and not words.lstrip().startswith(INJECTED_PREFIXES):
-                    item_users["".join(words.split())] += 1
+                    item_users[_raw_key(words)] += 1
         elif ptype == "reasoning":
             body = _words(payload.get("summary")) or _words(payload.get("content"))
             count += bool(body.strip())
     return count + sum(max(0, n - item_users[key]) for key, n in event_users.items())
+
+
+def _raw_key(text: str) -> bytes:
+    """A 16-byte digest, so the count's memory grows with prompts, not their length."""
+    return hashlib.blake2b("".join(text.split()).encode(), digest_size=16).digest()
 
 
 def _words(content: Any) -> str:
