@@ -366,6 +366,7 @@ def test_bad_lines_are_skipped_with_diagnostics(tmp_path: Path) -> None:
     assert "line:2 not JSON" in messages and "line:3 not JSON" in messages
     assert "line:4 not an object" in messages and "invalid UTF-8" in messages
     assert "line:8 incomplete last line" in messages
+    assert "line:7 user line without a message object" in messages
     # the torn last line stays before the resume point
     assert cursor.resume_offset == path.read_bytes().rindex(b"\n") + 1
     assert cursor.units == count_transcript(path) == 2

@@ -373,7 +373,12 @@ def test_bad_lines_are_skipped(tmp_path: Path) -> None:
     )
     records, cursor, diag = _parse(path)
     assert [r.text for r in records] == ["caf\ufffd", "kept"]
-    assert diag.count >= 4 and any("incomplete" in d.message for d in diag.items)
+    assert [d.locator for d in diag.items if "line" in d.locator] == [
+        "line:2", "line:3", "line:4", "line:5", "line:8"
+    ]  # fmt: skip
+    assert "payload is not an object" in diag.items[3].message
+    assert any("invalid UTF-8" in d.message for d in diag.items)
+    assert "incomplete" in diag.items[-1].message
     assert cursor.units == count_rollout(path) == 2
 
 

@@ -284,6 +284,8 @@ def parse_rollout(ref: SourceRef, cursor: ParseCursor, diag: Diagnostics) -> Ite
     for line, obj in stream.lines():
         ltype, payload = _envelope(obj)
         if payload is None:
+            if "payload" in obj:
+                diag.add(ref.path, f"line:{line.lineno}", "payload is not an object")
             continue
         item: Item | None = None
         if ltype == "session_meta":
