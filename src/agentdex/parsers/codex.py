@@ -271,6 +271,7 @@ def parse_rollout(ref: SourceRef, cursor: ParseCursor, diag: Diagnostics) -> Ite
     """Stream the records of one JSONL rollout."""
     initial: dict[str, Any] = {
         "session": None,
+        "meta_seen": False,
         "cwd": None,
         "branch": None,
         "model": None,
@@ -290,7 +291,8 @@ def parse_rollout(ref: SourceRef, cursor: ParseCursor, diag: Diagnostics) -> Ite
         item: Item | None = None
         if ltype == "session_meta":
             meta_id = payload.get("id")
-            if state["session"] is None:
+            if not state["meta_seen"]:
+                state["meta_seen"] = True
                 state["session"] = meta_id if isinstance(meta_id, str) and meta_id else None
                 state["session"] = state["session"] or _session_from_name(ref.path)
                 if isinstance(payload.get("cwd"), str) and payload["cwd"]:
@@ -329,8 +331,7 @@ def parse_rollout(ref: SourceRef, cursor: ParseCursor, diag: Diagnostics) -> Ite
             continue
         stream.produced()
         role, kind, text, extra = item
-        if state["session"] is None:
-            state["session"] = _session_from_name(ref.path)
+        session = state["session"] or _session_from_name(ref.path)
         timestamp = parse_timestamp(obj.get("timestamp")) or parse_timestamp(
             payload.get("timestamp")
         )
@@ -339,7 +340,7 @@ def parse_rollout(ref: SourceRef, cursor: ParseCursor, diag: Diagnostics) -> Ite
             store=ref.store,
             source_path=source,
             locator=f"line:{line.lineno}",
-            session_id=state["session"],
+            session_id=session,
             role=role,
             kind=kind,
             text=text,
@@ -370,8 +371,10 @@ def count_rollout(path: Path) -> int:
                 ltype = "session_meta"
         if ltype == "session_meta":
             if session is None:
-                session = payload.get("id") or path.name
-            elif payload.get("id") not in (None, session):
+                session = payload.get("id")
+                session = session if isinstance(session, str) and session else None
+                session = session or _session_from_name(path)
+            elif isinstance(payload.get("id"), str) and payload["id"] != session:
                 copying = True
             continue
         if ltype == "turn_context":
