@@ -92,9 +92,9 @@ def discover(
             result.roots[row.root] = found
         for root in result.roots[row.root]:
             seen: set[str] = set()
-            for pattern in row.patterns:
+            for pattern in (root.only,) if root.only else row.patterns:
                 for path in glob(str(root.path), pattern, exclude=row.exclude):
-                    if path in seen or (root.only and os.path.basename(path) != root.only):
+                    if path in seen:
                         continue
                     seen.add(path)
                     try:

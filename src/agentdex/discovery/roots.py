@@ -9,6 +9,7 @@ OS layouts.
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import sys
 from collections.abc import Callable
@@ -27,7 +28,8 @@ class Root:
     name: str
     path: Path
     host: str | None = None
-    #: When set, only this file name is taken from the root (an env var naming one file).
+    #: When set, this root yields only this one file, whatever the row's globs say
+    #: (an env var naming one file, e.g. ``$OPENCODE_DB``).
     only: str | None = None
 
 
@@ -161,20 +163,25 @@ def cursor_config(home: Path, warn: Warn) -> list[Root]:
 
 
 def opencode_data(home: Path, warn: Warn) -> list[Root]:
-    """OpenCode's data dir; ``$OPENCODE_DB`` pins the database file itself."""
-    pinned = _override_file("OPENCODE_DB", warn)
-    roots: list[Root] = []
-    if pinned is not None:
-        roots.append(Root("opencode_data", pinned.parent, None, pinned.name))
-    roots.extend(
-        _existing(
-            "opencode_data",
-            [
-                _xdg("XDG_DATA_HOME", home, ".local/share") / "opencode",
-                home / ".local" / "share" / "opencode",
-            ],
-        )
+    """OpenCode's data dir (``${XDG_DATA_HOME:-~/.local/share}/opencode``)."""
+    return _existing(
+        "opencode_data",
+        [
+            _xdg("XDG_DATA_HOME", home, ".local/share") / "opencode",
+            home / ".local" / "share" / "opencode",
+        ],
     )
+
+
+def opencode_db(home: Path, warn: Warn) -> list[Root]:
+    """The data dir, plus the one file ``$OPENCODE_DB`` names (whatever its name)."""
+    pinned = _override_file("OPENCODE_DB", warn)
+    roots = [Root("opencode_db", root.path) for root in opencode_data(home, warn)]
+    default_name = pinned is not None and (
+        pinned.name == "opencode.db" or fnmatch.fnmatchcase(pinned.name, "opencode-*.db")
+    )
+    if pinned is not None and not (default_name and any(pinned.parent == r.path for r in roots)):
+        roots.insert(0, Root("opencode_db", pinned.parent, None, pinned.name))
     return roots
 
 
@@ -321,6 +328,7 @@ RESOLVERS: dict[str, Callable[[Path, Warn], list[Root]]] = {
     "cursor_home": cursor_home,
     "cursor_config": cursor_config,
     "opencode_data": opencode_data,
+    "opencode_db": opencode_db,
     "cline_tasks": cline_tasks,
     "pi_agent": pi_agent,
     "grok": grok,
