@@ -24,8 +24,11 @@ def _pi_session(base: Path, text: str) -> None:
     folder = base / "sessions" / "--work--"
     folder.mkdir(parents=True)
     (folder / "s.jsonl").write_text(
-        json.dumps({"type": "session", "id": "s", "cwd": "/work"}) + "\n"
-        + json.dumps({"type": "message", "message": {"role": "user", "content": text}}) + "\n")
+        json.dumps({"type": "session", "id": "s", "cwd": "/work"})
+        + "\n"
+        + json.dumps({"type": "message", "message": {"role": "user", "content": text}})
+        + "\n"
+    )
 
 
 def _grok_prompt(home: Path) -> None:
@@ -61,15 +64,22 @@ def test_project_roots_reach_aider(home: Path, tmp_path: Path) -> None:
     project.mkdir(parents=True)
     (project / ".aider.input.history").write_text("# 2026-11-01 10:00:00\n+hello\n")
     _config(f'[projects]\nroots = ["{tmp_path / "src"}"]\n')
-    assert [s.path for s in discover_configured(home).sources] == [
-        project / ".aider.input.history"]
+    assert [s.path for s in discover_configured(home).sources] == [project / ".aider.input.history"]
 
 
 def test_opt_in_rows_only_when_enabled(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
     import agentdex.discovery as discovery
 
-    row = StoreRow(agent="pi", store="pi.optional", holds="x", format="jsonl", root="pi_agent",
-                   patterns=("extra/*.jsonl",), parser=None, coverage=Coverage.OPT_IN)
+    row = StoreRow(
+        agent="pi",
+        store="pi.optional",
+        holds="x",
+        format="jsonl",
+        root="pi_agent",
+        patterns=("extra/*.jsonl",),
+        parser=None,
+        coverage=Coverage.OPT_IN,
+    )
     monkeypatch.setattr(discovery, "CATALOGUE", (*discovery.CATALOGUE, row))
     assert row not in configured_rows(load_config())
     _config('[stores]\nenabled = ["pi.optional"]\n')
@@ -87,11 +97,10 @@ def test_discover_itself_stays_pure(home: Path) -> None:
     [
         ('[agents]\n\ndisabled = "pi"\n', 3, "agents.disabled"),
         ('[stores]\nenabled = ["a"]\ndisabled = [1]\n', 3, "stores.disabled"),
-        ('[projects]\nroots = 5\n', 2, "projects.roots"),
+        ("[projects]\nroots = 5\n", 2, "projects.roots"),
     ],
 )
-def test_invalid_config_names_file_line_and_key(home: Path, text: str, line: int,
-                                                key: str) -> None:
+def test_invalid_config_names_file_line_and_key(home: Path, text: str, line: int, key: str) -> None:
     path = _config(text)
     with pytest.raises(ConfigError) as info:
         discover_configured(home)

@@ -1,4 +1,4 @@
-"""Aider: real histories checked against the corpus MANIFEST counts, and where files are looked for."""
+"""Aider: real histories checked against the corpus MANIFEST, and where files are found."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ import shutil
 from pathlib import Path
 
 import pytest
-from _agent_helpers import count_raw, parse
-from conftest import git
 
+from _agent_helpers import count_raw, parse
 from agentdex.discovery import discover
 from agentdex.paths import data_dir
+from conftest import git
 
 CHAT = "aider.chat_history_md.v1"
 INPUT = "aider.input_history.v1"
@@ -72,14 +72,16 @@ def _found(home: Path) -> set[str]:
     return {str(s.path.parent) for s in discover(home, agents=["aider"]).sources}
 
 
-def test_env_roots_expand_one_level_only(home: Path, tmp_path: Path,
-                                         monkeypatch: pytest.MonkeyPatch) -> None:
+def test_env_roots_expand_one_level_only(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     src = tmp_path / "src"
     a = _project(src / "a", "a")
     deep = _project(src / "group" / "deep", "too deep")
     top = _project(src, "src itself")
-    monkeypatch.setenv("AGENTDEX_PROJECT_ROOTS",
-                       os.pathsep.join([str(src), str(tmp_path / "missing")]))
+    monkeypatch.setenv(
+        "AGENTDEX_PROJECT_ROOTS", os.pathsep.join([str(src), str(tmp_path / "missing")])
+    )
     found = discover(home, agents=["aider"])
     paths = {str(s.path.parent) for s in found.sources}
     assert paths == {str(a), str(top)}
@@ -87,8 +89,9 @@ def test_env_roots_expand_one_level_only(home: Path, tmp_path: Path,
     assert any("missing" in w for w in found.warnings)
 
 
-def test_git_toplevel_of_a_subdir_root(home: Path, git_repo: Path,
-                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_git_toplevel_of_a_subdir_root(
+    home: Path, git_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     _project(git_repo, "repo root")
     sub = git_repo / "pkg" / "inner"
     sub.mkdir(parents=True)
@@ -104,8 +107,9 @@ def test_projects_json_from_the_index(home: Path, tmp_path: Path, git_repo: Path
     nested = git_repo / "sub"
     nested.mkdir()
     data_dir().mkdir(parents=True, exist_ok=True)
-    (data_dir() / "projects.json").write_text(json.dumps(
-        [str(worktree), str(nested), "relative/ignored", 42, str(tmp_path / "gone")]))
+    (data_dir() / "projects.json").write_text(
+        json.dumps([str(worktree), str(nested), "relative/ignored", 42, str(tmp_path / "gone")])
+    )
     assert _found(home) == {str(git_repo), str(worktree)}
 
 
@@ -117,8 +121,9 @@ def test_corrupt_projects_json_is_ignored(home: Path) -> None:
     assert _found(home) == set()
 
 
-def test_corpus_files_in_a_configured_root(home: Path, corpus: Path, tmp_path: Path,
-                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_corpus_files_in_a_configured_root(
+    home: Path, corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     target = tmp_path / "code" / "afi-core"
     shutil.copytree(corpus / "aider" / "afi-core", target)
     monkeypatch.setenv("AGENTDEX_PROJECT_ROOTS", str(tmp_path / "code"))

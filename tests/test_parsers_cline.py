@@ -7,8 +7,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from _agent_helpers import count_raw, parse
 
+from _agent_helpers import count_raw, parse
 from agentdex.discovery import discover
 from agentdex.parsers import run
 
@@ -38,15 +38,26 @@ def test_old_text_tool_results_and_env_only_messages(tmp_path: Path) -> None:
     task = tmp_path / "tasks" / "1795000000000"
     task.mkdir(parents=True)
     history = [
-        {"role": "user", "content": "<task>fix the build</task>\n<environment_details>\n"
-                                    "# Current Working Directory (/work/from-env) Files\n"
-                                    "</environment_details>"},
+        {
+            "role": "user",
+            "content": "<task>fix the build</task>\n<environment_details>\n"
+            "# Current Working Directory (/work/from-env) Files\n"
+            "</environment_details>",
+        },
         {"role": "assistant", "content": "Reading the makefile."},
-        {"role": "user", "content": [
-            {"type": "text", "text": "[read_file for 'Makefile'] Result:\nall: build"},
-            {"type": "text", "text": "<environment_details>noise</environment_details>"}]},
-        {"role": "user", "content": [{"type": "text",
-                                      "text": "<environment_details>only</environment_details>"}]},
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "[read_file for 'Makefile'] Result:\nall: build"},
+                {"type": "text", "text": "<environment_details>noise</environment_details>"},
+            ],
+        },
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "<environment_details>only</environment_details>"}
+            ],
+        },
         "not a message",
     ]
     path = task / "api_conversation_history.json"
@@ -74,7 +85,8 @@ def _task(base: Path, task_id: str, text: str) -> None:
     folder = base / "tasks" / task_id
     folder.mkdir(parents=True)
     (folder / "api_conversation_history.json").write_text(
-        json.dumps([{"role": "user", "content": f"<task>{text}</task>"}]))
+        json.dumps([{"role": "user", "content": f"<task>{text}</task>"}])
+    )
     (folder / "api_conversation_history.json.tmp.123").write_text("partial")
 
 
@@ -87,8 +99,11 @@ def test_every_location_and_tmp_files_ignored(
     _task(home / ".config" / "Cursor" / "User" / "globalStorage" / ext, "3", "in cursor")
     _task(home / ".cline" / "data", "4", "cli")
     users = tmp_path / "winusers"
-    _task(users / "bob" / "AppData" / "Roaming" / "Code" / "User" / "globalStorage" / ext, "5",
-          "windows side")
+    _task(
+        users / "bob" / "AppData" / "Roaming" / "Code" / "User" / "globalStorage" / ext,
+        "5",
+        "windows side",
+    )
     monkeypatch.setenv("AGENTDEX_WSL", "1")
     monkeypatch.setenv("AGENTDEX_WSL_USERS_ROOT", str(users))
     found = discover(home, agents=["cline"])
@@ -103,4 +118,4 @@ def test_corpus_home_layout_is_discovered(home: Path, corpus: Path) -> None:
     shutil.copytree(corpus / "agrep-fixtures/cline/home/.cline", home / ".cline")
     found = discover(home, agents=["cline"])
     assert [s.store for s in found.sources] == ["cline.tasks"]
-    assert [r.cwd for r in run(found.sources[0])][0] == "/work/delta"
+    assert next(r.cwd for r in run(found.sources[0])) == "/work/delta"

@@ -7,8 +7,8 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from _agent_helpers import HeldWriter, build_db, count_raw, parse, traced_statements
 
+from _agent_helpers import HeldWriter, build_db, count_raw, parse, traced_statements
 from agentdex.discovery import discover
 
 PID = "cursor.state_vscdb.v1"
@@ -22,8 +22,10 @@ SCHEMA = (
 def user_dir(tmp_path: Path, corpus: Path) -> Path:
     """A Cursor User dir built from the peer seed SQL (global + one workspace)."""
     user = tmp_path / "User"
-    build_db(user / "globalStorage" / "state.vscdb",
-             (corpus / "agrep-fixtures/cursor/global.sql").read_text())
+    build_db(
+        user / "globalStorage" / "state.vscdb",
+        (corpus / "agrep-fixtures/cursor/global.sql").read_text(),
+    )
     ws = user / "workspaceStorage" / "0123abcd"
     build_db(ws / "state.vscdb", (corpus / "agrep-fixtures/cursor/workspace.sql").read_text())
     (ws / "workspace.json").write_text(json.dumps({"folder": "file:///work/flaky%20app"}))
@@ -86,10 +88,13 @@ def test_uncheckpointed_wal_writes_are_seen(tmp_path: Path) -> None:
             "name": "wal chat",
             "fullConversationHeadersOnly": [{"bubbleId": "b1", "type": 1}],
         }
-        writer.execute("INSERT INTO cursorDiskKV VALUES (?, ?)",
-                       ("composerData:cw", json.dumps(composer)))
-        writer.execute("INSERT INTO cursorDiskKV VALUES (?, ?)",
-                       ("bubbleId:cw:b1", json.dumps({"type": 1, "text": "only in the wal"})))
+        writer.execute(
+            "INSERT INTO cursorDiskKV VALUES (?, ?)", ("composerData:cw", json.dumps(composer))
+        )
+        writer.execute(
+            "INSERT INTO cursorDiskKV VALUES (?, ?)",
+            ("bubbleId:cw:b1", json.dumps({"type": 1, "text": "only in the wal"})),
+        )
         assert Path(str(db) + "-wal").stat().st_size > 0
         records, _, _ = parse(PID, db)
         assert [r.text for r in records] == ["only in the wal"]
@@ -110,19 +115,29 @@ def test_inline_and_legacy_eras(tmp_path: Path) -> None:
             {"bubbleId": "x3", "type": 2, "text": ""},
         ],
     }
-    chat = {"tabs": [{"tabId": "tab-1", "chatTitle": "aichat tab", "bubbles": [
-        {"type": "user", "text": "legacy chat question"},
-        {"type": "ai", "text": "legacy chat answer", "modelType": "gpt-4"},
-        {"type": "ai", "text": ""},
-    ]}]}
+    chat = {
+        "tabs": [
+            {
+                "tabId": "tab-1",
+                "chatTitle": "aichat tab",
+                "bubbles": [
+                    {"type": "user", "text": "legacy chat question"},
+                    {"type": "ai", "text": "legacy chat answer", "modelType": "gpt-4"},
+                    {"type": "ai", "text": ""},
+                ],
+            }
+        ]
+    }
     prompts = [{"text": "an aiService prompt", "commandType": 4}, {"text": ""}]
     ws = tmp_path / "User" / "workspaceStorage" / "ffff"
     db = build_db(ws / "state.vscdb", SCHEMA)
     (ws / "workspace.json").write_text(json.dumps({"folder": "file:///work/legacy"}))
     conn = sqlite3.connect(db)
     conn.execute("INSERT INTO cursorDiskKV VALUES ('composerData:old-1', ?)", (json.dumps(inline),))
-    conn.execute("INSERT INTO ItemTable VALUES "
-                 "('workbench.panel.aichat.view.aichat.chatdata', ?)", (json.dumps(chat),))
+    conn.execute(
+        "INSERT INTO ItemTable VALUES ('workbench.panel.aichat.view.aichat.chatdata', ?)",
+        (json.dumps(chat),),
+    )
     conn.execute("INSERT INTO ItemTable VALUES ('aiService.prompts', ?)", (json.dumps(prompts),))
     conn.commit()
     conn.close()
@@ -144,10 +159,14 @@ def test_headerless_composer_falls_back_to_its_bubble_keys(tmp_path: Path) -> No
     db = build_db(tmp_path / "state.vscdb", SCHEMA)
     conn = sqlite3.connect(db)
     conn.execute("INSERT INTO cursorDiskKV VALUES ('composerData:h', '{\"composerId\":\"h\"}')")
-    for bid, ts, text in (("z", "2026-11-02T10:00:02Z", "second"),
-                          ("a", "2026-11-02T10:00:01Z", "first")):
-        conn.execute("INSERT INTO cursorDiskKV VALUES (?, ?)", (
-            f"bubbleId:h:{bid}", json.dumps({"type": 1, "text": text, "createdAt": ts})))
+    for bid, ts, text in (
+        ("z", "2026-11-02T10:00:02Z", "second"),
+        ("a", "2026-11-02T10:00:01Z", "first"),
+    ):
+        conn.execute(
+            "INSERT INTO cursorDiskKV VALUES (?, ?)",
+            (f"bubbleId:h:{bid}", json.dumps({"type": 1, "text": text, "createdAt": ts})),
+        )
     conn.commit()
     conn.close()
     records, _, _ = parse(PID, db)

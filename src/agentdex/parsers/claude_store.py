@@ -43,10 +43,10 @@ def _records(
 ) -> list[Record]:
     content = message.get("content")
     blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
-    model = (
-        message.get("model") if isinstance(message.get("model"), str) else common.pop("model", None)
-    )
-    common.pop("model", None)
+    fallback_model = common.pop("model", None)
+    model = message.get("model") if isinstance(message.get("model"), str) else fallback_model
+    base_extra: dict[str, Any] = common.pop("extra", {})
+    common["extra"] = base_extra
     out: list[Record] = []
     for block in blocks:
         if not isinstance(block, dict):
@@ -83,8 +83,7 @@ def _records(
                     "tool_call",
                     tool_call_text(block.get("name"), block.get("input")),
                     model=model,
-                    extra={"call_id": block.get("id")},
-                    **common,
+                    **{**common, "extra": {**base_extra, "call_id": block.get("id")}},
                 )
             )
         elif btype == "tool_result":
@@ -98,8 +97,7 @@ def _records(
                         "tool",
                         "tool_result",
                         clip(body),
-                        extra={"call_id": block.get("tool_use_id")},
-                        **common,
+                        **{**common, "extra": {**base_extra, "call_id": block.get("tool_use_id")}},
                     )
                 )
     return out

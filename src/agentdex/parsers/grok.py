@@ -115,7 +115,8 @@ def parse_chat_history(
                 )
         elif kind == "reasoning":
             summary = entry.get("summary")
-            joined = as_text(summary if isinstance(summary, list) else []).strip() or text
+            parts = [dict_of(s).get("text") for s in summary] if isinstance(summary, list) else []
+            joined = "\n".join(p for p in parts if isinstance(p, str) and p).strip() or text
             if joined:
                 records.append(
                     make_record(ref, loc, sid, "assistant", "reasoning", joined, **common)
