@@ -28,6 +28,7 @@ import orjson
 from agentdex.parsers._agent_common import (
     clip,
     dict_of,
+    file_mtime,
     make_record,
     opt_str,
     str_of,
@@ -362,14 +363,21 @@ def parse_state_vscdb(
     except sqlite3.Error as exc:
         diagnostics.add(path, "", f"cannot open SQLite store: {exc}")
         return
+    mtime = file_mtime(path)
     try:
         folder = workspace_folder(path, diagnostics)
+        streams: list[Iterator[Record]] = []
         if "cursorDiskKV" in tables:
             is_global = path.parent.name == "globalStorage"
             projects = composer_projects(path.parent.parent, diagnostics) if is_global else {}
-            yield from _disk_composers(ref, conn, cursor, diagnostics, projects, folder)
+            streams.append(_disk_composers(ref, conn, cursor, diagnostics, projects, folder))
         if "ItemTable" in tables:
-            yield from _legacy_items(ref, conn, cursor, folder)
+            streams.append(_legacy_items(ref, conn, cursor, folder))
+        for stream in streams:
+            for record in stream:
+                if record.timestamp is None:  # legacy eras kept no times: mtime, as a last resort
+                    record.timestamp = mtime
+                yield record
     except sqlite3.DatabaseError as exc:
         diagnostics.add(path, "", f"SQLite error: {exc}")
     finally:

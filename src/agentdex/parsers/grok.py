@@ -49,6 +49,19 @@ def _summary_cwd(session_dir: Path, diagnostics: Diagnostics) -> str | None:
     return cwd if isinstance(cwd, str) else None
 
 
+def _project_cwd(project_dir: Path, diagnostics: Diagnostics) -> str | None:
+    """A project folder's cwd: a session's ``summary.json`` says it best, else the folder name."""
+    try:
+        sessions = sorted(p for p in project_dir.iterdir() if p.is_dir())
+    except OSError:
+        sessions = []
+    for session in sessions[:20]:
+        cwd = _summary_cwd(session, diagnostics)
+        if cwd:
+            return cwd
+    return project_of(project_dir.name)
+
+
 def _tool_calls(calls: Any) -> Iterator[tuple[object, object, object]]:
     for call in calls if isinstance(calls, list) else []:
         if not isinstance(call, dict):
@@ -163,7 +176,7 @@ def parse_prompt_history(
     ref: SourceRef, cursor: ParseCursor, diagnostics: Diagnostics
 ) -> Iterator[Record]:
     path = Path(ref.path)
-    cwd = project_of(path.parent.name)
+    cwd = _project_cwd(path.parent, diagnostics)
     reader = JsonlReader(path, diagnostics, start_offset=cursor.offset, start_line=cursor.line)
     for line in reader:
         entry = line.value
