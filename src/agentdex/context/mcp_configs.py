@@ -31,12 +31,8 @@ class McpMeta:
     section_hash: str | None  # set for shared settings files
 
 
-def strip_jsonc(text: str) -> str:
-    """Remove ``//`` and ``/* */`` comments and trailing commas, outside strings.
-
-    >>> strip_jsonc('{"a": "x//y", // c\\n "b": [1,],}')
-    '{"a": "x//y", \\n "b": [1]}'
-    """
+def _scan(text: str, *, comments: bool) -> str:
+    """One string-aware pass: drop comments (``comments``) or else trailing commas."""
     out: list[str] = []
     i, n = 0, len(text)
     in_string = False
@@ -48,33 +44,38 @@ def strip_jsonc(text: str) -> str:
                 out.append(text[i + 1])
                 i += 2
                 continue
-            if ch == '"':
-                in_string = False
+            in_string = ch != '"'
             i += 1
             continue
         if ch == '"':
             in_string = True
-            out.append(ch)
-            i += 1
-        elif text.startswith("//", i):
+        elif comments and text.startswith("//", i):
             end = text.find("\n", i)
             i = n if end < 0 else end
-        elif text.startswith("/*", i):
+            continue
+        elif comments and text.startswith("/*", i):
             end = text.find("*/", i + 2)
             i = n if end < 0 else end + 2
-        elif ch == ",":
+            continue
+        elif not comments and ch == ",":
             j = i + 1
             while j < n and text[j] in " \t\r\n":
                 j += 1
             if j < n and text[j] in "]}":
                 i += 1
-            else:
-                out.append(ch)
-                i += 1
-        else:
-            out.append(ch)
-            i += 1
+                continue
+        out.append(ch)
+        i += 1
     return "".join(out)
+
+
+def strip_jsonc(text: str) -> str:
+    """Remove ``//`` and ``/* */`` comments, then trailing commas, outside strings.
+
+    >>> strip_jsonc('{"a": "x//y", // c\\n "b": [1,],}')
+    '{"a": "x//y", \\n "b": [1]}'
+    """
+    return _scan(_scan(text, comments=True), comments=False)
 
 
 def _load(fmt: McpFormat, data: bytes) -> tuple[Any, str | None]:
