@@ -72,5 +72,6 @@ def unprivileged_python(code: str, env: dict[str, str]) -> subprocess.CompletedP
             return None
         cmd = [unshare, "-U", *cmd]
     full_env = {**os.environ, **env, "PYTHONPATH": str(SRC)}
-    return subprocess.run(cmd, capture_output=True, text=True, env=full_env, timeout=60,
-                          check=False)
+    return subprocess.run(
+        cmd, capture_output=True, text=True, env=full_env, timeout=60, check=False
+    )

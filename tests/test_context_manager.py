@@ -8,12 +8,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from context_helpers import eventually, unprivileged_python, write
 
 from agentdex.context.manager import ContextManager
 from agentdex.context.model import Resource
 from agentdex.context.resolver import Resolution, WatchPlan, resolve
 from agentdex.context.sources import scan_roots
+from context_helpers import eventually, unprivileged_python, write
 
 
 def _resolution(tag: str) -> Resolution:
@@ -114,14 +114,15 @@ class FailingNotifier:
     @classmethod
     def factory(cls, paths: list[str]) -> Any:
         cls.attempts += 1
-        raise OSError("OS file watch limit reached. about [\"/x\"]")
+        raise OSError('OS file watch limit reached. about ["/x"]')
 
 
 def test_watch_limit_degrades_cleanly_without_a_resolve_loop(ws: Path) -> None:
     write(ws / "AGENTS.md", "# hi\n")
     FailingNotifier.attempts = 0
-    with _manager(ws, watch=True, debounce=0.02,
-                  notifier_factory=FailingNotifier.factory) as manager:
+    with _manager(
+        ws, watch=True, debounce=0.02, notifier_factory=FailingNotifier.factory
+    ) as manager:
         manager.resync()
         eventually(lambda: manager.current().error)
         error = manager.current().error
@@ -194,8 +195,14 @@ def test_real_os_watch_limit_in_a_user_namespace(ws: Path, tmp_path: Path) -> No
     script = tmp_path / "limit.py"
     script.write_text(WATCH_LIMIT_SCRIPT)
     env = {**os.environ, "PYTHONPATH": str(SRC)}
-    proc = subprocess.run(["unshare", "-Ur", sys.executable, str(script), str(ws)],
-                          capture_output=True, text=True, env=env, timeout=60, check=False)
+    proc = subprocess.run(
+        ["unshare", "-Ur", sys.executable, str(script), str(ws)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
     if proc.returncode != 0 and "unshare" in proc.stderr:
         pytest.skip(f"user namespaces unavailable: {proc.stderr.strip()}")
     assert proc.returncode == 0, proc.stderr

@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
-from context_helpers import res, snap, write
 
 from agentdex.context.mcp_configs import strip_jsonc
+from context_helpers import res, snap, write
 
 SECRET = "ghp_SUPERSECRETTOKEN1234567890"
 
@@ -28,8 +28,10 @@ def _servers(env_key: str = "mcpServers") -> dict[str, object]:
                 "args": ["-y", "server-github", f"--token={SECRET}"],
                 "env": {"GITHUB_TOKEN": SECRET},
             },
-            "docs": {"url": "https://example.invalid/mcp",
-                     "headers": {"Authorization": f"Bearer {SECRET}"}},
+            "docs": {
+                "url": "https://example.invalid/mcp",
+                "headers": {"Authorization": f"Bearer {SECRET}"},
+            },
         }
     }
 
@@ -40,8 +42,10 @@ def test_values_never_leave_the_file(ws: Path, home: Path) -> None:
     write(ws / ".vscode" / "mcp.json", "// vscode\n" + json.dumps(_servers("servers")))
     write(home / ".claude.json", json.dumps({"numStartups": 3, **_servers()}))
     write(home / ".gemini" / "settings.json", json.dumps({"theme": "x", **_servers()}))
-    write(home / ".codex" / "config.toml",
-          f'model = "o3"\n[mcp_servers.github]\ncommand = "npx"\nenv = {{ TOKEN = "{SECRET}" }}\n')
+    write(
+        home / ".codex" / "config.toml",
+        f'model = "o3"\n[mcp_servers.github]\ncommand = "npx"\nenv = {{ TOKEN = "{SECRET}" }}\n',
+    )
     out = snap(ws, payload=True)
     mcp = [r for r in out["resources"] if r["kind"] == "mcp_config"]
     assert len(mcp) == 6

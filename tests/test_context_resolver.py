@@ -7,13 +7,13 @@ import os
 from pathlib import Path
 
 import pytest
-from context_helpers import res, skill, snap, sources_of, write
 
 from agentdex.context import reading
 from agentdex.context.caps import Limits
 from agentdex.context.model import Resource, aggregate_hash
 from agentdex.context.resolver import resolve
 from agentdex.context.sources import scan_roots
+from context_helpers import res, skill, snap, sources_of, write
 
 
 @pytest.fixture
@@ -131,8 +131,11 @@ def test_skill_front_matter_rules(ws: Path) -> None:
     broken = skill(ws, "broken", "name: [unclosed")
     out = snap(ws, payload=True)
     ok = res(out, good)
-    assert (ok["status"], ok["name"], ok["description"]) == ("ok", "release-notes",
-                                                           "Write release notes")
+    assert (ok["status"], ok["name"], ok["description"]) == (
+        "ok",
+        "release-notes",
+        "Write release notes",
+    )
     assert ok["payload"].startswith("---\nname: release-notes")
     assert "does not match its folder" in res(out, wrong)["error"]
     assert "kebab-case" in res(out, camel)["error"]
@@ -143,8 +146,7 @@ def test_skill_front_matter_rules(ws: Path) -> None:
         assert res(out, path)["status"] == "invalid" and res(out, path)["payload"] is None
 
 
-def test_symlink_escaping_root_is_invalid_and_never_read(ws: Path, home: Path,
-                                                         monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_symlink_escaping_root_is_invalid_and_never_read(ws: Path, home: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     secret = write(home / ".ssh" / "id_rsa", "-----BEGIN OPENSSH PRIVATE KEY-----\nTOPSECRET\n")
     outside = write(ws.parent / "outside.md", "OUTSIDE-BYTES\n")
     (ws / "AGENTS.md").symlink_to(secret)

@@ -7,11 +7,11 @@ import os
 from pathlib import Path
 
 import pytest
-from context_helpers import res, snap, sources_of, write
 
 from agentdex.api import context as api
 from agentdex.context.sources import sources_path
 from agentdex.errors import NotFoundError, UsageError
+from context_helpers import res, snap, sources_of, write
 
 
 @pytest.fixture

@@ -7,9 +7,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from context_helpers import eventually, write
 
 from agentdex.api import context as api
+from context_helpers import eventually, write
 
 
 @pytest.fixture
@@ -60,8 +60,10 @@ def test_new_directories_are_armed(live: api.ContextWatch, ws: Path) -> None:
 
 
 def test_new_skill_folder_is_picked_up(live: api.ContextWatch, ws: Path) -> None:
-    write(ws / ".claude" / "skills" / "ship-it" / "SKILL.md",
-          "---\nname: ship-it\ndescription: Ship\n---\n")
+    write(
+        ws / ".claude" / "skills" / "ship-it" / "SKILL.md",
+        "---\nname: ship-it\ndescription: Ship\n---\n",
+    )
     path = ws / ".claude" / "skills" / "ship-it" / "SKILL.md"
     eventually(lambda: str(path) in _sources(live))
 

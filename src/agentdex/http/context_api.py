@@ -99,9 +99,17 @@ class AddedSourceBody(SourceBody):
     created: bool
 
 
+class NotFoundBody(BaseModel):
+    """agentdex's error body, or the router's own ``{"detail"}`` for an unroutable path."""
+
+    error: str | None = None
+    message: str | None = None
+    detail: str | None = None
+
+
 _ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorBody, "description": "Bad path or parameter"},
-    404: {"model": ErrorBody, "description": "No such workspace or source"},
+    404: {"model": NotFoundBody, "description": "No such workspace or source"},
 }
 
 
