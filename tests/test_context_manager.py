@@ -240,3 +240,24 @@ def test_permission_flip_keeps_id_and_kind(ws: Path) -> None:
         assert locked[str(path)]["error"] == "permission denied"
         assert unlocked[str(path)]["status"] == "ok"
         assert locked[str(path)]["id"] == unlocked[str(path)]["id"]
+
+
+def test_watch_triggered_failure_is_reported_not_fatal(ws: Path) -> None:
+    from agentdex.context.sources import sources_path
+
+    write(ws / "AGENTS.md", "# hi\n")
+    with _manager(ws, watch=True, debounce=0.02) as manager:
+        manager.resync()
+        sources_path().parent.mkdir(parents=True, exist_ok=True)
+        sources_path().write_text("{corrupt")
+        write(ws / "CLAUDE.md", "# trigger\n")
+        eventually(lambda: "cannot resolve" in (manager.current().error or ""))
+        sources_path().unlink()
+        write(ws / "GEMINI.md", "# trigger again\n")  # the watcher thread survived
+        eventually(
+            lambda: (
+                manager.current().error is None
+                and manager.current().resources
+                and len(manager.current().resources) == 3
+            )
+        )

@@ -285,3 +285,15 @@ def test_discovery_order_does_not_change_the_snapshot(ws: Path, monkeypatch) -> 
     second = snap(ws)
     assert first["aggregate_hash"] == second["aggregate_hash"]
     assert [r["id"] for r in first["resources"]] == [r["id"] for r in second["resources"]]
+
+
+def test_oversize_skill_and_mcp_config_still_hash(ws: Path) -> None:
+    limits = Limits(max_resource_bytes=100, max_mcp_config_bytes=50)
+    big_skill = skill(ws, "big-one", "name: big-one\ndescription: d", body="x" * 200)
+    mcp = write(ws / ".mcp.json", '{"mcpServers": {}, "pad": "' + "p" * 100 + '"}')
+    result = resolve(scan_roots(str(ws), limits=limits), limits=limits)
+    by = {r.source: r for r in result.resources}
+    for path in (big_skill, mcp):
+        item = by[str(path)]
+        assert item.status == "oversize" and item.content_hash and item.payload is None
+    assert by[str(big_skill)].name == "big-one"  # front matter fits in the prefix

@@ -21,6 +21,7 @@ from agentdex.context.caps import DEFAULT_LIMITS, Limits
 from agentdex.context.model import Snapshot
 from agentdex.context.resolver import Cancelled, Resolution, ScanRoot, resolve
 from agentdex.context.watcher import NotifierFactory, Watcher
+from agentdex.errors import AgentdexError
 
 RootsFactory = Callable[[], list[ScanRoot]]
 Resolver = Callable[..., Resolution]
@@ -113,7 +114,21 @@ class ContextManager:
         return self._resolve_and_publish(cancel, force_arm=True)
 
     def _on_watch_change(self) -> None:
-        self._resolve_and_publish(None, force_arm=False)
+        try:
+            self._resolve_and_publish(None, force_arm=False)
+        except Cancelled:
+            pass
+        except AgentdexError as exc:  # e.g. a corrupt sources file: say so, keep the snapshot
+            self._report_resolve_failure(f"cannot resolve: {exc.message}")
+
+    def _report_resolve_failure(self, message: str) -> None:
+        notify: Snapshot | None = None
+        with self._lock:
+            self._resolve_error = message
+            if self._published is not None:
+                snap = replace(self._published, error=_join(message, self._watch_error))
+                notify = self._publish_locked(snap)
+        self._notify(notify)
 
     def _resolve_and_publish(self, cancel: threading.Event | None, *, force_arm: bool) -> Snapshot:
         with self._lock:

@@ -138,6 +138,13 @@ class Watcher:
                 return None, _describe(exc)
         return None, "live updates are off: directories kept vanishing while arming"
 
+    def _changed(self) -> None:
+        """Run ``on_change``; a failure there must not kill the watching thread."""
+        try:
+            self._on_change()
+        except Exception as exc:
+            self._set_degraded(f"live update failed: {exc}")
+
     def _set_degraded(self, reason: str | None) -> None:
         if reason != self._degraded:
             self._degraded = reason
@@ -160,17 +167,17 @@ class Watcher:
                     self._armed, self._plan = plan.all_dirs, plan
                     self._set_degraded(reason)
                     if notifier is not None and not plan.dirs <= previous:
-                        self._on_change()  # close the walk-to-arm gap
+                        self._changed()  # close the walk-to-arm gap
                         continue
                 if notifier is None:
                     self._wake.wait()
                     continue
                 result = notifier.watch(self._step_ms * 10, self._step_ms, 0, self._wake)
                 if isinstance(result, set) and any(self._relevant(p) for _c, p in result):
-                    self._on_change()
+                    self._changed()
                 elif result == "stop" and not self._closed.is_set():
                     # Stopping may drop events grouped so far; one resolve covers them.
-                    self._on_change()
+                    self._changed()
         finally:
             if notifier is not None:
                 notifier.close()
