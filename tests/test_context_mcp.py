@@ -103,3 +103,21 @@ def test_bad_toml_is_invalid(ws: Path, home: Path) -> None:
 def test_strip_jsonc_keeps_strings() -> None:
     text = '{"u": "http://x//y", /* c */ "a": [1, 2,], // t\n}'
     assert json.loads(strip_jsonc(text)) == {"u": "http://x//y", "a": [1, 2]}
+
+
+def test_readme_tour_example_never_leaks_its_fake_tokens(tmp_path: Path) -> None:
+    import shutil
+
+    from agentdex.api import context as api
+
+    template = Path(__file__).resolve().parent.parent / "examples" / "home-template"
+    home = tmp_path / "home"
+    shutil.copytree(template, home)
+    for path in home.rglob("*"):
+        if path.is_file():
+            path.write_text(path.read_text().replace("__HOME__", str(home)))
+    out = api.snapshot(str(home / "src" / "shop"), payload=True, home=str(home))
+    assert out["status_counts"] == {"ok": 5}
+    mcp = res(out, home / "src" / "shop" / ".mcp.json")
+    assert mcp["servers"] == ["docs", "payments-sandbox"]
+    assert "fake-" not in json.dumps(out)

@@ -84,6 +84,8 @@ def render(snapshot: dict[str, Any]) -> None:
         branch = tree.add(f"[bold]{_KIND_TITLES.get(kind, kind)}[/] ({len(items)})")
         for res in items:
             label = f"{_BADGES.get(res['status'], res['status'])} {escape(res['source'])}"
+            if res["scope"] != "workspace":
+                label += f" [cyan]({res['scope']})[/]"
             label += f"  [dim]{_size(res['size'])}[/]"
             if res["name"]:
                 label += f"  {escape(res['name'])}"
