@@ -34,11 +34,7 @@ def mcp(ctx: click.Context, local_home: str | None, max_bytes: int | None) -> No
     Claude Code:  claude mcp add agentdex -- agentdex mcp
     Codex:        [mcp_servers.agentdex] command = "agentdex" args = ["mcp"]
     """
-    from functools import partial
-
-    import anyio
-
-    from agentdex.mcp.server import serve_stdio
+    from agentdex.asgi import run_mcp_stdio
 
     home = local_home if local_home is not None else home_of(ctx)
-    anyio.run(partial(serve_stdio, home=home, max_bytes=max_bytes))
+    run_mcp_stdio(home=home, max_bytes=max_bytes)

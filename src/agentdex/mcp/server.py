@@ -175,3 +175,28 @@ async def serve_stdio(
     server = build_server(home=home, cwd=cwd, max_bytes=max_bytes)
     async with stdio_server() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
+
+
+def streamable_http(
+    *, home: str | None = None, cwd: str | None = None, max_bytes: int | None = None
+) -> tuple[Any, Any]:
+    """(ASGI app, session manager) serving MCP over streamable HTTP.
+
+    The app answers at whatever path it is routed to; the caller runs
+    ``manager.run()`` for the app's lifetime and puts auth in front of it.
+    Host and Origin headers are checked against loopback (DNS rebinding).
+    """
+    from mcp.server.streamable_http_manager import (
+        StreamableHTTPASGIApp,
+        StreamableHTTPSessionManager,
+    )
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    loopback = TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=["127.0.0.1", "127.0.0.1:*", "localhost", "localhost:*", "[::1]:*"],
+        allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
+    )
+    server = build_server(home=home, cwd=cwd, max_bytes=max_bytes)
+    manager = StreamableHTTPSessionManager(app=server, security_settings=loopback)
+    return StreamableHTTPASGIApp(manager), manager

@@ -256,4 +256,197 @@ SHOW_SESSION = ToolSpec(
 )
 
 
-TOOLS: tuple[ToolSpec, ...] = (LIST_SOURCES, SHOW_SESSION)
+# -- search, validate_query, list_sessions (agentdex.api.search) ----------------------
+
+
+def _search_option(name: str) -> list[str] | None:
+    """A choice list the search API publishes (e.g. sort orders), if this build has it."""
+    try:
+        module = importlib.import_module("agentdex.api.search")
+    except ModuleNotFoundError:
+        return None
+    values = getattr(module, name, None)
+    return [str(v) for v in values] if values else None
+
+
+def _sort_property() -> dict[str, Any]:
+    prop: dict[str, Any] = {"type": "string", "description": "Result order."}
+    choices = _search_option("SORTS")
+    if choices:
+        prop["enum"] = choices
+    return prop
+
+
+def _search(arguments: dict[str, Any], settings: Settings) -> dict[str, Any]:
+    search = api_function("search", "search")
+    result: dict[str, Any] = search(
+        arguments["query"],
+        home=settings.home,
+        limit=arguments.get("limit", 20),
+        sort=arguments.get("sort"),
+        cwd=settings.directory(arguments.get("cwd")),
+        here=arguments.get("here", False),
+        only_here=arguments.get("only_here", False),
+    )
+    return result
+
+
+SEARCH = ToolSpec(
+    name="search",
+    title="Search agent history",
+    description=(
+        "Search every agent's history on this machine (prompts, answers, tool calls) with the "
+        "agentdex query language (see resource agentdex://query-language; check a query with "
+        "validate_query). Each result has a 'ref' to pass to show_session. The run 'status' "
+        "is complete or truncated, with why. here=true ranks results from the given cwd's "
+        "project first; only_here=true keeps only them."
+    ),
+    properties={
+        "query": {
+            "type": "string",
+            "minLength": 1,
+            "description": "A query, e.g. 'retry backoff agent:codex since:7d'.",
+        },
+        "limit": _int("At most this many results.", 20, 1, 200),
+        "sort": _sort_property(),
+        "cwd": {
+            "type": "string",
+            "description": "Directory for here/only_here (default: the server's cwd).",
+        },
+        "here": {
+            "type": "boolean",
+            "default": False,
+            "description": "Rank results from cwd's project first.",
+        },
+        "only_here": {
+            "type": "boolean",
+            "default": False,
+            "description": "Only results from cwd's project.",
+        },
+    },
+    required=("query",),
+    handler=_search,
+    paging=lambda _arguments, _response: Paging("search", "results", lambda _kept: None),
+)
+
+
+def _validate_query(arguments: dict[str, Any], settings: Settings) -> dict[str, Any]:
+    validate = api_function("search", "validate_query")
+    result: dict[str, Any] = validate(arguments["query"])
+    return result
+
+
+VALIDATE_QUERY = ToolSpec(
+    name="validate_query",
+    title="Check a search query",
+    description=(
+        "Explain how agentdex reads a query (terms, phrases, field filters, operators), or "
+        "say exactly what is wrong with it. Does not search."
+    ),
+    properties={"query": {"type": "string", "description": "The query to check."}},
+    required=("query",),
+    handler=_validate_query,
+)
+
+
+def _list_sessions(arguments: dict[str, Any], settings: Settings) -> dict[str, Any]:
+    conversations = api_function("search", "conversations")
+    offset, limit = arguments.get("offset", 0), arguments.get("limit", 20)
+    result: dict[str, Any] = conversations(
+        home=settings.home,
+        agent=arguments.get("agent"),
+        project=arguments.get("project"),
+        worktree=arguments.get("worktree"),
+        limit=offset + limit,
+    )
+    return result
+
+
+LIST_SESSIONS = ToolSpec(
+    name="list_sessions",
+    title="List recent conversations",
+    description=(
+        "Recent agent conversations, newest first, with agent, project, worktree, branch, "
+        "time span and first prompt; filter by agent, project or worktree. Pass a session id "
+        "to show_session to read it."
+    ),
+    properties={
+        "agent": _agent_property("Only this agent's conversations."),
+        "project": {"type": "string", "description": "Only conversations in this project (path)."},
+        "worktree": {
+            "type": "string",
+            "description": "Only conversations in this worktree (path).",
+        },
+        "offset": OFFSET,
+        "limit": _int("At most this many conversations.", 20, 1, 200),
+    },
+    handler=_list_sessions,
+    paging=offset_paging("list_sessions", "sessions"),
+)
+
+
+# -- workspace_context (agentdex.api.context), list_worktrees (agentdex.api.worktrees) --
+
+
+def _workspace_context(arguments: dict[str, Any], settings: Settings) -> dict[str, Any]:
+    snapshot = api_function("context", "snapshot")
+    result: dict[str, Any] = snapshot(
+        settings.directory(arguments.get("directory")),
+        payload=arguments.get("payloads", False),
+        home=settings.home,
+    )
+    return result
+
+
+WORKSPACE_CONTEXT = ToolSpec(
+    name="workspace_context",
+    title="What a workspace tells its agents",
+    description=(
+        "The context snapshot of a directory: instruction files (AGENTS.md, CLAUDE.md, ...), "
+        "skills, MCP server configs (names and commands only, never their env or header "
+        "values) and which agent reads each. payloads=true adds file contents."
+    ),
+    properties={
+        "directory": {
+            "type": "string",
+            "description": "The workspace (default: the server's cwd).",
+        },
+        "payloads": {"type": "boolean", "default": False, "description": "Include file contents."},
+    },
+    handler=_workspace_context,
+)
+
+
+def _list_worktrees(arguments: dict[str, Any], settings: Settings) -> dict[str, Any]:
+    list_worktrees = api_function("worktrees", "list_worktrees")
+    repo = settings.directory(arguments.get("repo"))
+    return {"repo": repo, "worktrees": list_worktrees(repo)}
+
+
+LIST_WORKTREES = ToolSpec(
+    name="list_worktrees",
+    title="List a repository's git worktrees",
+    description=(
+        "Every git worktree of the repository containing 'repo' (primary first) with its "
+        "branch and path: where else in this project work may have happened."
+    ),
+    properties={
+        "repo": {
+            "type": "string",
+            "description": "A path inside the repository (default: the server's cwd).",
+        },
+    },
+    handler=_list_worktrees,
+    paging=lambda _arguments, _response: Paging("list_worktrees", "worktrees", lambda _kept: None),
+)
+
+
+TOOLS: tuple[ToolSpec, ...] = (
+    SEARCH,
+    SHOW_SESSION,
+    LIST_SESSIONS,
+    LIST_SOURCES,
+    WORKSPACE_CONTEXT,
+    LIST_WORKTREES,
+    VALIDATE_QUERY,
+)
