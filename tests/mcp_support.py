@@ -13,6 +13,7 @@ import os
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -111,6 +112,12 @@ def claude_slug(cwd: Path) -> str:
     return "".join(c if c.isalnum() else "-" for c in str(cwd))
 
 
+def _iso(start: str, seconds: int) -> str:
+    """``start`` (``YYYY-MM-DDTHH:MM``) plus ``seconds``, as an ISO UTC timestamp."""
+    moment = datetime.fromisoformat(start).replace(tzinfo=UTC) + timedelta(seconds=seconds)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.000Z")
+
+
 def write_claude_session(
     home: Path,
     session_id: str,
@@ -141,7 +148,7 @@ def write_claude_session(
                 "cwd": str(cwd),
                 "gitBranch": "main",
                 "version": "2.0.0",
-                "timestamp": f"{start}:{i % 60:02d}.000Z",
+                "timestamp": _iso(start, i),
                 "message": message,
             }
         )
