@@ -271,11 +271,8 @@ def test_validate_query_explains_or_names_the_problem(home: Path) -> None:
     asyncio.run(scenario())
 
 
-def test_search_matches_the_cli(home: Path, run_cli: Any) -> None:
-    """The same query through MCP and `agentdex search --json`: same refs, same order."""
-    require_parser("claude_code")
-    require_parser("codex")
-    require_api("search", "search")
+def _three_conversations(home: Path) -> tuple[Path, Path]:
+    """Two Claude Code chats and one Codex chat about retries, in two projects."""
     shop, notes = home / "src" / "shop", home / "src" / "notes"
     for folder in (shop, notes):
         folder.mkdir(parents=True)
@@ -302,13 +299,26 @@ def test_search_matches_the_cli(home: Path, run_cli: Any) -> None:
         [("user", "make retry backoff exponential"), ("assistant", "Done: retry uses 2^n.")],
         day="19",
     )
+    return shop, notes
 
-    async def scenario(arguments: dict[str, Any]) -> dict[str, Any]:
+
+def test_search_matches_the_cli(home: Path, run_cli: Any) -> None:
+    """The same query through MCP and `agentdex search --json`: same refs, same order."""
+    require_parser("claude_code")
+    require_parser("codex")
+    require_api("search", "search")
+    shop, _notes = _three_conversations(home)
+
+    queries = ("retry", "retry agent:claude-code", "backoff OR 503", "retry kind:prompt")
+
+    async def scenario() -> list[dict[str, Any]]:
         async with stdio_session("--home", str(home), cwd=shop) as session:
-            return json_of(await session.call_tool("search", arguments))
+            return [
+                json_of(await session.call_tool("search", {"query": query, "limit": 50}))
+                for query in queries
+            ]
 
-    for query in ("retry", "retry agent:claude-code", "backoff OR 503"):
-        via_mcp = asyncio.run(scenario({"query": query, "limit": 50}))
+    for query, via_mcp in zip(queries, asyncio.run(scenario()), strict=True):
         cli = run_cli("--home", str(home), "search", query, "--limit", "50", "--json", cwd=shop)
         assert cli.returncode == 0, cli.stderr
         via_cli = json.loads(cli.stdout)
@@ -318,7 +328,8 @@ def test_search_matches_the_cli(home: Path, run_cli: Any) -> None:
         assert [r["session_id"] for r in via_mcp["results"]] == [
             r["session_id"] for r in via_cli["results"]
         ]
-        assert via_mcp["status"] in {"complete", "truncated"}
+        assert via_mcp["run"]["status"] == "complete", via_mcp["run"]
+        assert "text" not in via_mcp["results"][0]  # snippet only unless full_text
 
 
 API_OF_TOOL = {
@@ -343,3 +354,42 @@ def test_a_tool_is_unavailable_exactly_when_its_api_is_missing(home: Path) -> No
     answers = asyncio.run(scenario())
     for name, (module, attr, _arguments) in API_OF_TOOL.items():
         assert answers[name] is not api_present(module, attr), name
+
+
+def test_list_sessions_filters_and_pages_like_the_cli(home: Path, run_cli: Any) -> None:
+    require_parser("claude_code")
+    require_parser("codex")
+    require_api("search", "conversations")
+    shop, notes = _three_conversations(home)
+
+    async def scenario() -> dict[str, dict[str, Any]]:
+        async with stdio_session("--home", str(home), cwd=notes) as session:
+            calls = {
+                "all": {},
+                "codex": {"agent": "codex"},
+                "shop": {"project": str(shop)},
+                "here": {"project": "."},
+                "page2": {"limit": 1, "offset": 1},
+                "503": {"query": "503"},
+            }
+            return {
+                name: json_of(await session.call_tool("list_sessions", arguments))
+                for name, arguments in calls.items()
+            }
+
+    answers = asyncio.run(scenario())
+
+    def ids(name: str) -> list[str]:
+        return [c["session_id"] for c in answers[name]["conversations"]]
+
+    cli = run_cli("--home", str(home), "sessions", "--json")
+    assert cli.returncode == 0, cli.stderr
+    everything = [c["session_id"] for c in json.loads(cli.stdout)["conversations"]]
+    assert ids("all") == everything  # newest activity first, as the CLI lists them
+    assert ids("all") == ["aaaa1111-0002", "aaaa1111-0001", "0199cccc-dddd-0003"]
+    assert ids("codex") == ["0199cccc-dddd-0003"]
+    assert set(ids("shop")) == {"aaaa1111-0001", "0199cccc-dddd-0003"}
+    assert ids("here") == ["aaaa1111-0002"]  # "." is the server's cwd: notes
+    assert ids("page2") == everything[1:2]
+    assert answers["page2"]["offset"] == 1
+    assert ids("503") == ["aaaa1111-0002"]
