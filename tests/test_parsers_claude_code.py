@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agentdex.parsers import get_parser
 from agentdex.parsers.base import ParseCursor, SourceRef
@@ -366,6 +368,7 @@ def test_bad_lines_are_skipped_with_diagnostics(tmp_path: Path) -> None:
     assert "line:2 not JSON" in messages and "line:3 not JSON" in messages
     assert "line:4 not an object" in messages and "invalid UTF-8" in messages
     assert "line:8 incomplete last line" in messages
+    assert "line:7 user line without a message object" in messages
     # the torn last line stays before the resume point
     assert cursor.resume_offset == path.read_bytes().rindex(b"\n") + 1
     assert cursor.units == count_transcript(path) == 2
@@ -550,3 +553,82 @@ def test_sample_home_template_parses_cleanly() -> None:
     history, cursor, diag = _parse(template / "history.jsonl", fn=parse_history)
     assert cursor.units == 4 and diag.count == 0
     assert "[Pasted text" not in history[2].text and "code_verifier (PKCE)" in history[2].text
+
+
+# ----------------------------------------------------------------------------- properties
+
+_TEXTS = st.sampled_from(["", "  ", "fix it", "<command-name>/x</command-name>", "ok\n"])
+_BLOCK = st.one_of(
+    st.fixed_dictionaries({"type": st.sampled_from(["text", "thinking", "image"]), "text": _TEXTS}),
+    st.fixed_dictionaries({"type": st.just("thinking"), "thinking": _TEXTS}),
+    st.fixed_dictionaries({"type": st.just("tool_use"), "name": _TEXTS, "input": st.just({})}),
+    st.fixed_dictionaries({"type": st.just("tool_result"), "content": _TEXTS | st.none()}),
+    _TEXTS,
+    st.integers(),
+)
+_CONTENT = st.one_of(_TEXTS, st.lists(_BLOCK, max_size=4), st.none(), st.integers())
+_LINE = st.one_of(
+    st.fixed_dictionaries(
+        {
+            "type": st.sampled_from(["user", "assistant", "system", "progress"]),
+            "message": st.one_of(st.fixed_dictionaries({"content": _CONTENT}), _TEXTS),
+        },
+        optional={
+            "isMeta": st.booleans(),
+            "isSidechain": st.booleans(),
+            "isCompactSummary": st.booleans(),
+            "cwd": _TEXTS,
+            "sessionId": st.sampled_from(["a", "b", ""]),
+        },
+    ),
+    st.fixed_dictionaries({"type": st.just("summary"), "summary": _TEXTS | st.integers()}),
+    st.fixed_dictionaries({"type": st.just("ai-title"), "aiTitle": _TEXTS}),
+)
+
+
+@settings(max_examples=120, deadline=None)
+@given(lines=st.lists(_LINE, max_size=12), cut=st.integers(min_value=0, max_value=12))
+def test_units_always_equal_the_independent_raw_count(
+    tmp_path_factory: pytest.TempPathFactory, lines: list[Any], cut: int
+) -> None:
+    folder = tmp_path_factory.mktemp("prop")
+    path = _write(folder / f"{SID}.jsonl", lines)
+    full, cursor, _ = _parse(path)
+    assert cursor.units == count_transcript(path) == len({r.offset for r in full})
+    # and a resume at any line boundary reproduces the tail of the full parse
+    head = _write(folder / "grow" / f"{SID}.jsonl", lines[:cut]) if cut else None
+    if head is not None:
+        first, partial, _ = _parse(head)
+        with open(head, "a") as handle:
+            handle.write("".join(json.dumps(line) + "\n" for line in lines[cut:]))
+        resumed = ParseCursor(
+            offset=partial.resume_offset, line=partial.resume_line, state=partial.state
+        )
+        second, resumed, _ = _parse(head, resumed)
+        assert [(r.locator, r.text, r.kind, r.cwd, r.session_id) for r in first + second] == [
+            (r.locator, r.text, r.kind, r.cwd, r.session_id) for r in full
+        ]
+        assert resumed.units == cursor.units
+
+
+def test_discovery_and_pipeline_reach_these_parsers(home: Path) -> None:
+    from agentdex.discovery import discover
+    from agentdex.parsers import run
+
+    project = home / ".claude" / "projects" / "-w-app"
+    _write(project / f"{SID}.jsonl", [_user("main prompt", cwd=str(home))])
+    _write(
+        project / SID / "subagents" / "agent-q1.jsonl",
+        [_user("sub task", isSidechain=True, cwd=str(home))],
+    )
+    _write(home / ".claude" / "history.jsonl", [{"display": "main prompt", "sessionId": SID}])
+    found = discover(home, agents=["claude-code"])
+    by_store = {source.store: list(run(source)) for source in found.sources}
+    assert sorted(by_store) == [
+        "claude-code.history",
+        "claude-code.projects",
+        "claude-code.subagents",
+    ]
+    assert by_store["claude-code.projects"][0].kind == "prompt"
+    sub = by_store["claude-code.subagents"][0]
+    assert (sub.session_id, sub.extra["agent_id"], sub.kind) == (SID, "q1", "message")

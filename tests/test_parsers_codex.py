@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agentdex.parsers import get_parser
 from agentdex.parsers.base import ParseCursor, SourceRef
@@ -373,7 +375,12 @@ def test_bad_lines_are_skipped(tmp_path: Path) -> None:
     )
     records, cursor, diag = _parse(path)
     assert [r.text for r in records] == ["caf\ufffd", "kept"]
-    assert diag.count >= 4 and any("incomplete" in d.message for d in diag.items)
+    assert [d.locator for d in diag.items if "line" in d.locator] == [
+        "line:2", "line:3", "line:4", "line:5", "line:8"
+    ]  # fmt: skip
+    assert "payload is not an object" in diag.items[3].message
+    assert any("invalid UTF-8" in d.message for d in diag.items)
+    assert "incomplete" in diag.items[-1].message
     assert cursor.units == count_rollout(path) == 2
 
 
@@ -472,3 +479,86 @@ def test_sample_home_template_parses_cleanly() -> None:
     assert all(r.timestamp and r.session_id == records[0].session_id for r in records)
     history, _, _ = _parse(template / "history.jsonl", fn=parse_history)
     assert [r.text for r in history] == prompts
+
+
+# ----------------------------------------------------------------------------- properties
+
+_TEXT = st.sampled_from(
+    ["", " ", "go", "go ", "again", "<environment_context>e</environment_context>"]
+)
+_PAYLOAD = st.one_of(
+    st.builds(
+        lambda role, text: {"type": "message", "role": role,
+                            "content": [{"type": "input_text", "text": text}]},
+        st.sampled_from(["user", "assistant", "developer", "other"]), _TEXT,
+    ),
+    st.builds(lambda text: {"role": "user", "content": [{"text": text}]}, _TEXT),
+    st.builds(lambda text: {"type": "reasoning", "summary": [{"text": text}]}, _TEXT),
+    st.just({"type": "function_call", "name": "f", "arguments": "{}"}),
+    st.just({"type": "function_call_output", "output": "o"}),
+    st.just({"type": "unknown_item"}),
+)  # fmt: skip
+_EVENT = st.one_of(
+    st.builds(lambda text: {"type": "user_message", "message": text}, _TEXT),
+    st.builds(
+        lambda text: {"type": "item_completed",
+                      "item": {"type": "UserMessage", "content": [{"text": text}]}},
+        _TEXT,
+    ),
+    st.just({"type": "agent_message", "message": "echo"}),
+)  # fmt: skip
+_CODEX_LINE = st.one_of(
+    st.builds(lambda p: _line("response_item", p), _PAYLOAD),
+    st.builds(lambda p: _line("event_msg", p), _EVENT),
+    st.builds(
+        lambda i: _line("session_meta", {"id": i} if i else {}), st.sampled_from([SID, "p", ""])
+    ),
+    st.builds(lambda m: _line("turn_context", {"model": m}), st.sampled_from(["m1", "m2"])),
+    st.builds(lambda t: _line("compacted", {"message": t}), _TEXT),
+)  # fmt: skip
+
+
+@settings(max_examples=80, deadline=None)
+@given(lines=st.lists(_CODEX_LINE, max_size=14), cut=st.integers(min_value=1, max_value=14))
+def test_units_always_equal_the_independent_raw_count(
+    tmp_path_factory: pytest.TempPathFactory, lines: list[Any], cut: int
+) -> None:
+    folder = tmp_path_factory.mktemp("prop")
+    path = _write(folder / ROLLOUT, lines)
+    full, cursor, _ = _parse(path)
+    assert cursor.units == count_rollout(path) == len(records_lines := {r.offset for r in full})
+    assert len(records_lines) == len(full)  # a line gives at most one record
+    grow = _write(folder / "grow" / ROLLOUT, lines[:cut])
+    first, partial, _ = _parse(grow)
+    with open(grow, "a") as handle:
+        handle.write("".join(json.dumps(line) + "\n" for line in lines[cut:]))
+    resumed = ParseCursor(
+        offset=partial.resume_offset, line=partial.resume_line, state=partial.state
+    )
+    second, resumed, _ = _parse(grow, resumed)
+    assert [(r.locator, r.text, r.kind, r.model, r.session_id) for r in first + second] == [
+        (r.locator, r.text, r.kind, r.model, r.session_id) for r in full
+    ]
+    assert resumed.units == cursor.units
+
+
+def test_discovery_and_pipeline_reach_these_parsers(home: Path) -> None:
+    from agentdex.discovery import discover
+    from agentdex.parsers import run
+
+    codex = home / ".codex"
+    _write(codex / "sessions" / "2026" / "11" / "20" / ROLLOUT, [_meta(), _msg("user", "a")])
+    _write(codex / "archived_sessions" / ROLLOUT, [_meta(), _msg("assistant", "b")])
+    (codex / "sessions" / "rollout-2025-04-01-legacy.json").write_text(
+        json.dumps({"session": {"id": "L"}, "items": [{"role": "user", "content": "c"}]})
+    )
+    _write(codex / "history.jsonl", [{"session_id": SID, "ts": 1795000000, "text": "a"}])
+    (codex / "auth.json").write_text("{}")
+    found = discover(home, agents=["codex"])
+    texts = {source.store: [r.text for r in run(source)] for source in found.sources}
+    assert texts == {
+        "codex.sessions": ["a"],
+        "codex.archived_sessions": ["b"],
+        "codex.legacy_sessions": ["c"],
+        "codex.history": ["a"],
+    }

@@ -124,6 +124,7 @@ def show(ref: str, home: str | None = None, *, agent: str | None = None) -> dict
             f"{session_id!r} matches {len(sessions)} conversations: "
             + ", ".join(sorted(sessions)[:5])
         )
+    records = _prefer_transcripts(records)
     records.sort(key=lambda r: (r.timestamp or 0.0, r.source_path, r.offset, r.locator))
     focus = next((i for i, r in enumerate(records) if locator and r.locator == locator), None)
     first = records[0]
@@ -134,6 +135,23 @@ def show(ref: str, home: str | None = None, *, agent: str | None = None) -> dict
         "focus": focus,
         "records": [r.to_json() for r in records],
     }
+
+
+def _prefer_transcripts(records: list[Record]) -> list[Record]:
+    """Drop prompt-log copies when the session's transcript is present (they repeat it)."""
+    holds = {r.store: _holds(r.store) for r in records}
+    if any(h != "prompt log" for h in holds.values()):
+        return [r for r in records if holds[r.store] != "prompt log"]
+    return records
+
+
+def _holds(store_id: str) -> str:
+    from agentdex.catalogue import store
+
+    try:
+        return store(store_id).holds
+    except KeyError:
+        return ""
 
 
 def audit(home: str | None = None) -> dict[str, Any]:

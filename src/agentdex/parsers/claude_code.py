@@ -224,6 +224,9 @@ def parse_transcript(ref: SourceRef, cursor: ParseCursor, diag: Diagnostics) -> 
                 else []
             )
         elif ltype in ("user", "assistant"):
+            if not isinstance(obj.get("message"), dict):
+                diag.add(ref.path, f"line:{line.lineno}", f"{ltype} line without a message object")
+                continue
             sidechain = bool(obj.get("isSidechain")) or parent is not None or file_agent is not None
             items = _line_items(obj, sidechain)
         else:

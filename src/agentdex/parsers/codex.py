@@ -271,6 +271,7 @@ def parse_rollout(ref: SourceRef, cursor: ParseCursor, diag: Diagnostics) -> Ite
     """Stream the records of one JSONL rollout."""
     initial: dict[str, Any] = {
         "session": None,
+        "meta_seen": False,
         "cwd": None,
         "branch": None,
         "model": None,
@@ -284,11 +285,14 @@ def parse_rollout(ref: SourceRef, cursor: ParseCursor, diag: Diagnostics) -> Ite
     for line, obj in stream.lines():
         ltype, payload = _envelope(obj)
         if payload is None:
+            if "payload" in obj:
+                diag.add(ref.path, f"line:{line.lineno}", "payload is not an object")
             continue
         item: Item | None = None
         if ltype == "session_meta":
             meta_id = payload.get("id")
-            if state["session"] is None:
+            if not state["meta_seen"]:
+                state["meta_seen"] = True
                 state["session"] = meta_id if isinstance(meta_id, str) and meta_id else None
                 state["session"] = state["session"] or _session_from_name(ref.path)
                 if isinstance(payload.get("cwd"), str) and payload["cwd"]:
@@ -327,8 +331,7 @@ def parse_rollout(ref: SourceRef, cursor: ParseCursor, diag: Diagnostics) -> Ite
             continue
         stream.produced()
         role, kind, text, extra = item
-        if state["session"] is None:
-            state["session"] = _session_from_name(ref.path)
+        session = state["session"] or _session_from_name(ref.path)
         timestamp = parse_timestamp(obj.get("timestamp")) or parse_timestamp(
             payload.get("timestamp")
         )
@@ -337,7 +340,7 @@ def parse_rollout(ref: SourceRef, cursor: ParseCursor, diag: Diagnostics) -> Ite
             store=ref.store,
             source_path=source,
             locator=f"line:{line.lineno}",
-            session_id=state["session"],
+            session_id=session,
             role=role,
             kind=kind,
             text=text,
@@ -356,8 +359,8 @@ def count_rollout(path: Path) -> int:
     count = 0
     session: Any = None
     copying = False
-    item_users: Counter[str] = Counter()
-    event_users: Counter[str] = Counter()
+    item_users: Counter[bytes] = Counter()
+    event_users: Counter[bytes] = Counter()
     for obj in raw_objects(path):
         payload, ltype = obj.get("payload"), obj.get("type")
         if not isinstance(payload, dict):  # the early unwrapped era
@@ -368,8 +371,10 @@ def count_rollout(path: Path) -> int:
                 ltype = "session_meta"
         if ltype == "session_meta":
             if session is None:
-                session = payload.get("id") or path.name
-            elif payload.get("id") not in (None, session):
+                session = payload.get("id")
+                session = session if isinstance(session, str) and session else None
+                session = session or _session_from_name(path)
+            elif isinstance(payload.get("id"), str) and payload["id"] != session:
                 copying = True
             continue
         if ltype == "turn_context":
@@ -381,7 +386,7 @@ def count_rollout(path: Path) -> int:
         if ltype == "event_msg":
             text = _event_text_raw(payload)
             if text:
-                event_users["".join(text.split())] += 1
+                event_users[_raw_key(text)] += 1
             continue
         if ltype == "compacted":
             count += isinstance(payload.get("message"), str) and bool(payload["message"].strip())
@@ -396,11 +401,16 @@ def count_rollout(path: Path) -> int:
             if words and (ptype == "agent_message" or role in _MESSAGE_ROLES):
                 count += 1
                 if role == "user" and not words.lstrip().startswith(INJECTED_PREFIXES):
-                    item_users["".join(words.split())] += 1
+                    item_users[_raw_key(words)] += 1
         elif ptype == "reasoning":
             body = _words(payload.get("summary")) or _words(payload.get("content"))
             count += bool(body.strip())
     return count + sum(max(0, n - item_users[key]) for key, n in event_users.items())
+
+
+def _raw_key(text: str) -> bytes:
+    """A 16-byte digest, so the count's memory grows with prompts, not their length."""
+    return hashlib.blake2b("".join(text.split()).encode(), digest_size=16).digest()
 
 
 def _words(content: Any) -> str:
