@@ -4,26 +4,41 @@ from __future__ import annotations
 
 from typing import Any
 
-from agentdex.mcp.tools._base import Settings, ToolSpec, api_function, list_paging
+from agentdex.mcp.tools._base import (
+    OFFSET,
+    Settings,
+    ToolSpec,
+    api_function,
+    integer,
+    list_paging,
+    offset_paging,
+)
 
 
 def _workspace_context(arguments: dict[str, Any], settings: Settings) -> dict[str, Any]:
     snapshot = api_function("context", "snapshot")
-    result: dict[str, Any] = snapshot(
+    data: dict[str, Any] = snapshot(
         settings.directory(arguments.get("directory")),
         payload=arguments.get("payloads", False),
         home=settings.home,
     )
-    return result
+    resources = data.get("resources")
+    if isinstance(resources, list):
+        offset, limit = arguments.get("offset", 0), arguments.get("limit", 100)
+        data["total_resources"] = len(resources)
+        data["offset"] = offset
+        data["resources"] = resources[offset : offset + limit]
+    return data
 
 
 WORKSPACE_CONTEXT = ToolSpec(
     name="workspace_context",
     title="What a workspace tells its agents",
     description=(
-        "The context snapshot of a directory: instruction files (AGENTS.md, CLAUDE.md, ...), "
-        "skills, MCP server configs (names and commands only, never their env or header "
-        "values) and which agent reads each. payloads=true adds file contents."
+        "What a directory tells its agents: the context snapshot of its instruction files "
+        "(AGENTS.md, CLAUDE.md, ...), skills and MCP server configs (server names only, never "
+        "their values), with which agent reads each and in what order. payloads=true adds "
+        "instruction and skill text. Resources page with offset/limit."
     ),
     properties={
         "directory": {
@@ -31,8 +46,11 @@ WORKSPACE_CONTEXT = ToolSpec(
             "description": "The workspace (default: the server's cwd).",
         },
         "payloads": {"type": "boolean", "default": False, "description": "Include file contents."},
+        "offset": OFFSET,
+        "limit": integer("At most this many resources.", 100, 1, 1000),
     },
     handler=_workspace_context,
+    paging=offset_paging("workspace_context", "resources"),
 )
 
 
