@@ -86,6 +86,7 @@ class _Walk:
     candidates: list[_Candidate] = field(default_factory=list)
     dirs: set[str] = field(default_factory=set)
     parents: set[str] = field(default_factory=set)
+    awaited: set[str] = field(default_factory=set)  # missing roots: their creation matters
     visited: set[tuple[int, int]] = field(default_factory=set)
     listed: int = 0
     unlisted: int = 0
@@ -106,6 +107,10 @@ def _walk_root(walk: _Walk, index: int, root: ScanRoot) -> RootInfo:
     try:
         st = os.stat(root.path)
     except FileNotFoundError:
+        parent = os.path.dirname(root.path)
+        if os.path.isdir(parent):
+            walk.awaited.add(root.path)
+            walk.parents.add(parent)
         return _root_info(root, "missing")
     except OSError as exc:
         return _root_info(root, "unreadable", exc.strerror)
@@ -346,7 +351,7 @@ def resolve(
     files = {c.path for c in ordered} | {
         c.inspection.target for c in ordered if c.inspection.target
     }
-    files |= {alias for c in ordered for alias in c.aliases}
+    files |= {alias for c in ordered for alias in c.aliases} | walk.awaited
     plan = WatchPlan(
         dirs=frozenset(walk.dirs),
         files=frozenset(files),
