@@ -90,6 +90,7 @@ class _Walk:
     visited: set[tuple[int, int]] = field(default_factory=set)
     listed: int = 0
     unlisted: int = 0
+    undecodable: int = 0
     truncated: bool = False
 
     def check(self) -> None:
@@ -142,10 +143,14 @@ def _walk_root(walk: _Walk, index: int, root: ScanRoot) -> RootInfo:
         directory, depth = stack.pop()
         if walk.listed >= walk.limits.max_dirs:
             walk.truncated = True
+            if not ok:
+                return _root_info(root, "truncated", "directory walk limit reached")
             break
         try:
             dst = os.stat(directory)
             if (dst.st_dev, dst.st_ino) in walk.visited:
+                if depth == 0:
+                    return _root_info(root, "ok", "already scanned under an earlier root")
                 continue
             walk.visited.add((dst.st_dev, dst.st_ino))
             with os.scandir(directory) as it:
@@ -173,6 +178,11 @@ def _visit(
     stack: list[tuple[str, int]],
 ) -> None:
     name = entry.name
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        walk.undecodable += 1  # cannot be named in JSON: counted in the snapshot error
+        return
     try:
         is_link = entry.is_symlink()
         is_dir = entry.is_dir(follow_symlinks=False)
@@ -332,6 +342,8 @@ def resolve(
         budget.notes.append(f"directory walk stopped after {limits.max_dirs} directories")
     if walk.unlisted:
         budget.notes.append(f"{walk.unlisted} directories could not be listed")
+    if walk.undecodable:
+        budget.notes.append(f"{walk.undecodable} entries with non-UTF-8 names were skipped")
     ordered = sorted(_dedupe(walk.candidates), key=_Candidate.sort_key)
     resources: list[Resource] = []
     for position, cand in enumerate(ordered):
