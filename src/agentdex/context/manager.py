@@ -184,7 +184,10 @@ class ContextManager:
         with self._lock:
             subscribers = list(self._subscribers)
         for callback in subscribers:
-            callback(snap)
+            try:
+                callback(snap)
+            except Exception:  # a subscriber that went away (closed loop) must not stop others
+                continue
 
     def _on_degraded(self, reason: str | None) -> None:
         notify: Snapshot | None = None
