@@ -118,12 +118,15 @@ def validate_source(raw: str, workspace: str | None, *, home: str | None = None)
 
 @contextlib.contextmanager
 def _locked(base: Path | None) -> Iterator[None]:
-    import fcntl
-
+    try:
+        import fcntl
+    except ImportError:  # no flock on this platform: the atomic replace still holds
+        fcntl = None  # type: ignore[assignment]
     directory = ensure_private_dir(_store_dir(base))
     fd = os.open(directory / "sources.lock", os.O_RDWR | os.O_CREAT, 0o600)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        if fcntl is not None:
+            fcntl.flock(fd, fcntl.LOCK_EX)
         yield
     finally:
         os.close(fd)

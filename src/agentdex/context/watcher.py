@@ -54,9 +54,9 @@ def _describe(exc: BaseException) -> str:
     if "watch limit" in text.lower() or "no space left" in text.lower():
         return (
             "live updates are off: the OS file watch limit was reached "
-            "(raise fs.inotify.max_user_watches); run a resync to refresh"
+            "(raise fs.inotify.max_user_watches, then resync or restart)"
         )
-    return f"live updates are off: cannot watch files ({text}); run a resync to refresh"
+    return f"live updates are off: cannot watch files ({text}); resync or restart to retry"
 
 
 class Watcher:
