@@ -317,3 +317,22 @@ def test_walk_limit_is_reported(ws: Path) -> None:
     result = resolve(scan_roots(str(ws), limits=limits), limits=limits)
     assert result.error and "stopped after 3 directories" in result.error
     assert len(result.resources) == 2  # the root and two directories were listed
+
+
+def test_repository_ancestors_contribute_their_own_files(git_repo: Path) -> None:
+    repo = git_repo.resolve()
+    write(repo / "AGENTS.md", "# Repo rules\n")
+    write(repo / "docs" / "AGENTS.md", "# sibling: not an ancestor\n")
+    write(repo / "src" / "CLAUDE.md", "# src\n")
+    shop = repo / "src" / "shop"
+    write(shop / "AGENTS.md", "# Shop\n")
+    out = snap(shop)
+    assert res(out, repo / "AGENTS.md")["scope"] == "ancestor"
+    assert res(out, repo / "src" / "CLAUDE.md")["scope"] == "ancestor"
+    assert str(repo / "docs" / "AGENTS.md") not in sources_of(out)
+    assert res(out, shop / "AGENTS.md")["scope"] == "workspace"
+
+
+def test_no_ancestors_outside_a_repository(ws: Path) -> None:
+    write(ws.parent / "AGENTS.md", "# above, but not a repository\n")
+    assert sources_of(snap(ws)) == set()

@@ -37,6 +37,7 @@ class ScanRoot:
     skip: frozenset[str] = SKIP_DIRS
     allow_file: bool = False
     denied: str | None = None  # set when a user source is no longer under an allowed root
+    shallow: bool = False  # only the files directly inside (workspace ancestors)
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,7 +162,7 @@ def _walk_root(walk: _Walk, index: int, root: ScanRoot) -> RootInfo:
                 return _root_info(root, "unreadable", "cannot list directory")
             continue
         walk.listed += 1
-        walk.dirs.add(directory)
+        (walk.parents if root.shallow else walk.dirs).add(directory)
         ok = True
         for entry in entries:
             _visit(walk, index, root, root_real, entry, depth, stack)

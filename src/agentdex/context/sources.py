@@ -214,6 +214,29 @@ def source_status(entry: dict[str, Any], workspace: str | None, home: str | None
     return "ok"
 
 
+def ancestors(workspace: str, home: str | None = None) -> list[str]:
+    """Directories above ``workspace`` up to its repository root, nearest first.
+
+    Agents read instruction files from these too (Codex from the git root
+    down, Claude and Gemini upward). Nothing above the repository root, the
+    home directory, or the filesystem root is included; outside a repository
+    the list is empty.
+    """
+    home_real = os.path.realpath(home_dir(home))
+    chain: list[str] = []
+    current = workspace
+    if os.path.exists(os.path.join(current, ".git")):
+        return []
+    while True:
+        parent = os.path.dirname(current)
+        if parent == current or parent == home_real or is_within(home_real, parent):
+            return []  # reached home or / without finding a repository
+        chain.append(parent)
+        if os.path.exists(os.path.join(parent, ".git")):
+            return chain
+        current = parent
+
+
 def scan_roots(
     workspace: str,
     *,
@@ -224,6 +247,8 @@ def scan_roots(
     """Every root of a workspace's snapshot, in priority order."""
     home_path = str(home_dir(home))
     roots = [ScanRoot(workspace, "workspace", max_depth=limits.workspace_depth)]
+    for parent in ancestors(workspace, home):
+        roots.append(ScanRoot(parent, "ancestor", max_depth=0, shallow=True))
     for folder in user_folders(home):
         path = os.path.realpath(folder)
         roots.append(ScanRoot(path, "user", max_depth=limits.user_depth, skip=USER_SKIP_DIRS))
