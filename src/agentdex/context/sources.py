@@ -229,7 +229,7 @@ def ancestors(workspace: str, home: str | None = None) -> list[str]:
         return []
     while True:
         parent = os.path.dirname(current)
-        if parent == current or parent == home_real or is_within(home_real, parent):
+        if parent == current or is_within(home_real, parent):
             return []  # reached home or / without finding a repository
         chain.append(parent)
         if os.path.exists(os.path.join(parent, ".git")):
