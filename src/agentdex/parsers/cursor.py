@@ -389,7 +389,8 @@ def parse_state_vscdb(
 def _has_content(bubble: object) -> bool:
     if not isinstance(bubble, dict):
         return False
-    if str(bubble.get("text") or "").strip():
+    text = bubble.get("text")
+    if isinstance(text, str) and text.strip():
         return True
     if bubble.get("type") in (1, "user"):
         return False
