@@ -25,7 +25,9 @@ def _time(cmd: list[str], runs: int, env: dict[str, str]) -> float:
     samples = []
     for _ in range(runs):
         start = time.perf_counter()
-        subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        subprocess.run(
+            cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False
+        )
         samples.append(time.perf_counter() - start)
     return statistics.median(samples)
 
@@ -41,14 +43,20 @@ def main() -> None:
         ("python -c pass (floor)", floor),
         ("agentdex --version", _time([py, "-m", "agentdex", "--version"], args.runs, env)),
         ("agentdex --help", _time([py, "-m", "agentdex", "--help"], args.runs, env)),
-        ("agentdex search --help", _time([py, "-m", "agentdex", "search", "--help"], args.runs, env)),
+        (
+            "agentdex search --help",
+            _time([py, "-m", "agentdex", "search", "--help"], args.runs, env),
+        ),
     ]
     print(f"median of {args.runs} runs")
     for name, seconds in rows:
         print(f"  {name:<28} {seconds * 1000:7.1f} ms   {seconds / floor:4.1f}x floor")
     out = subprocess.run(
         [py, "-X", "importtime", "-m", "agentdex", "--help"],
-        env=env, capture_output=True, text=True, check=False,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
     ).stderr
     costs = []
     for line in out.splitlines():

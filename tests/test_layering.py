@@ -2,7 +2,8 @@
 
 Surfaces (cli, http, mcp) may import only the library API and the bottom
 layers, never engines directly and never each other; bottom layers never
-import anything above them.
+import anything above them. ``asgi`` is the one composition root: it joins
+the http and mcp surfaces for ``agentdex serve``, and only the CLI imports it.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ for name in ENGINES:
 ALLOWED["api"] = BOTTOM | READ | ENGINES | API
 for name in SURFACES:
     ALLOWED[name] = BOTTOM | API | {name}
+ALLOWED["asgi"] = BOTTOM | API | {"http", "mcp", "asgi"}
+ALLOWED["cli"] = ALLOWED["cli"] | {"asgi"}
 
 
 def _layer(module_path: Path) -> str:

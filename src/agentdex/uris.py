@@ -1,9 +1,12 @@
 """Map the workspace URIs agents record to local paths.
 
 ``file://`` URIs are percent-decoded; ``vscode-remote://wsl+<distro>/path``
-and ``vscode-remote://ssh-remote+<host>/path`` reduce to their path. Any
-other URI (``untitled:``, ``vscode-vfs:``...) maps to ``None``. Nothing here
-raises on bad input.
+and ``vscode-remote://ssh-remote+<host>/path`` reduce to their path, as do
+the UNC forms a Windows editor uses for a WSL folder
+(``file://wsl.localhost/<distro>/path``, ``file://wsl$/<distro>/path``). A
+``file://`` URI naming any other host (a network share), a path containing
+NUL, and any other URI (``untitled:``, ``vscode-vfs:``...) map to ``None``.
+Nothing here raises on bad input.
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ import re
 from urllib.parse import unquote, urlsplit
 
 _WINDOWS_DRIVE = re.compile(r"^/?([A-Za-z]):[/\\]?(.*)$")
+#: Hosts of the UNC paths Windows uses for a WSL distro's files.
+_WSL_UNC_HOSTS = ("wsl.localhost", "wsl$")
 
 
 def uri_to_path(uri: object) -> str | None:
@@ -26,6 +31,8 @@ def uri_to_path(uri: object) -> str | None:
     """
     if not isinstance(uri, str) or not uri:
         return None
+    if "\x00" in uri or "%00" in uri:
+        return None
     if uri.startswith("/"):
         return uri
     try:
@@ -35,8 +42,14 @@ def uri_to_path(uri: object) -> str | None:
     scheme = parts.scheme.lower()
     if scheme == "file":
         path = unquote(parts.path)
+        host = unquote(parts.netloc).lower()
+        if host in _WSL_UNC_HOSTS:
+            distro_and_path = path.lstrip("/").split("/", 1)
+            return "/" + distro_and_path[1] if len(distro_and_path) == 2 else None
+        if host not in ("", "localhost"):
+            return None
         drive = _WINDOWS_DRIVE.match(path)
-        if drive and (parts.netloc == "" or parts.netloc.lower() == "localhost"):
+        if drive:
             rest = drive.group(2).replace("\\", "/")
             return f"/mnt/{drive.group(1).lower()}/{rest}".rstrip("/") or "/"
         return path or None

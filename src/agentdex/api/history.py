@@ -43,13 +43,14 @@ def probe(source: Source) -> ProbeResult:
     if source.row.parser is None or source.row.coverage is Coverage.LISTED:
         return ProbeResult("not-parsed")
     diagnostics = Diagnostics()
+    cursor = ParseCursor()
     try:
-        found = next(iter(run(source, ParseCursor(), diagnostics)), None)
+        found = next(iter(run(source, cursor, diagnostics)), None)
     except Exception as exc:  # a parser bug must not break `sources`
         return ProbeResult("error", 0, [{"path": str(source.path), "message": repr(exc)}])
     diags = [d.to_json() for d in diagnostics.items[:5]]
-    if found is not None:
-        return ProbeResult("ok", 1, diags)
+    if found is not None or cursor.titles:
+        return ProbeResult("ok", 1 if found is not None else 0, diags)
     return ProbeResult("error" if diagnostics.count else "empty", 0, diags)
 
 
@@ -77,8 +78,16 @@ def sources(home: str | None = None, *, check: bool = True) -> dict[str, Any]:
     return {
         "home": str(found.home),
         "warnings": found.warnings,
-        "sources": [source_json(s, probe(s) if check else None) for s in found.sources],
+        "sources": [source_json(s, probe(s) if check else None) for s in _by_agent(found.sources)],
     }
+
+
+def _by_agent(found: list[Source]) -> list[Source]:
+    """Group sources by agent (catalogue order within an agent) for readable listings."""
+    from agentdex.records import AGENTS
+
+    rank = {agent: i for i, agent in enumerate(AGENTS)}
+    return sorted(found, key=lambda s: rank.get(s.agent, len(rank)))
 
 
 def _parse_all(source: Source, diagnostics: Diagnostics, cursor: ParseCursor) -> Iterator[Record]:
@@ -124,6 +133,7 @@ def show(ref: str, home: str | None = None, *, agent: str | None = None) -> dict
             f"{session_id!r} matches {len(sessions)} conversations: "
             + ", ".join(sorted(sessions)[:5])
         )
+    records = _prefer_transcripts(records)
     records.sort(key=lambda r: (r.timestamp or 0.0, r.source_path, r.offset, r.locator))
     focus = next((i for i, r in enumerate(records) if locator and r.locator == locator), None)
     first = records[0]
@@ -136,12 +146,29 @@ def show(ref: str, home: str | None = None, *, agent: str | None = None) -> dict
     }
 
 
+def _prefer_transcripts(records: list[Record]) -> list[Record]:
+    """Drop prompt-log copies when the session's transcript is present (they repeat it)."""
+    holds = {r.store: _holds(r.store) for r in records}
+    if any(h != "prompt log" for h in holds.values()):
+        return [r for r in records if holds[r.store] != "prompt log"]
+    return records
+
+
+def _holds(store_id: str) -> str:
+    from agentdex.catalogue import store
+
+    try:
+        return store(store_id).holds
+    except KeyError:
+        return ""
+
+
 def audit(home: str | None = None) -> dict[str, Any]:
     """Parse every source and compare with its parser's independent raw count."""
     found = discover_sources(home)
     rows: list[dict[str, Any]] = []
     totals = {"sources": 0, "records": 0, "raw": 0, "units": 0, "problems": 0}
-    for source in found.sources:
+    for source in _by_agent(found.sources):
         entry = source_json(source)
         if source.row.parser is None or source.row.coverage is Coverage.LISTED:
             entry.update(status="not-parsed", records=0, units=0, raw=None, diagnostics=[])
@@ -177,10 +204,10 @@ def audit(home: str | None = None) -> dict[str, Any]:
 
 def _audit_status(records: int, units: int, raw: int | None, diagnostics: int) -> str:
     """ok / empty / mismatch / silent (raw content but nothing parsed) / diagnostics."""
-    if raw is not None and raw > 0 and records == 0:
+    if raw is not None and raw > 0 and units == 0:
         return "silent"
     if raw is not None and units != raw:
         return "mismatch"
-    if records == 0:
+    if records == 0 and units == 0:
         return "empty"
     return "ok" if diagnostics == 0 else "diagnostics"

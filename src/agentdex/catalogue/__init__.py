@@ -7,7 +7,24 @@ is new). Rows are grouped one module per agent.
 
 from __future__ import annotations
 
-from agentdex.catalogue import claude_code, codex, gemini_cli, vscode_copilot
+from agentdex.catalogue import (
+    aider,
+    antigravity_cli,
+    claude_code,
+    claude_extras,
+    cline,
+    codex,
+    codex_extras,
+    copilot_cli,
+    cursor,
+    cursor_cli,
+    gemini_cli,
+    grok,
+    opencode,
+    pi,
+    vscode_copilot,
+    windsurf,
+)
 from agentdex.catalogue.schema import Coverage, StoreRow
 from agentdex.records import AGENTS
 
@@ -16,6 +33,18 @@ CATALOGUE: tuple[StoreRow, ...] = (
     *codex.ROWS,
     *gemini_cli.ROWS,
     *vscode_copilot.ROWS,
+    *claude_extras.ROWS,
+    *codex_extras.ROWS,
+    *cursor.ROWS,
+    *cursor_cli.ROWS,
+    *opencode.ROWS,
+    *cline.ROWS,
+    *aider.ROWS,
+    *pi.ROWS,
+    *grok.ROWS,
+    *antigravity_cli.ROWS,
+    *copilot_cli.ROWS,
+    *windsurf.ROWS,
 )
 
 

@@ -39,3 +39,9 @@ def relative_time(iso: str | None, now: float | None = None) -> str:
         if delta >= seconds:
             return f"{int(delta // seconds)}{unit} ago"
     return "just now"
+
+
+def tilde(path: str, home: str) -> str:
+    """Show ``path`` relative to ``home`` as ``~/...`` when it is inside it."""
+    prefix = home.rstrip("/") + "/"
+    return "~/" + path[len(prefix) :] if path.startswith(prefix) else path

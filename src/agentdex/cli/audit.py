@@ -24,31 +24,23 @@ def audit(ctx: click.Context, as_json: bool, show_all: bool) -> None:
     if as_json:
         emit_json(data)
         return
-    from rich.table import Table
+    from agentdex.cli._format import tilde
 
     out = console()
     totals = data["totals"]
-    table = Table(box=None, pad_edge=False)
-    for column in ("status", "agent", "store", "records", "units", "raw", "diag", "path"):
-        table.add_column(column, overflow="fold" if column == "path" else "ellipsis")
     styles = {"ok": "green", "empty": "yellow", "not-parsed": "dim"}
-    shown = 0
     for row in data["sources"]:
         if not show_all and row["status"] in {"ok", "not-parsed"}:
             continue
-        shown += 1
-        table.add_row(
-            f"[{styles.get(row['status'], 'red')}]{row['status']}[/]",
-            row["agent"],
-            row["store"],
-            str(row["records"]),
-            str(row["units"]),
-            "-" if row["raw"] is None else str(row["raw"]),
-            str(row.get("diagnostic_count", 0)),
-            row["path"],
+        raw = "-" if row["raw"] is None else str(row["raw"])
+        out.print(
+            f"[{styles.get(row['status'], 'red')}]{row['status']:<11}[/] "
+            f"{row['store']:<30} records {row['records']:>6}  units {row['units']:>6}/{raw:<6} "
+            f"diag {row.get('diagnostic_count', 0):>3}  {tilde(row['path'], data['home'])}",
+            soft_wrap=True,
         )
-    if shown:
-        out.print(table)
+        for diag in row["diagnostics"][:3]:
+            out.print(f"    [dim]{diag['locator']} {diag['message']}[/]", soft_wrap=True)
     out.print(
         f"{totals['sources']} sources, {totals['records']} records, "
         f"{totals['units']} units parsed of {totals['raw']} counted raw, "

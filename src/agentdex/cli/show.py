@@ -42,7 +42,8 @@ def show(
     out = console()
     out.print(
         f"[bold]{data['agent']}[/] session [cyan]{data['session_id']}[/]"
-        + (f"  project {data['project']}" if data["project"] else "")
+        + (f"  project {data['project']}" if data["project"] else ""),
+        soft_wrap=True,
     )
     colours = {"user": "green", "assistant": "blue", "tool": "magenta", "system": "yellow"}
     for index, record in enumerate(records):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from agentdex.cli._common import console, emit_json, home_of, json_option
-from agentdex.cli._format import human_size, relative_time
+from agentdex.cli._format import human_size, relative_time, tilde
 
 
 @click.command("sources")
@@ -25,29 +25,25 @@ def sources(ctx: click.Context, as_json: bool, no_check: bool) -> None:
     if as_json:
         emit_json(data)
         return
-    from rich.table import Table
-
     out = console()
     for warning in data["warnings"]:
         console(stderr=True).print(f"[yellow]warning:[/] {warning}")
     if not data["sources"]:
         out.print(f"No agent stores found under {data['home']}.")
         return
-    table = Table(box=None, pad_edge=False)
-    for column in ("agent", "store", "format", "size", "modified", "coverage", "parsed", "path"):
-        table.add_column(column, overflow="fold" if column == "path" else "ellipsis")
     styles = {"ok": "green", "empty": "yellow", "error": "red", "not-parsed": "dim"}
+    agent = None
     for row in data["sources"]:
+        if row["agent"] != agent:
+            agent = row["agent"]
+            out.print(f"[bold]{agent}[/]")
         status = row.get("parse_status", "-")
-        path = row["path"] + (f"  [dim]({row['host']})[/]" if row["host"] else "")
-        table.add_row(
-            row["agent"],
-            row["store"],
-            row["format"],
-            human_size(row["size"]),
-            relative_time(row["modified"]),
-            row["coverage"],
-            f"[{styles.get(status, 'white')}]{status}[/]",
-            path,
+        store = row["store"].removeprefix(row["agent"] + ".")
+        coverage = "" if row["coverage"] == "default" else f" [dim]({row['coverage']})[/]"
+        host = f" [dim]via {row['host']}[/]" if row["host"] else ""
+        out.print(
+            f"  {store:<18} [{styles.get(status, 'white')}]{status:<10}[/] "
+            f"{human_size(row['size']):>9}  {relative_time(row['modified']):>8}  "
+            f"{tilde(row['path'], data['home'])}{coverage}{host}",
+            soft_wrap=True,
         )
-    out.print(table)

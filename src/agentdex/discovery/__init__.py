@@ -12,9 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agentdex.catalogue import CATALOGUE, Coverage, StoreRow
+from agentdex.config import Config, load_config
 from agentdex.discovery import roots as _roots
 from agentdex.discovery.globwalk import glob
 from agentdex.discovery.roots import Root
+from agentdex.errors import ConfigError
 from agentdex.paths import home_dir
 
 
@@ -81,13 +83,18 @@ def discover(
         if row.root not in result.roots:
             resolver = _roots.RESOLVERS.get(row.root)
             found = resolver(result.home, _warn) if resolver else []
+            known = {os.path.normcase(str(root.path)) for root in found}
             for extra in (extra_roots or {}).get(row.root, []):
-                if extra.is_dir():
-                    found.append(Root(row.root, extra.absolute()))
+                extra = Path(extra).expanduser().absolute()
+                if not extra.is_dir():
+                    _warn(f"configured {row.root} root {extra} is not a directory; skipped")
+                elif os.path.normcase(str(extra)) not in known:
+                    known.add(os.path.normcase(str(extra)))
+                    found.append(Root(row.root, extra))
             result.roots[row.root] = found
         for root in result.roots[row.root]:
             seen: set[str] = set()
-            for pattern in row.patterns:
+            for pattern in (root.only,) if root.only else row.patterns:
                 for path in glob(str(root.path), pattern, exclude=row.exclude):
                     if path in seen:
                         continue
@@ -102,4 +109,72 @@ def discover(
     return result
 
 
-__all__ = ["Discovery", "Root", "Source", "discover"]
+def configured_rows(config: Config) -> list[StoreRow]:
+    """The catalogue rows a config selects: disabled agents/stores out, enabled opt-ins in.
+
+    Unknown agent or store ids are a :class:`~agentdex.errors.ConfigError`
+    (a typo would otherwise silently disable nothing).
+    """
+    known_agents = {row.agent for row in CATALOGUE}
+    known_stores = {row.store for row in CATALOGUE}
+    where = str(config.path) if config.path else "config"
+    for key, names, known in (
+        ("agents.disabled", config.disabled_agents, known_agents),
+        ("stores.disabled", config.disabled_stores, known_stores),
+        ("stores.enabled", config.enabled_stores, known_stores),
+    ):
+        unknown = sorted(set(names) - known)
+        if unknown:
+            raise ConfigError(f"{where}: key '{key}' names unknown id(s): {', '.join(unknown)}")
+    unknown_roots = sorted(set(config.store_paths) - {row.root for row in CATALOGUE})
+    if unknown_roots:
+        raise ConfigError(
+            f"{where}: key 'stores.paths' names unknown discovery root(s): "
+            f"{', '.join(unknown_roots)}"
+        )
+    return [
+        row
+        for row in CATALOGUE
+        if row.agent not in config.disabled_agents
+        and row.store not in config.disabled_stores
+        and (row.coverage is not Coverage.OPT_IN or row.store in config.enabled_stores)
+    ]
+
+
+def configured_extra_roots(config: Config) -> dict[str, list[Path]]:
+    """``[stores.paths]`` per root, plus ``[projects] roots`` (expanded) for the Aider root."""
+    extra = {name: list(paths) for name, paths in config.store_paths.items()}
+    if config.project_roots:
+        expanded = _roots.expand_project_roots(list(config.project_roots), children=True)
+        extra.setdefault("projects", []).extend(expanded)
+    return extra
+
+
+def discover_configured(
+    home: str | os.PathLike[str] | None = None,
+    *,
+    config: Config | None = None,
+    agents: Iterable[str] | None = None,
+    warn: Callable[[str], None] | None = None,
+) -> Discovery:
+    """:func:`discover` as the user configured it (``load_config()`` unless given)."""
+    config = config if config is not None else load_config()
+    return discover(
+        home,
+        rows=configured_rows(config),
+        agents=agents,
+        include_opt_in=True,
+        extra_roots=configured_extra_roots(config),
+        warn=warn,
+    )
+
+
+__all__ = [
+    "Discovery",
+    "Root",
+    "Source",
+    "configured_extra_roots",
+    "configured_rows",
+    "discover",
+    "discover_configured",
+]

@@ -9,6 +9,7 @@ OS layouts.
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import sys
 from collections.abc import Callable
@@ -27,6 +28,9 @@ class Root:
     name: str
     path: Path
     host: str | None = None
+    #: When set, this root yields only this one file, whatever the row's globs say
+    #: (an env var naming one file, e.g. ``$OPENCODE_DB``).
+    only: str | None = None
 
 
 Warn = Callable[[str], None]
@@ -120,11 +124,218 @@ def vscode_user(home: Path, warn: Warn) -> list[Root]:
     return roots
 
 
+def _override_file(var: str, warn: Warn) -> Path | None:
+    """A file named by env ``var``; None (with a warning) when it does not exist."""
+    value = os.environ.get(var)
+    if not value:
+        return None
+    path = Path(value).expanduser()
+    try:
+        if path.is_file():
+            return path.absolute()
+    except OSError:
+        pass
+    warn(f"{var}={value} is not a file; using the default location")
+    return None
+
+
+def cursor_user(home: Path, warn: Warn) -> list[Root]:
+    """Cursor IDE ``User`` dirs: this OS's app dir, the remote server, and the WSL bridge."""
+    paths = [base / "Cursor" / "User" for base in _platform_app_dirs(home)]
+    paths.append(home / ".cursor-server" / "data" / "User")
+    roots = _existing("cursor_user", paths)
+    for user_dir, host in wsl.windows_app_dirs((), app="Cursor"):
+        roots.extend(_existing("cursor_user", [user_dir], host))
+    return roots
+
+
+def cursor_home(home: Path, warn: Warn) -> list[Root]:
+    """``~/.cursor``: Cursor CLI (cursor-agent) transcripts."""
+    return _existing("cursor_home", [home / ".cursor"])
+
+
+def cursor_config(home: Path, warn: Warn) -> list[Root]:
+    """``${XDG_CONFIG_HOME:-~/.config}/cursor`` (lowercase): the CLI's prompt history."""
+    return _existing(
+        "cursor_config",
+        [_xdg("XDG_CONFIG_HOME", home, ".config") / "cursor", home / ".config" / "cursor"],
+    )
+
+
+def opencode_data(home: Path, warn: Warn) -> list[Root]:
+    """OpenCode's data dir (``${XDG_DATA_HOME:-~/.local/share}/opencode``)."""
+    return _existing(
+        "opencode_data",
+        [
+            _xdg("XDG_DATA_HOME", home, ".local/share") / "opencode",
+            home / ".local" / "share" / "opencode",
+        ],
+    )
+
+
+def opencode_db(home: Path, warn: Warn) -> list[Root]:
+    """The data dir, plus the one file ``$OPENCODE_DB`` names (whatever its name)."""
+    pinned = _override_file("OPENCODE_DB", warn)
+    roots = [Root("opencode_db", root.path) for root in opencode_data(home, warn)]
+    default_name = pinned is not None and (
+        pinned.name == "opencode.db" or fnmatch.fnmatchcase(pinned.name, "opencode-*.db")
+    )
+    if pinned is not None and not (default_name and any(pinned.parent == r.path for r in roots)):
+        roots.insert(0, Root("opencode_db", pinned.parent, None, pinned.name))
+    return roots
+
+
+CLINE_EXTENSIONS = ("saoudrizwan.claude-dev",)
+
+
+def cline_tasks(home: Path, warn: Warn) -> list[Root]:
+    """Cline: the extension's global storage per VS Code edition (and WSL), ``~/.cline/data``."""
+    paths = [
+        user.path / "globalStorage" / ext
+        for user in vscode_user(home, warn) + cursor_user(home, warn)
+        if user.host is None
+        for ext in CLINE_EXTENSIONS
+    ]
+    paths.append(home / ".cline" / "data")
+    roots = _existing("cline_tasks", paths)
+    for user_dir, host in wsl.windows_app_dirs(VSCODE_EDITIONS):
+        for ext in CLINE_EXTENSIONS:
+            roots.extend(_existing("cline_tasks", [user_dir / "globalStorage" / ext], host))
+    return roots
+
+
+def pi_agent(home: Path, warn: Warn) -> list[Root]:
+    """Pi's agent dir (``$PI_CODING_AGENT_DIR`` or ``~/.pi/agent``), and omp's ``~/.omp/agent``."""
+    pinned = _override("PI_CODING_AGENT_DIR", warn)
+    return _existing("pi_agent", pinned or [home / ".pi" / "agent", home / ".omp" / "agent"])
+
+
+def grok(home: Path, warn: Warn) -> list[Root]:
+    return _existing("grok", _override("GROK_HOME", warn) or [home / ".grok"])
+
+
+def antigravity_cli(home: Path, warn: Warn) -> list[Root]:
+    return _existing("antigravity_cli", [home / ".gemini" / "antigravity-cli"])
+
+
+def copilot_cli(home: Path, warn: Warn) -> list[Root]:
+    """``$COPILOT_HOME``, ``$XDG_CONFIG_HOME/.copilot`` when set, else ``~/.copilot``."""
+    pinned = _override("COPILOT_HOME", warn)
+    if pinned:
+        return _existing("copilot_cli", pinned)
+    paths = [home / ".copilot"]
+    xdg = os.environ.get("XDG_CONFIG_HOME")
+    if xdg and os.path.isabs(xdg):
+        paths.insert(0, Path(xdg) / ".copilot")
+    return _existing("copilot_cli", paths)
+
+
+def windsurf(home: Path, warn: Warn) -> list[Root]:
+    return _existing("windsurf", [home / ".codeium" / "windsurf"])
+
+
+def project_roots(home: Path, warn: Warn) -> list[Root]:
+    """Project folders Aider may have written into (see :func:`expand_project_roots`).
+
+    From ``$AGENTDEX_PROJECT_ROOTS`` (``os.pathsep``-separated, expanded one
+    level) and the project dirs the index saw in other agents' records
+    (``<data dir>/projects.json``, taken as they are). The config file's
+    ``[projects] roots`` arrive through ``discover(extra_roots=...)``.
+    """
+    configured: list[Path] = []
+    for part in (os.environ.get("AGENTDEX_PROJECT_ROOTS") or "").split(os.pathsep):
+        part = part.strip()
+        if not part:
+            continue
+        path = Path(part).expanduser()
+        if _is_dir(path):
+            configured.append(path)
+        else:
+            warn(f"AGENTDEX_PROJECT_ROOTS entry {part} is not a directory; skipped")
+    seen = expand_project_roots(configured, children=True)
+    seen += expand_project_roots(_indexed_projects(), children=False)
+    return _existing("projects", seen)
+
+
+#: Most project dirs read from projects.json (a runaway file cannot stall discovery).
+MAX_INDEXED_PROJECTS = 5000
+
+
+def _indexed_projects() -> list[Path]:
+    """Absolute project dirs from the index's ``projects.json``; [] when absent or corrupt."""
+    import orjson
+
+    from agentdex.paths import data_dir
+
+    try:
+        data = orjson.loads((data_dir() / "projects.json").read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return []
+    if not isinstance(data, list):
+        return []
+    return [
+        Path(item)
+        for item in data[:MAX_INDEXED_PROJECTS]
+        if isinstance(item, str) and os.path.isabs(item)
+    ]
+
+
+def _git_toplevel(path: Path) -> Path | None:
+    """The nearest ancestor (or ``path``) holding a ``.git`` entry; no walking down."""
+    for candidate in (path, *path.parents):
+        try:
+            if (candidate / ".git").exists():
+                return candidate
+        except OSError:
+            return None
+    return None
+
+
+def expand_project_roots(paths: list[Path], *, children: bool) -> list[Path]:
+    """Each dir, its git top-level, and (``children``) its direct subdirs when it is no repo.
+
+    This is the whole search: a configured ``~/src`` yields ``~/src`` and
+    ``~/src/*``; nothing deeper is walked, so the disk is never crawled.
+    """
+    found: list[Path] = []
+    for path in paths:
+        if not _is_dir(path):
+            continue
+        found.append(path)
+        top = _git_toplevel(path)
+        if top is not None and top != path:
+            found.append(top)
+        if children and top is None:
+            try:
+                with os.scandir(path) as entries:
+                    subdirs = sorted(
+                        Path(e.path)
+                        for e in entries
+                        if e.is_dir(follow_symlinks=False) and not e.name.startswith(".")
+                    )
+            except OSError:
+                subdirs = []
+            found.extend(subdirs)
+    return found
+
+
 RESOLVERS: dict[str, Callable[[Path, Warn], list[Root]]] = {
     "claude": claude,
     "codex": codex,
     "gemini": gemini,
     "vscode_user": vscode_user,
+    "cursor_user": cursor_user,
+    "cursor_home": cursor_home,
+    "cursor_config": cursor_config,
+    "opencode_data": opencode_data,
+    "opencode_db": opencode_db,
+    "cline_tasks": cline_tasks,
+    "pi_agent": pi_agent,
+    "grok": grok,
+    "antigravity_cli": antigravity_cli,
+    "copilot_cli": copilot_cli,
+    "windsurf": windsurf,
+    "projects": project_roots,
 }
 
 

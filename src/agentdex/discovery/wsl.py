@@ -42,9 +42,11 @@ def windows_app_dirs(editions: tuple[str, ...], app: str | None = None) -> list[
         return []
     root = users_root()
     try:
-        users = sorted(
-            (e for e in os.scandir(root) if e.is_dir(follow_symlinks=False)), key=lambda e: e.name
-        )
+        with os.scandir(root) as entries:
+            users = sorted(
+                (entry for entry in entries if entry.is_dir(follow_symlinks=False)),
+                key=lambda entry: entry.name,
+            )
     except OSError:
         return []
     found: list[tuple[Path, str]] = []

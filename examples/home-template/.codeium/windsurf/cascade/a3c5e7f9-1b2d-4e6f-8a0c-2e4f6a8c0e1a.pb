@@ -1,0 +1,1 @@
+8Jq3vTz0cRkL2mWb9XyQe5HnPdA7sGfU1oCiE4tY6uBxN

@@ -1,0 +1,18 @@
+"""Windsurf (Codeium Cascade): present on disk, but encrypted."""
+
+from agentdex.catalogue.schema import Coverage, StoreRow
+
+ROWS = (
+    StoreRow(
+        agent="windsurf",
+        store="windsurf.cascade",
+        holds="transcripts",
+        format="protobuf (encrypted)",
+        root="windsurf",
+        patterns=("cascade/*.pb",),
+        parser=None,
+        coverage=Coverage.LISTED,
+        locations={"linux": "~/.codeium/windsurf", "macos": "~/.codeium/windsurf"},
+        description="High-entropy .pb per conversation: listed by sources, cannot be parsed.",
+    ),
+)

@@ -1,0 +1,325 @@
+"""``/api/v0/context``: workspace context over HTTP (a thin shell over the API).
+
+Each workspace asked for gets a live, watched view (at most
+``MAX_LIVE_WORKSPACES``, least recently used closed first), so
+``/snapshot`` answers from the published snapshot and ``/events`` streams
+each new version as server-sent events. The default workspace is
+``app.state.context_workspace`` (``serve --workspace``), else the cwd.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import AsyncIterator
+from typing import Any
+
+import orjson
+from fastapi import APIRouter, FastAPI, Query, Request, Response
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import StreamingResponse
+from pydantic import BaseModel, Field
+
+from agentdex.api import context as api
+
+MAX_LIVE_WORKSPACES = 4
+KEEPALIVE_SECONDS = 15.0
+
+
+class ErrorBody(BaseModel):
+    error: str
+    message: str
+    detail: str | None = None
+
+
+class ResourceBody(BaseModel):
+    id: str
+    kind: str
+    source: str
+    source_path: str | None
+    scope: str
+    root: str
+    status: str
+    error: str | None
+    content_hash: str | None
+    size: int
+    name: str | None
+    description: str | None
+    servers: list[str] | None
+    target: str | None
+    aliases: list[str]
+    payload_bytes: int
+    payload: str | None
+
+
+class RootBody(BaseModel):
+    path: str
+    scope: str
+    status: str
+    source_path: str | None
+    error: str | None
+
+
+class SnapshotBody(BaseModel):
+    schema_version: int
+    version: int
+    workspace: str
+    aggregate_hash: str
+    total_payload_bytes: int
+    resource_count: int
+    status_counts: dict[str, int]
+    payload_included: bool
+    error: str | None
+    roots: list[RootBody]
+    resources: list[ResourceBody]
+
+
+class SourceBody(BaseModel):
+    path: str
+    added_at: str | None
+    workspace: str | None
+    status: str
+
+
+class SourcesBody(BaseModel):
+    sources: list[SourceBody]
+
+
+class AddSourceRequest(BaseModel):
+    path: str = Field(description="Absolute or ~/ path under an allowed root.")
+    workspace: str | None = Field(
+        default=None, description="Workspace that makes the path allowed (default: server's)."
+    )
+
+
+class AddedSourceBody(SourceBody):
+    created: bool
+
+
+class NotFoundBody(BaseModel):
+    """agentdex's error body, or the router's own ``{"detail"}`` for an unroutable path."""
+
+    error: str | None = None
+    message: str | None = None
+    detail: str | None = None
+
+
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    400: {"model": ErrorBody, "description": "Bad path or parameter"},
+    404: {"model": NotFoundBody, "description": "No such workspace or source"},
+}
+
+
+class _LiveWorkspaces:
+    """LRU of watched workspaces; streams in use are never evicted."""
+
+    def __init__(self, limit: int = MAX_LIVE_WORKSPACES) -> None:
+        self._limit = limit
+        self._lock = threading.Lock()
+        self._items: OrderedDict[str, api.ContextWatch] = OrderedDict()
+
+    def get(self, workspace: str, home: str | None) -> api.ContextWatch:
+        with self._lock:
+            live = self._items.get(workspace)
+            if live is not None:
+                self._items.move_to_end(workspace)
+                return live
+        created = api.watch(workspace, home=home)  # resolves: no lock held
+        evicted: list[api.ContextWatch] = []
+        with self._lock:
+            existing = self._items.get(workspace)
+            if existing is not None:
+                evicted.append(created)
+                created = existing
+            else:
+                self._items[workspace] = created
+            for key in list(self._items):
+                if len(self._items) <= self._limit:
+                    break
+                if self._items[key].subscriber_count == 0 and key != workspace:
+                    evicted.append(self._items.pop(key))
+        for item in evicted:
+            item.close()
+        return created
+
+    def close(self) -> None:
+        with self._lock:
+            items = list(self._items.values())
+            self._items.clear()
+        for item in items:
+            item.close()
+
+
+def _live(app: FastAPI) -> _LiveWorkspaces:
+    state = app.state
+    with _STATE_LOCK:
+        registry = getattr(state, "context_live", None)
+        if registry is None:
+            registry = _LiveWorkspaces()
+            state.context_live = registry
+    return registry
+
+
+_STATE_LOCK = threading.Lock()
+
+
+@contextlib.asynccontextmanager
+async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
+    yield
+    registry = getattr(app.state, "context_live", None)
+    if registry is not None:
+        registry.close()
+
+
+router = APIRouter(tags=["context"], lifespan=_lifespan)
+
+
+def _home(request: Request) -> str | None:
+    home: str | None = getattr(request.app.state, "context_home", None)
+    return home
+
+
+def _workspace(request: Request, directory: str | None) -> str:
+    if directory is None:
+        directory = getattr(request.app.state, "context_workspace", None)
+    return api.workspace_path(directory)
+
+
+def _watch(request: Request, directory: str | None) -> api.ContextWatch:
+    return _live(request.app).get(_workspace(request, directory), _home(request))
+
+
+DirQuery = Query(None, alias="dir", description="Workspace directory (default: the server's).")
+PayloadQuery = Query(False, description="Include instruction and skill text.")
+
+
+@router.get("/snapshot", response_model=SnapshotBody, responses=_ERRORS)
+def get_snapshot(
+    request: Request, directory: str | None = DirQuery, payload: bool = PayloadQuery
+) -> dict[str, Any]:
+    """The published snapshot of a workspace (payloads only with ``?payload=1``)."""
+    return _watch(request, directory).snapshot(payload=payload)
+
+
+@router.post("/resync", response_model=SnapshotBody, responses=_ERRORS)
+def post_resync(
+    request: Request, directory: str | None = DirQuery, payload: bool = PayloadQuery
+) -> dict[str, Any]:
+    """Resolve now (also retries a degraded watcher) and return the live snapshot."""
+    return _watch(request, directory).resync(payload=payload)
+
+
+@router.get("/sources", response_model=SourcesBody)
+def get_sources(request: Request) -> dict[str, Any]:
+    """User-added sources, each with its current status."""
+    ws = getattr(request.app.state, "context_workspace", None)
+    return {"sources": api.list_sources(ws, home=_home(request))}
+
+
+@router.post(
+    "/sources",
+    response_model=AddedSourceBody,
+    status_code=201,
+    responses={**_ERRORS, 200: {"model": AddedSourceBody, "description": "Already a source"}},
+)
+def post_source(request: Request, body: AddSourceRequest, response: Response) -> dict[str, Any]:
+    """Add a user source; 201 with the canonical path (200 when it already was one)."""
+    workspace = body.workspace or getattr(request.app.state, "context_workspace", None)
+    entry = api.add_source(body.path, workspace, home=_home(request))
+    if not entry["created"]:
+        response.status_code = 200
+    return {
+        **api.get_source(entry["path"], workspace, home=_home(request)),
+        "created": entry["created"],
+    }
+
+
+def _path_param(path: str) -> str:
+    return path if path.startswith(("/", "~")) else "/" + path
+
+
+@router.get("/sources/{path:path}", response_model=SourceBody, responses=_ERRORS)
+def get_source(request: Request, path: str) -> dict[str, Any]:
+    """One user source by its path (URL-encoded; the leading '/' may be omitted)."""
+    ws = getattr(request.app.state, "context_workspace", None)
+    return api.get_source(_path_param(path), ws, home=_home(request))
+
+
+@router.delete("/sources/{path:path}", status_code=204, response_class=Response, responses=_ERRORS)
+def delete_source(request: Request, path: str) -> Response:
+    """Forget a user source: 204, or 404 when it was never added."""
+    api.remove_source(_path_param(path), home=_home(request))
+    return Response(status_code=204)
+
+
+def _sse(version: int, data: dict[str, Any]) -> bytes:
+    return b"id: %d\nevent: snapshot\ndata: %s\n\n" % (version, orjson.dumps(data))
+
+
+@router.get(
+    "/events",
+    responses={
+        200: {
+            "content": {"text/event-stream": {}},
+            "description": "One `snapshot` event per published version",
+        },
+        **_ERRORS,
+    },
+    response_class=StreamingResponse,
+)
+async def get_events(
+    request: Request,
+    directory: str | None = DirQuery,
+    payload: bool = PayloadQuery,
+    max_events: int | None = Query(
+        None, ge=1, le=100_000, description="Stop after this many events."
+    ),
+    timeout: float = Query(300.0, gt=0, le=86_400, description="Stop after this many seconds."),
+) -> StreamingResponse:
+    """Server-sent events: the current snapshot, then each new version.
+
+    The stream ends when the client disconnects, after ``max_events``
+    events, or after ``timeout`` seconds.
+    """
+    live = await run_in_threadpool(_watch, request, directory)
+    loop = asyncio.get_running_loop()
+    changed = asyncio.Event()
+
+    def on_version(_version: int) -> None:
+        loop.call_soon_threadsafe(changed.set)
+
+    unsubscribe = live.subscribe(on_version)
+
+    async def stream() -> AsyncIterator[bytes]:
+        deadline = time.monotonic() + timeout
+        sent = 0
+        last = -1
+        try:
+            while True:
+                changed.clear()
+                snap = await run_in_threadpool(lambda: live.snapshot(payload=payload))
+                if snap["version"] > last:
+                    last = snap["version"]
+                    yield _sse(last, snap)
+                    sent += 1
+                    if max_events is not None and sent >= max_events:
+                        return
+                quiet_since = time.monotonic()
+                while not changed.is_set():
+                    remaining = deadline - time.monotonic()
+                    if remaining <= 0 or await request.is_disconnected():
+                        return
+                    if time.monotonic() - quiet_since >= KEEPALIVE_SECONDS:
+                        yield b": keepalive\n\n"  # a write notices a vanished client
+                        quiet_since = time.monotonic()
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(changed.wait(), min(remaining, 1.0))
+        finally:
+            unsubscribe()
+
+    return StreamingResponse(
+        stream(), media_type="text/event-stream", headers={"Cache-Control": "no-store"}
+    )

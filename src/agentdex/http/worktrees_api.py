@@ -1,0 +1,62 @@
+"""``/api/v0/worktrees``: list, add and remove worktrees over HTTP (thin over the API).
+
+Errors map by exit code (400 invalid name / primary, 404 unknown branch or
+path, 409 conflict, 422 over the maximum); a dirty worktree answers 409
+``{"error": "WORKTREE_DIRTY", "dirtyFileCount": n}``.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from fastapi import APIRouter, Query
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+
+from agentdex.api import worktrees as api
+
+router = APIRouter(tags=["worktrees"])
+
+
+class AddWorktreeBody(BaseModel):
+    branch: str = Field(min_length=1)
+    createBranch: bool = False
+    baseBranch: str | None = None
+
+
+def _repo(repo: str | None) -> str:
+    return repo if repo else os.getcwd()
+
+
+@router.get("")
+def list_worktrees(repo: str | None = Query(None)) -> dict[str, Any]:
+    """Every worktree of ``repo`` (default: the server's current directory)."""
+    return {"worktrees": api.list_worktrees(_repo(repo))}
+
+
+@router.post("", status_code=201)
+def add_worktree(body: AddWorktreeBody, repo: str | None = Query(None)) -> dict[str, Any]:
+    """Create the sibling worktree for ``branch`` (``createBranch`` makes a new branch)."""
+    created = api.add_worktree(
+        body.branch, create=body.createBranch, base=body.baseBranch, repo=_repo(repo)
+    )
+    return {"created": created}
+
+
+@router.delete("", response_model=None)
+def remove_worktree(
+    path: str = Query(..., min_length=1),
+    force: bool = Query(False),
+    repo: str | None = Query(None),
+) -> dict[str, Any] | JSONResponse:
+    """Remove a linked worktree and detach the sessions bound to it."""
+    try:
+        return api.remove_worktree(path, force=force, repo=_repo(repo))
+    except api.WorktreeDirtyError as exc:
+        body = {
+            "error": exc.code,
+            "message": exc.message,
+            "dirtyFileCount": exc.dirty_file_count,
+        }
+        return JSONResponse(status_code=409, content=body)

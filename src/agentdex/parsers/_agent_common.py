@@ -1,0 +1,124 @@
+"""Small helpers shared by the parsers of the agents beyond the first four.
+
+Building a :class:`Record` from a :class:`SourceRef`, flattening content
+blocks to text, and rendering tool calls the same way everywhere, so every
+parser's output looks alike in search results.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Any
+
+import orjson
+
+from agentdex.parsers.base import SourceRef
+from agentdex.records import Kind, Record, Role
+
+#: Tool inputs/outputs longer than this are cut (the source keeps the rest).
+MAX_TOOL_TEXT = 32 * 1024
+
+
+def make_record(
+    ref: SourceRef,
+    locator: str,
+    session_id: str,
+    role: Role,
+    kind: Kind,
+    text: str,
+    **fields: Any,
+) -> Record:
+    """A record for ``ref`` (agent, store, path and host filled in)."""
+    return Record(
+        agent=ref.agent,
+        store=ref.store,
+        source_path=str(ref.path),
+        locator=locator,
+        session_id=session_id,
+        role=role,
+        kind=kind,
+        text=text,
+        host=ref.host,
+        **fields,
+    )
+
+
+def clip(text: str, limit: int = MAX_TOOL_TEXT) -> str:
+    return text if len(text) <= limit else text[:limit] + f"\n[... {len(text) - limit} chars cut]"
+
+
+def as_text(value: Any) -> str:
+    """Text of a content value: a string, or the ``text`` of a list of blocks."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        parts = []
+        for block in value:
+            if isinstance(block, str):
+                parts.append(block)
+            elif isinstance(block, dict) and block.get("type") in (None, "text", "output_text"):
+                text = block.get("text")
+                if isinstance(text, str):
+                    parts.append(text)
+        return "\n".join(p for p in parts if p)
+    if isinstance(value, dict):
+        text = value.get("text")
+        return text if isinstance(text, str) else ""
+    return ""
+
+
+def compact_json(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:
+        return str(value)
+
+
+def tool_call_text(name: object, arguments: object) -> str:
+    """``name {json args}``, clipped: one searchable line per call."""
+    label = name if isinstance(name, str) and name else "tool"
+    if arguments in (None, "", {}, []):
+        return label
+    return clip(f"{label} {compact_json(arguments)}")
+
+
+_TAG_RE = re.compile(r"<(?P<tag>[A-Za-z_][\w-]*)>(?P<body>.*?)</(?P=tag)>", re.DOTALL)
+
+
+def strip_tags(text: str, drop: tuple[str, ...], unwrap: tuple[str, ...]) -> str:
+    """Remove ``drop`` elements entirely and replace ``unwrap`` elements by their body."""
+
+    def _sub(match: re.Match[str]) -> str:
+        tag = match.group("tag")
+        if tag in drop:
+            return ""
+        if tag in unwrap:
+            return match.group("body")
+        return match.group(0)
+
+    return _TAG_RE.sub(_sub, text).strip()
+
+
+def file_mtime(path: str | os.PathLike[str]) -> float | None:
+    try:
+        return os.stat(path).st_mtime
+    except OSError:
+        return None
+
+
+def str_of(value: object) -> str:
+    """``value`` when it is a string, else ``""``."""
+    return value if isinstance(value, str) else ""
+
+
+def opt_str(value: object) -> str | None:
+    """``value`` when it is a non-empty string, else ``None``."""
+    return value if isinstance(value, str) and value else None
+
+
+def dict_of(value: object) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else ``{}``."""
+    return value if isinstance(value, dict) else {}

@@ -1,0 +1,149 @@
+"""Helpers shared by the line-based parsers (Claude Code, Codex).
+
+Two halves that deliberately share no code path:
+
+* :func:`stream` drives :class:`agentdex.readers.JsonlReader` for a parser:
+  fresh state on a full parse, state restored on a resume, and the state
+  committed only up to the last newline-terminated line, so a torn last line
+  that is yielded now and read again next time never counts twice.
+* :func:`raw_objects` is the naive reader the ``count_raw`` functions use:
+  ``json.loads`` per line, nothing else, so ``audit`` compares the parser
+  against an independent pass over the file.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import orjson
+
+from agentdex.parsers.base import ParseCursor, SourceRef
+from agentdex.readers import MAX_LINE_BYTES, Diagnostics, JsonlLine, JsonlReader, guard
+
+#: Tool calls and tool outputs longer than this are cut (``extra["truncated"]``).
+MAX_TOOL_TEXT = 64 * 1024
+
+
+class LineStream:
+    """Iterate a JSONL source for a resumable parser and keep its cursor honest.
+
+    The parser mutates :attr:`state` while it handles lines and calls
+    :meth:`produced` when a line gave at least one record. On exit the
+    cursor holds the resume point, the state and the unit count as of the
+    last complete line (plus the units of a decodable torn tail, which is
+    re-read next time and therefore not committed).
+    """
+
+    def __init__(
+        self,
+        ref: SourceRef,
+        cursor: ParseCursor,
+        diagnostics: Diagnostics,
+        initial: dict[str, Any],
+    ) -> None:
+        self.ref = ref
+        self.cursor = cursor
+        self.diagnostics = diagnostics
+        if cursor.offset > 0:
+            self.state = copy.deepcopy(initial)
+            self.state.update(copy.deepcopy(cursor.state))
+            self.units = int(self.state.get("units", 0))
+            self.start_offset, self.start_line = cursor.offset, cursor.line
+        else:  # a full parse ignores whatever state the cursor carried
+            self.state = copy.deepcopy(initial)
+            self.units = 0
+            self.start_offset = self.start_line = 0
+        self._line_units = 0
+        self._committed: dict[str, Any] | None = None
+
+    def produced(self) -> None:
+        """The current line produced a record (counted once per line)."""
+        if not self._line_units:
+            self._line_units = 1
+            self.units += 1
+
+    def lines(self) -> Iterator[tuple[JsonlLine, dict[str, Any]]]:
+        """Yield each decodable JSON object line; non-objects get a diagnostic."""
+        reader: JsonlReader | None = None
+        try:
+            reader = JsonlReader(
+                self.ref.path,
+                self.diagnostics,
+                start_offset=self.start_offset,
+                start_line=self.start_line,
+            )
+            for line in reader:
+                self._line_units = 0
+                if not line.complete:
+                    # A torn tail: snapshot what is committed before touching it.
+                    self.state["units"] = self.units
+                    self._committed = copy.deepcopy(self.state)
+                if not isinstance(line.value, dict):
+                    self.diagnostics.add(self.ref.path, f"line:{line.lineno}", "not an object")
+                    continue
+                yield line, line.value
+        except OSError as exc:
+            self.diagnostics.add(self.ref.path, "", f"unreadable: {exc.strerror or exc}")
+        finally:
+            self.state["units"] = self.units
+            committed = self._committed if self._committed is not None else self.state
+            self.cursor.state = committed
+            self.cursor.units = self.units
+            if reader is not None:
+                self.cursor.resume_offset = reader.resume_offset
+                self.cursor.resume_line = reader.resume_line
+            else:
+                self.cursor.resume_offset = self.start_offset
+                self.cursor.resume_line = self.start_line
+
+
+def compact_json(value: Any) -> str:
+    """One-line JSON for a tool input (keys kept in their recorded order)."""
+    try:
+        return orjson.dumps(value).decode()
+    except (TypeError, orjson.JSONEncodeError):
+        return str(value)
+
+
+def clip(text: str, extra: dict[str, Any], limit: int = MAX_TOOL_TEXT) -> str:
+    """Cut ``text`` at ``limit`` characters, flagging the cut in ``extra``."""
+    if len(text) > limit:
+        extra["truncated"] = len(text)
+        return text[:limit]
+    return text
+
+
+def raw_objects(path: str | os.PathLike[str]) -> Iterator[dict[str, Any]]:
+    """Naively decode each line of a JSONL file; skip anything that is not an object.
+
+    For ``count_raw`` only: stdlib ``json``, no offsets, no resume, never raises.
+    """
+    try:
+        guard(path)
+        handle = open(path, "rb")  # noqa: SIM115 - closed in finally, generator-friendly
+    except OSError:
+        return
+    try:
+        while True:
+            try:
+                raw = handle.readline(MAX_LINE_BYTES + 1)
+            except OSError:
+                return
+            if not raw:
+                return
+            if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
+                while raw and not raw.endswith(b"\n"):
+                    raw = handle.readline(1 << 20)
+                continue
+            try:
+                value = json.loads(raw.decode("utf-8", "replace"))
+            except ValueError:
+                continue
+            if isinstance(value, dict):
+                yield value
+    finally:
+        handle.close()

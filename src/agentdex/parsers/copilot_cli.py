@@ -1,0 +1,260 @@
+"""GitHub Copilot CLI (``$COPILOT_HOME`` or ``~/.copilot``).
+
+- ``session-state/<id>/events.jsonl`` (current) and ``session-state/<id>.jsonl``
+  (older flat layout): an event log ``{type, id, parentId, timestamp, data}``.
+  ``session.start`` gives ``sessionId`` and ``context.cwd``/``branch``;
+  ``user.message`` ``data.content`` is a prompt; ``assistant.message`` has
+  ``content`` and ``toolRequests[{name, arguments}]``; ``assistant.reasoning``;
+  ``tool.execution_complete`` ``result.content``; ``session.model_change``
+  ``newModel``. Other events (turn markers, info) carry no conversation.
+- ``command-history-state.json``: the prompt recall list, newest first.
+- ``history-session-state/*.json`` (before session-state): one document
+  ``{sessionId, startTime, chatMessages[{role, content, tool_calls?}]}``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from agentdex.parsers._agent_common import (
+    as_text,
+    clip,
+    dict_of,
+    file_mtime,
+    make_record,
+    opt_str,
+    tool_call_text,
+)
+from agentdex.parsers.base import ParseCursor, ParserSpec, SourceRef
+from agentdex.readers import Diagnostics, JsonlReader, read_json
+from agentdex.records import Record, parse_timestamp
+
+_CONVERSATION_EVENTS = (
+    "user.message",
+    "assistant.message",
+    "assistant.reasoning",
+    "tool.execution_complete",
+)
+
+
+def _session_id(path: Path) -> str:
+    return path.parent.name if path.name == "events.jsonl" else path.stem
+
+
+def parse_events(ref: SourceRef, cursor: ParseCursor, diagnostics: Diagnostics) -> Iterator[Record]:
+    path = Path(ref.path)
+    state = cursor.state
+    state.setdefault("session_id", _session_id(path))
+    reader = JsonlReader(path, diagnostics, start_offset=cursor.offset, start_line=cursor.line)
+    for line in reader:
+        event = line.value
+        if not isinstance(event, dict) or not isinstance(event.get("data"), dict):
+            continue
+        kind, data = event.get("type"), event["data"]
+        if kind == "session.start":
+            if isinstance(data.get("sessionId"), str):
+                state["session_id"] = data["sessionId"]
+            context = dict_of(data.get("context"))
+            for key in ("cwd", "branch"):
+                if isinstance(context.get(key), str):
+                    state[key] = context[key]
+            if isinstance(data.get("selectedModel"), str):
+                state["model"] = data["selectedModel"]
+            continue
+        if kind == "session.model_change" and isinstance(data.get("newModel"), str):
+            state["model"] = data["newModel"]
+            continue
+        if kind not in _CONVERSATION_EVENTS:
+            continue
+        sid, loc = state["session_id"], f"line:{line.lineno}"
+        common: dict[str, Any] = {
+            "timestamp": parse_timestamp(event.get("timestamp")),
+            "cwd": state.get("cwd"),
+            "branch": state.get("branch"),
+            "offset": line.offset,
+        }
+        model = data.get("model") if isinstance(data.get("model"), str) else state.get("model")
+        text = as_text(data.get("content")).strip()
+        records: list[Record] = []
+        if kind == "user.message" and text:
+            records.append(make_record(ref, loc, sid, "user", "prompt", text, **common))
+        elif kind == "assistant.message":
+            if text:
+                records.append(
+                    make_record(ref, loc, sid, "assistant", "message", text, model=model, **common)
+                )
+            requests = data.get("toolRequests")
+            for req in requests if isinstance(requests, list) else []:
+                if isinstance(req, dict):
+                    records.append(
+                        make_record(
+                            ref,
+                            loc,
+                            sid,
+                            "assistant",
+                            "tool_call",
+                            tool_call_text(req.get("name"), req.get("arguments")),
+                            model=model,
+                            extra={"call_id": req.get("toolCallId")},
+                            **common,
+                        )
+                    )
+        elif kind == "assistant.reasoning" and text:
+            records.append(
+                make_record(ref, loc, sid, "assistant", "reasoning", text, model=model, **common)
+            )
+        elif kind == "tool.execution_complete":
+            result = dict_of(data.get("result"))
+            output = as_text(result.get("content")).strip() or as_text(data.get("error")).strip()
+            if output:
+                records.append(
+                    make_record(
+                        ref,
+                        loc,
+                        sid,
+                        "tool",
+                        "tool_result",
+                        clip(output),
+                        extra={"call_id": data.get("toolCallId")},
+                        **common,
+                    )
+                )
+        if records:
+            cursor.units += 1
+            yield from records
+    cursor.resume_offset, cursor.resume_line = reader.resume_offset, reader.resume_line
+
+
+def count_events(path: Path) -> int:
+    count = 0
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        for raw in handle:
+            try:
+                event = json.loads(raw)
+            except ValueError:
+                continue
+            if not isinstance(event, dict) or not isinstance(event.get("data"), dict):
+                continue
+            data = event["data"]
+            if event.get("type") in ("user.message", "assistant.reasoning"):
+                count += bool(str(data.get("content") or "").strip())
+            elif event.get("type") == "assistant.message":
+                count += bool(str(data.get("content") or "").strip() or data.get("toolRequests"))
+            elif event.get("type") == "tool.execution_complete":
+                result = data.get("result") or {}
+                count += bool(str(result.get("content") or "").strip() or data.get("error"))
+    return count
+
+
+def parse_history_json(
+    ref: SourceRef, cursor: ParseCursor, diagnostics: Diagnostics
+) -> Iterator[Record]:
+    data = read_json(ref.path, diagnostics)
+    if not isinstance(data, dict):
+        if data is not None:
+            diagnostics.add(ref.path, "", "not a session object; skipped")
+        return
+    sid = opt_str(data.get("sessionId")) or Path(ref.path).stem
+    ts = parse_timestamp(data.get("startTime"))
+    messages = data.get("chatMessages")
+    for index, msg in enumerate(messages if isinstance(messages, list) else []):
+        if not isinstance(msg, dict):
+            continue
+        loc, role = f"json:/chatMessages/{index}", msg.get("role")
+        text = as_text(msg.get("content")).strip()
+        records: list[Record] = []
+        if role == "user" and text:
+            records.append(make_record(ref, loc, sid, "user", "prompt", text, timestamp=ts))
+        elif role == "assistant":
+            if text:
+                records.append(
+                    make_record(ref, loc, sid, "assistant", "message", text, timestamp=ts)
+                )
+            calls = msg.get("tool_calls")
+            for call in calls if isinstance(calls, list) else []:
+                fn = call.get("function") if isinstance(call, dict) else None
+                if isinstance(fn, dict):
+                    records.append(
+                        make_record(
+                            ref,
+                            loc,
+                            sid,
+                            "assistant",
+                            "tool_call",
+                            tool_call_text(fn.get("name"), fn.get("arguments")),
+                            timestamp=ts,
+                        )
+                    )
+        elif role == "tool" and text:
+            records.append(
+                make_record(ref, loc, sid, "tool", "tool_result", clip(text), timestamp=ts)
+            )
+        if records:
+            cursor.units += 1
+            yield from records
+
+
+def count_history_json(path: Path) -> int:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, ValueError):
+        return 0
+    messages = data.get("chatMessages") if isinstance(data, dict) else None
+    count = 0
+    for msg in messages if isinstance(messages, list) else []:
+        if not isinstance(msg, dict) or msg.get("role") not in ("user", "assistant", "tool"):
+            continue
+        count += bool(str(msg.get("content") or "").strip() or msg.get("tool_calls"))
+    return count
+
+
+def parse_command_history(
+    ref: SourceRef, cursor: ParseCursor, diagnostics: Diagnostics
+) -> Iterator[Record]:
+    """``command-history-state.json``: ``{commandHistory: [newest first]}``; no times (mtime)."""
+    data = read_json(ref.path, diagnostics)
+    history = data.get("commandHistory") if isinstance(data, dict) else None
+    if not isinstance(history, list):
+        if data is not None:
+            diagnostics.add(ref.path, "", "no commandHistory list; skipped")
+        return
+    mtime = file_mtime(ref.path)
+    for index, item in enumerate(history):
+        if isinstance(item, str) and item.strip():
+            cursor.units += 1
+            yield make_record(
+                ref,
+                f"json:/commandHistory/{index}",
+                "copilot-cli.command_history",
+                "user",
+                "prompt",
+                item,
+                timestamp=mtime,
+            )
+
+
+def count_command_history(path: Path) -> int:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, ValueError):
+        return 0
+    items = data.get("commandHistory") if isinstance(data, dict) else None
+    if not isinstance(items, list):
+        return 0
+    return sum(1 for i in items if isinstance(i, str) and i.strip())
+
+
+PARSERS = (
+    ParserSpec(
+        "copilot-cli.command_history_json.v1",
+        parse_command_history,
+        count_raw=count_command_history,
+    ),
+    ParserSpec("copilot-cli.events_jsonl.v1", parse_events, resumable=True, count_raw=count_events),
+    ParserSpec(
+        "copilot-cli.history_session_json.v1", parse_history_json, count_raw=count_history_json
+    ),
+)

@@ -1,0 +1,452 @@
+"""Gemini CLI: saved chats (``tmp/<dir>/chats/session-*.json[l]``) and ``logs.json``.
+
+Eras handled
+------------
+* **.json** (older): one document ``{sessionId, projectHash, startTime,
+  lastUpdated, messages[], summary?}``. Read whole with :func:`read_json`
+  (size-capped); locators are ``json:/messages/<i>`` (+ ``/thoughts/<j>``,
+  ``/toolCalls/<j>``, ``/toolCalls/<j>/result``).
+* **.jsonl** (newer): line 1 is the header ``{sessionId, projectHash,
+  startTime, lastUpdated, kind, directories?}``; then message records
+  (``{id, timestamp, type, content, ...}``), ``{"$set": {...}}`` metadata
+  updates and ``{"$rewindTo": id}``. Replay follows Gemini CLI's own loader
+  (``loadConversationRecord``): a message record *upserts* by ``id`` (a
+  re-emitted id keeps its first position, takes the newest body);
+  ``$rewindTo`` removes the named message **and** everything after it (the
+  CLI rewinds "to the state just before" that message; an unknown id clears
+  the table); ``$set`` merges into the metadata. ``$set.messages`` is the
+  model's context view (masked tool output, compression summaries), not the
+  transcript, so it is used only when the file has no message records at
+  all. Locators are ``line:<n>`` of the line that last wrote the message
+  (+ ``#/thoughts/<j>`` ...); ``offset`` is that line's byte offset.
+  Memory: the replay keeps the message table (one dict per live message) in
+  memory — inherent to upsert/rewind semantics — so the parser is not
+  resumable and reparses the whole file.
+* **logs.json**: an array of ``{sessionId, messageId, timestamp, type:
+  "user", message}`` prompts; locators ``json:/<i>``.
+
+Mapping
+-------
+``user`` -> user/prompt; ``gemini`` -> assistant/message (``content``),
+assistant/reasoning per ``thoughts[]`` entry, assistant/tool_call per
+``toolCalls[]`` entry and tool/tool_result when the call carries a result;
+``info``/``error``/``warning`` -> system/message. ``summary`` becomes a
+system/summary record and the session title.
+
+Units counted (``cursor.units`` and ``count_raw``)
+--------------------------------------------------
+Chats: live messages (after replay) of a known type that produced at least
+one record. ``count_raw`` counts, without the parser's code, messages of a
+known type with a non-empty ``content``, ``thoughts`` or ``toolCalls``: for
+.json over ``messages[]``; for .jsonl by tracking only message ids, their
+qualification and rewinds. logs.json: entries with ``type == "user"`` and
+a non-empty string ``message``.
+
+Project (cwd)
+-------------
+``tmp/<dir>/.project_root`` holds the literal root when present; newer
+installs name ``<dir>`` by a readable slug listed in ``~/.gemini/projects.json``
+(``{"projects": {root: slug}}``); older ones use ``sha256(root)``, matched
+against the roots known from those two sources, the session's
+``directories`` and the home directory. Unresolved means ``cwd=None``:
+never a guess.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from agentdex.parsers._gemini_counts import count_chat_raw, count_logs_raw
+from agentdex.parsers._gemini_project import project_dir, resolve_project_root
+from agentdex.parsers.base import ParseCursor, ParserSpec, SourceRef
+from agentdex.readers import Diagnostics, JsonlReader, read_json
+from agentdex.records import Kind, Record, Role, parse_timestamp
+
+_SYSTEM_TYPES = frozenset({"info", "error", "warning"})
+#: Tool-call arguments longer than this are shortened in the record text.
+MAX_ARGS_CHARS = 2000
+
+
+# --------------------------------------------------------------------------- text helpers
+
+
+def content_text(content: object) -> str:
+    """Text of a Gemini ``content``: a string, a part, or a list of ``{text}`` parts."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, dict):
+        text = content.get("text")
+        return text if isinstance(text, str) else ""
+    if isinstance(content, list):
+        return "".join(content_text(part) for part in content)
+    return ""
+
+
+def _thought_text(thought: object) -> str:
+    if isinstance(thought, str):
+        return thought
+    if not isinstance(thought, dict):
+        return ""
+    subject = thought.get("subject")
+    description = thought.get("description")
+    parts = [p.strip() for p in (subject, description) if isinstance(p, str) and p.strip()]
+    return ": ".join(parts)
+
+
+def _compact(value: object, limit: int = MAX_ARGS_CHARS) -> str:
+    try:
+        text = orjson.dumps(value).decode()
+    except TypeError:
+        text = str(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _call_text(call: dict[str, Any]) -> str:
+    name = call.get("name") or call.get("displayName") or "tool"
+    args = call.get("args")
+    return f"{name}({_compact(args)})" if args not in (None, {}, []) else f"{name}()"
+
+
+def _result_text(call: dict[str, Any]) -> str:
+    """Readable output of a tool call: functionResponse outputs, else the display text."""
+    pieces: list[str] = []
+    result = call.get("result")
+    for part in result if isinstance(result, list) else [result]:
+        if isinstance(part, str):
+            pieces.append(part)
+            continue
+        if not isinstance(part, dict):
+            continue
+        response = part.get("functionResponse")
+        if isinstance(response, dict):
+            body = response.get("response")
+            if isinstance(body, dict):
+                for key in ("output", "error", "content"):
+                    value = body.get(key)
+                    if isinstance(value, str) and value:
+                        pieces.append(value)
+                        break
+                else:
+                    if body:
+                        pieces.append(_compact(body))
+            elif isinstance(body, str):
+                pieces.append(body)
+        elif isinstance(part.get("text"), str):
+            pieces.append(part["text"])
+    if not any(p.strip() for p in pieces):
+        display = call.get("resultDisplay")
+        if isinstance(display, str):
+            pieces = [display]
+    return "\n".join(p for p in pieces if p)
+
+
+# --------------------------------------------------------------------------- record building
+
+
+class _Emitter:
+    """Builds records for one source, counting units and keeping titles."""
+
+    def __init__(self, ref: SourceRef, cursor: ParseCursor, diagnostics: Diagnostics) -> None:
+        self.ref, self.cursor, self.diagnostics = ref, cursor, diagnostics
+        self.session_id = ref.path.stem
+        self.cwd: str | None = None
+        self.unknown_types: set[str] = set()
+
+    def record(
+        self,
+        locator: str,
+        role: Role,
+        kind: Kind,
+        text: str,
+        timestamp: object,
+        *,
+        model: object = None,
+        offset: int = -1,
+        extra: dict[str, Any] | None = None,
+    ) -> Record:
+        return Record(
+            agent=self.ref.agent,
+            store=self.ref.store,
+            source_path=str(self.ref.path),
+            locator=locator,
+            session_id=self.session_id,
+            role=role,
+            kind=kind,
+            text=text,
+            timestamp=parse_timestamp(timestamp),
+            model=model if isinstance(model, str) and model else None,
+            cwd=self.cwd,
+            host=self.ref.host,
+            offset=offset,
+            extra=extra or {},
+        )
+
+    def message(self, msg: dict[str, Any], locator: str, sep: str, offset: int) -> list[Record]:
+        """Records for one message (``sep`` joins sub-locators: ``/`` or ``#/``)."""
+        kind_of = msg.get("type")
+        stamp = msg.get("timestamp")
+        extra = {"message_id": msg["id"]} if isinstance(msg.get("id"), str) else {}
+        out: list[Record] = []
+        text = content_text(msg.get("content"))
+        if kind_of == "user":
+            if text.strip():
+                out.append(
+                    self.record(locator, "user", "prompt", text, stamp, offset=offset, extra=extra)
+                )
+        elif kind_of in _SYSTEM_TYPES:
+            if text.strip():
+                out.append(
+                    self.record(
+                        locator,
+                        "system",
+                        "message",
+                        text,
+                        stamp,
+                        offset=offset,
+                        extra={**extra, "type": kind_of},
+                    )
+                )
+        elif kind_of == "gemini":
+            model = msg.get("model")
+            thoughts = msg.get("thoughts")
+            for j, thought in enumerate(thoughts if isinstance(thoughts, list) else []):
+                body = _thought_text(thought)
+                if body:
+                    when = thought.get("timestamp") if isinstance(thought, dict) else None
+                    out.append(
+                        self.record(
+                            f"{locator}{sep}thoughts/{j}",
+                            "assistant",
+                            "reasoning",
+                            body,
+                            when or stamp,
+                            model=model,
+                            offset=offset,
+                            extra=dict(extra),
+                        )
+                    )
+            if text.strip():
+                out.append(
+                    self.record(
+                        locator,
+                        "assistant",
+                        "message",
+                        text,
+                        stamp,
+                        model=model,
+                        offset=offset,
+                        extra=dict(extra),
+                    )
+                )
+            calls = msg.get("toolCalls")
+            for j, call in enumerate(calls if isinstance(calls, list) else []):
+                if not isinstance(call, dict):
+                    continue
+                loc = f"{locator}{sep}toolCalls/{j}"
+                call_extra = {
+                    **extra,
+                    "tool": call.get("name"),
+                    "call_id": call.get("id"),
+                    "status": call.get("status"),
+                }
+                when = call.get("timestamp") or stamp
+                out.append(
+                    self.record(
+                        loc,
+                        "assistant",
+                        "tool_call",
+                        _call_text(call),
+                        when,
+                        model=model,
+                        offset=offset,
+                        extra=call_extra,
+                    )
+                )
+                output = _result_text(call)
+                if output.strip():
+                    out.append(
+                        self.record(
+                            f"{loc}/result",
+                            "tool",
+                            "tool_result",
+                            output,
+                            when,
+                            offset=offset,
+                            extra=dict(call_extra),
+                        )
+                    )
+        else:
+            self.unknown_types.add(str(kind_of))
+        if out:
+            self.cursor.units += 1
+        return out
+
+    def summary(
+        self, summary: object, locator: str, stamp: object, offset: int = -1
+    ) -> list[Record]:
+        if not isinstance(summary, str) or not summary.strip():
+            return []
+        self.cursor.titles[self.session_id] = summary.strip()
+        return [self.record(locator, "system", "summary", summary, stamp, offset=offset)]
+
+    def finish(self) -> None:
+        if self.unknown_types:
+            self.diagnostics.add(
+                self.ref.path, "", f"unknown message types skipped: {sorted(self.unknown_types)}"
+            )
+
+
+def _session_dirs(meta: dict[str, Any]) -> tuple[str, ...]:
+    dirs = meta.get("directories")
+    return tuple(d for d in dirs if isinstance(d, str)) if isinstance(dirs, list) else ()
+
+
+def _start(ref: SourceRef, emitter: _Emitter, meta: dict[str, Any]) -> None:
+    sid = meta.get("sessionId")
+    if isinstance(sid, str) and sid:
+        emitter.session_id = sid
+    emitter.cwd = resolve_project_root(project_dir(ref.path), ref.root, _session_dirs(meta))
+
+
+# --------------------------------------------------------------------------- chats
+
+
+def _parse_chat_json(ref: SourceRef, cursor: ParseCursor, diag: Diagnostics) -> Iterator[Record]:
+    data = read_json(ref.path, diag)
+    if data is None:
+        return
+    if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
+        diag.add(ref.path, "", "not a Gemini chat (no messages[]); skipped")
+        return
+    emitter = _Emitter(ref, cursor, diag)
+    _start(ref, emitter, data)
+    for i, msg in enumerate(data["messages"]):
+        if isinstance(msg, dict):
+            yield from emitter.message(msg, f"json:/messages/{i}", "/", -1)
+        else:
+            diag.add(ref.path, f"json:/messages/{i}", "message is not an object; skipped")
+    yield from emitter.summary(data.get("summary"), "json:/summary", data.get("lastUpdated"))
+    emitter.finish()
+
+
+def _parse_chat_jsonl(ref: SourceRef, cursor: ParseCursor, diag: Diagnostics) -> Iterator[Record]:
+    meta: dict[str, Any] = {}
+    # id -> (line number, byte offset, message): dict order is first-seen order, as in the CLI.
+    table: dict[str, tuple[int, int, dict[str, Any]]] = {}
+    summary_at: tuple[int, int] = (0, -1)
+    saw_header = False
+    reader = JsonlReader(ref.path, diag)
+    for line in reader:
+        value = line.value
+        if not isinstance(value, dict):
+            diag.add(ref.path, f"line:{line.lineno}", "not an object; skipped")
+            continue
+        rewind = value.get("$rewindTo")
+        if isinstance(rewind, str):
+            if rewind in table:
+                ids = list(table)
+                for stale in ids[ids.index(rewind) :]:
+                    del table[stale]
+            else:
+                table.clear()
+            continue
+        if isinstance(value.get("id"), str):
+            table[value["id"]] = (line.lineno, line.offset, value)
+            continue
+        update = value.get("$set")
+        if isinstance(update, dict):
+            meta.update(update)
+            if "summary" in update:
+                summary_at = (line.lineno, line.offset)
+            continue
+        if isinstance(value.get("sessionId"), str):
+            meta.update(value)
+            saw_header = True
+            if "summary" in value:
+                summary_at = (line.lineno, line.offset)
+            continue
+        diag.add(ref.path, f"line:{line.lineno}", "unrecognized record; skipped")
+    if not saw_header and not table:
+        if reader.lines_read:
+            diag.add(ref.path, "", "no Gemini header or messages found")
+        return
+    emitter = _Emitter(ref, cursor, diag)
+    _start(ref, emitter, meta)
+    if table:
+        for lineno, offset, msg in table.values():
+            yield from emitter.message(msg, f"line:{lineno}", "#/", offset)
+    elif isinstance(meta.get("messages"), list):
+        # Only the metadata snapshot holds messages (no records were appended).
+        for i, msg in enumerate(meta["messages"]):
+            if isinstance(msg, dict):
+                yield from emitter.message(msg, f"meta:/messages/{i}", "/", -1)
+    lineno, offset = summary_at
+    yield from emitter.summary(
+        meta.get("summary"), f"line:{lineno}", meta.get("lastUpdated"), offset
+    )
+    emitter.finish()
+
+
+def parse_chat(ref: SourceRef, cursor: ParseCursor, diagnostics: Diagnostics) -> Iterator[Record]:
+    """Records of one saved chat (.json document or .jsonl replay log)."""
+    if not _is_file(ref.path, diagnostics):
+        return
+    if ref.path.suffix == ".jsonl":
+        yield from _parse_chat_jsonl(ref, cursor, diagnostics)
+    else:
+        yield from _parse_chat_json(ref, cursor, diagnostics)
+
+
+def _is_file(path: Path, diagnostics: Diagnostics) -> bool:
+    try:
+        if path.is_file():
+            return True
+    except OSError:
+        pass
+    diagnostics.add(path, "", "not a regular file; skipped")
+    return False
+
+
+# --------------------------------------------------------------------------- logs.json
+
+
+def parse_logs(ref: SourceRef, cursor: ParseCursor, diagnostics: Diagnostics) -> Iterator[Record]:
+    """One user/prompt record per ``type: "user"`` entry of ``logs.json``."""
+    if not _is_file(ref.path, diagnostics):
+        return
+    data = read_json(ref.path, diagnostics)
+    if data is None:
+        return
+    if not isinstance(data, list):
+        diagnostics.add(ref.path, "", "logs.json is not an array; skipped")
+        return
+    emitter = _Emitter(ref, cursor, diagnostics)
+    emitter.cwd = resolve_project_root(project_dir(ref.path), ref.root)
+    skipped = 0
+    for i, entry in enumerate(data):
+        if not isinstance(entry, dict) or entry.get("type") != "user":
+            skipped += 1
+            continue
+        text = entry.get("message")
+        if not isinstance(text, str) or not text.strip():
+            skipped += 1
+            continue
+        sid = entry.get("sessionId")
+        emitter.session_id = sid if isinstance(sid, str) and sid else ref.path.stem
+        extra = {"message_id": entry.get("messageId")}
+        yield emitter.record(
+            f"json:/{i}", "user", "prompt", text, entry.get("timestamp"), extra=extra
+        )
+        cursor.units += 1
+    if skipped:
+        diagnostics.add(ref.path, "", f"{skipped} entries without a user prompt skipped")
+
+
+PARSERS: tuple[ParserSpec, ...] = (
+    ParserSpec("gemini-cli.chat.v1", parse_chat, resumable=False, count_raw=count_chat_raw),
+    ParserSpec("gemini-cli.logs_json.v1", parse_logs, resumable=False, count_raw=count_logs_raw),
+)

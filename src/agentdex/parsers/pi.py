@@ -1,0 +1,196 @@
+"""Pi coding agent sessions (``~/.pi/agent/sessions/--<cwd>--/<ts>_<uuid>.jsonl``).
+
+Line 1 is the session header ``{type: "session", id, cwd, version, title?}``;
+then entries linked by ``parentId`` (v3; v1 files are linear and carry no
+ids). ``message`` entries hold ``message.role``: ``user`` (prompt),
+``assistant`` (``text``/``thinking``/``toolCall`` blocks), ``toolResult``,
+``bashExecution`` (a ``!cmd`` the user ran); the omp fork adds
+``developer`` (harness chatter, skipped). ``compaction`` and
+``branch_summary`` carry summaries; ``session_info.name`` is the title.
+Abandoned branches are kept: they are history the user wrote.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from agentdex.parsers._agent_common import (
+    as_text,
+    clip,
+    make_record,
+    opt_str,
+    str_of,
+    tool_call_text,
+)
+from agentdex.parsers.base import ParseCursor, ParserSpec, SourceRef
+from agentdex.readers import Diagnostics, JsonlReader
+from agentdex.records import Record, parse_timestamp
+
+_SKIPPED_ROLES = {"developer", "system"}
+
+
+def _message_records(
+    ref: SourceRef,
+    locator: str,
+    offset: int,
+    sid: str,
+    cwd: str | None,
+    ts: float | None,
+    message: dict[str, Any],
+) -> Iterator[Record]:
+    role = message.get("role")
+    ts = parse_timestamp(message.get("timestamp")) or ts
+    common: dict[str, Any] = {"timestamp": ts, "cwd": cwd, "offset": offset}
+    content = message.get("content")
+    if role == "user":
+        text = as_text(content).strip()
+        if text:
+            yield make_record(ref, locator, sid, "user", "prompt", text, **common)
+    elif role == "assistant":
+        model = opt_str(message.get("model"))
+        blocks = content if isinstance(content, list) else [content]
+        for block in blocks:
+            if isinstance(block, str) and block.strip():
+                yield make_record(
+                    ref, locator, sid, "assistant", "message", block, model=model, **common
+                )
+            if not isinstance(block, dict):
+                continue
+            kind = block.get("type")
+            if kind == "text" and str(block.get("text") or "").strip():
+                yield make_record(
+                    ref, locator, sid, "assistant", "message", block["text"], model=model, **common
+                )
+            elif kind == "thinking" and str(block.get("thinking") or "").strip():
+                yield make_record(
+                    ref,
+                    locator,
+                    sid,
+                    "assistant",
+                    "reasoning",
+                    block["thinking"],
+                    model=model,
+                    **common,
+                )
+            elif kind == "toolCall":
+                yield make_record(
+                    ref,
+                    locator,
+                    sid,
+                    "assistant",
+                    "tool_call",
+                    tool_call_text(block.get("name"), block.get("arguments")),
+                    model=model,
+                    extra={"call_id": block.get("id")},
+                    **common,
+                )
+    elif role == "toolResult":
+        text = as_text(content).strip()
+        if text:
+            yield make_record(
+                ref,
+                locator,
+                sid,
+                "tool",
+                "tool_result",
+                clip(text),
+                extra={"call_id": message.get("toolCallId"), "tool": message.get("toolName")},
+                **common,
+            )
+    elif role == "bashExecution":
+        command = message.get("command")
+        if isinstance(command, str) and command.strip():
+            output = str_of(message.get("output"))
+            yield make_record(
+                ref,
+                locator,
+                sid,
+                "tool",
+                "tool_result",
+                clip(f"$ {command}\n{output}".rstrip()),
+                **common,
+            )
+
+
+def parse_session(
+    ref: SourceRef, cursor: ParseCursor, diagnostics: Diagnostics
+) -> Iterator[Record]:
+    state = cursor.state
+    state.setdefault("session_id", Path(ref.path).stem.rpartition("_")[2] or Path(ref.path).stem)
+    reader = JsonlReader(ref.path, diagnostics, start_offset=cursor.offset, start_line=cursor.line)
+    for line in reader:
+        entry = line.value
+        if not isinstance(entry, dict):
+            diagnostics.add(ref.path, f"line:{line.lineno}", "not a JSON object; skipped")
+            continue
+        kind = entry.get("type")
+        locator = f"line:{line.lineno}"
+        ts = parse_timestamp(entry.get("timestamp"))
+        if kind == "session":
+            if isinstance(entry.get("id"), str):
+                state["session_id"] = entry["id"]
+            if isinstance(entry.get("cwd"), str):
+                state["cwd"] = entry["cwd"]
+            if isinstance(entry.get("title"), str) and entry["title"]:
+                cursor.titles[state["session_id"]] = entry["title"]
+            continue
+        sid, cwd = state["session_id"], state.get("cwd")
+        produced = 0
+        if kind == "message" and isinstance(entry.get("message"), dict):
+            if entry["message"].get("role") in _SKIPPED_ROLES:
+                continue
+            for record in _message_records(
+                ref, locator, line.offset, sid, cwd, ts, entry["message"]
+            ):
+                produced += 1
+                yield record
+        elif kind in ("compaction", "branch_summary"):
+            summary = entry.get("summary")
+            if isinstance(summary, str) and summary.strip():
+                produced += 1
+                yield make_record(
+                    ref,
+                    locator,
+                    sid,
+                    "system",
+                    "summary",
+                    summary,
+                    timestamp=ts,
+                    cwd=cwd,
+                    offset=line.offset,
+                )
+        elif kind == "session_info" and isinstance(entry.get("name"), str) and entry["name"]:
+            cursor.titles[sid] = entry["name"]
+        if produced:
+            cursor.units += 1
+    cursor.resume_offset, cursor.resume_line = reader.resume_offset, reader.resume_line
+
+
+def count_raw(path: Path) -> int:
+    """Message lines of a conversational role with content, plus summaries."""
+    count = 0
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        for raw in handle:
+            try:
+                entry = json.loads(raw)
+            except ValueError:
+                continue
+            if not isinstance(entry, dict):
+                continue
+            if entry.get("type") in ("compaction", "branch_summary") and entry.get("summary"):
+                count += 1
+            message = entry.get("message")
+            if entry.get("type") != "message" or not isinstance(message, dict):
+                continue
+            role = message.get("role")
+            if (role in ("user", "assistant", "toolResult") and message.get("content")) or (
+                role == "bashExecution" and message.get("command")
+            ):
+                count += 1
+    return count
+
+
+PARSERS = (ParserSpec("pi.session_jsonl.v1", parse_session, resumable=True, count_raw=count_raw),)

@@ -1,0 +1,468 @@
+"""VS Code (GitHub Copilot Chat): chat sessions and the inline-chat prompt history.
+
+Eras handled
+------------
+* ``chatSessions/<id>.json`` and ``globalStorage/emptyWindowChatSessions/*.json``:
+  one serialized session (v3 ``{version, sessionId, creationDate,
+  lastMessageDate, customTitle?, requests[]}``; v1/v2 documents with the same
+  ``requests[]`` shape are read the same way), decoded whole with
+  :func:`read_json` (size-capped).
+* ``chatSessions/<id>.jsonl`` (VS Code >= 1.109): a mutation log replayed by
+  :mod:`agentdex.parsers._vscode_mutation_log` to the same state (kept in
+  memory; not resumable).
+* ``globalStorage/state.vscdb``: the ``ItemTable`` key ``inline-chat-history``
+  only (a JSON array of prompts), read with one parameterized ``SELECT`` on a
+  read-only connection with a short busy timeout; ``secret://`` keys are
+  never read or listed. A locked, corrupt or missing database is skipped
+  with a diagnostic.
+
+Mapping (per request ``i``)
+---------------------------
+``message.text`` -> user/prompt at ``request:<i>``. ``response[]`` parts:
+consecutive markdown (``{value}``, ``markdownContent``, inline references)
+-> one assistant/message at ``json:/requests/<i>/response/<j>`` (``j`` = first
+part); ``thinking`` -> assistant/reasoning; ``toolInvocationSerialized`` /
+``toolInvocation`` -> assistant/tool_call with a readable text (past-tense
+message, terminal command), plus tool/tool_result when output was saved;
+``textEditGroup`` -> assistant/tool_call naming the edited file; ``warning``
+-> system/message. Names in ``result.metadata.toolCallRounds[].toolCalls[]``
+not already shown by a tool part become tool_call records (older sessions
+keep only those). ``result.errorDetails.message`` -> system/message. UI-only
+parts (progress, undo stops, code-block URIs...) are skipped; unknown kinds
+are listed in one diagnostic per file. ``customTitle`` is the session title.
+
+cwd comes from the sibling ``workspaceStorage/<md5>/workspace.json``
+(``folder``, or the directory of a ``workspace`` ``.code-workspace`` file)
+through :func:`agentdex.uris.uri_to_path` (``vscode-remote://wsl+<distro>/p``
+gives ``/p``); empty-window chats and non-path URIs have no cwd. ``host`` is
+the source's (set for chat found across the WSL bridge).
+
+Units counted
+-------------
+Chat sessions: requests with a non-empty ``message.text`` (the prompt
+record is emitted for exactly those). Inline history: non-empty prompts.
+``count_raw`` (:mod:`agentdex.parsers._vscode_counts`) recounts both
+without this module's code.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from agentdex.parsers._vscode_counts import count_inline_raw, count_session_raw
+from agentdex.parsers._vscode_inline import parse_inline_history
+from agentdex.parsers._vscode_mutation_log import replay
+from agentdex.parsers.base import ParseCursor, ParserSpec, SourceRef
+from agentdex.readers import Diagnostics, read_json
+from agentdex.records import Kind, Record, Role, parse_timestamp
+from agentdex.uris import uri_to_path
+
+MAX_ARGS_CHARS = 2000
+
+_TOOL_KINDS = frozenset({"toolInvocationSerialized", "toolInvocation"})
+_MARKDOWN_KINDS = frozenset({"markdownContent", "markdownVuln", "markdown"})
+#: Parts that only drive the UI: nothing to index.
+_UI_KINDS = frozenset(
+    {
+        "codeblockUri",
+        "undoStop",
+        "progressMessage",
+        "progressTask",
+        "progressTaskSerialized",
+        "prepareToolInvocation",
+        "command",
+        "confirmation",
+        "elicitation",
+        "elicitationSerialized",
+        "extensions",
+        "mcpServersStarting",
+        "notebookEditGroup",
+        "treeData",
+        "pullRequest",
+        "reference",
+        "references",
+        "codeCitation",
+        "agentDetection",
+        "multiDiffData",
+        "toolInvocationStream",
+        "questionCarousel",
+        "workspaceEdit",
+        "clearToPreviousToolInvocation",
+    }
+)
+_LINK = re.compile(r"\[([^\]]*)\]\(([^)\s]+)\)")
+
+
+# --------------------------------------------------------------------------- small readers
+
+
+def markdown_value(value: object) -> str:
+    """Text of a string or a ``MarkdownString``-shaped ``{value}``."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict) and isinstance(value.get("value"), str):
+        return str(value["value"])
+    return ""
+
+
+def _readable_links(text: str) -> str:
+    """``Read [](file:///a/b.py)`` -> ``Read /a/b.py``: tool messages link files without labels."""
+
+    def label(match: re.Match[str]) -> str:
+        return match.group(1) or uri_to_path(match.group(2)) or match.group(2)
+
+    return _LINK.sub(label, text)
+
+
+def _uri_label(value: object) -> str:
+    """A path or name for a serialized URI / Location / string."""
+    if isinstance(value, str):
+        return uri_to_path(value) or value
+    if isinstance(value, dict):
+        if "uri" in value:
+            return _uri_label(value["uri"])
+        for key in ("fsPath", "path", "external"):
+            if isinstance(value.get(key), str):
+                return str(value[key])
+    return ""
+
+
+def _compact(value: object) -> str:
+    if isinstance(value, str):
+        text = value
+    else:
+        try:
+            text = orjson.dumps(value).decode()
+        except TypeError:
+            text = str(value)
+    return text if len(text) <= MAX_ARGS_CHARS else text[: MAX_ARGS_CHARS - 1] + "…"
+
+
+def message_text(message: object) -> str:
+    """A request's prompt: ``message.text``, else its parts' text (older sessions)."""
+    if isinstance(message, str):
+        return message
+    if not isinstance(message, dict):
+        return ""
+    if isinstance(message.get("text"), str):
+        return str(message["text"])
+    parts = message.get("parts")
+    if isinstance(parts, list):
+        return "".join(
+            p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str)
+        )
+    return ""
+
+
+def workspace_cwd(session_path: Path, diagnostics: Diagnostics) -> str | None:
+    """The workspace folder of a ``workspaceStorage/<md5>/chatSessions/<id>`` file."""
+    storage = session_path.parent.parent
+    if session_path.parent.name != "chatSessions" or storage.parent.name != "workspaceStorage":
+        return None
+    meta_path = storage / "workspace.json"
+    try:
+        if not meta_path.is_file():
+            return None
+    except OSError:
+        return None
+    data = read_json(meta_path, diagnostics)
+    if not isinstance(data, dict):
+        return None
+    folder = uri_to_path(data.get("folder"))
+    if folder:
+        return folder
+    workspace = uri_to_path(data.get("workspace"))
+    if workspace and workspace.endswith(".code-workspace"):
+        return str(Path(workspace).parent)
+    return None
+
+
+# --------------------------------------------------------------------------- sessions
+
+
+class _Session:
+    """Turns one replayed/decoded session into records."""
+
+    def __init__(self, ref: SourceRef, cursor: ParseCursor, diagnostics: Diagnostics) -> None:
+        self.ref, self.cursor, self.diagnostics = ref, cursor, diagnostics
+        self.session_id = ref.path.stem
+        self.cwd: str | None = None
+        self.unknown: Counter[str] = Counter()
+
+    def record(
+        self,
+        locator: str,
+        role: Role,
+        kind: Kind,
+        text: str,
+        timestamp: float | None,
+        model: str | None,
+        extra: dict[str, Any] | None = None,
+    ) -> Record:
+        return Record(
+            agent=self.ref.agent,
+            store=self.ref.store,
+            source_path=str(self.ref.path),
+            locator=locator,
+            session_id=self.session_id,
+            role=role,
+            kind=kind,
+            text=text,
+            timestamp=timestamp,
+            model=model,
+            cwd=self.cwd,
+            host=self.ref.host,
+            extra=extra or {},
+        )
+
+    def records(self, state: dict[str, Any]) -> Iterator[Record]:
+        sid = state.get("sessionId")
+        if isinstance(sid, str) and sid:
+            self.session_id = sid
+        title = state.get("customTitle")
+        if isinstance(title, str) and title.strip():
+            self.cursor.titles[self.session_id] = title.strip()
+        requests = state.get("requests")
+        if not isinstance(requests, list):
+            self.diagnostics.add(self.ref.path, "json:/requests", "no requests[]; skipped")
+            return
+        fallback = parse_timestamp(state.get("creationDate"))
+        for i, request in enumerate(requests):
+            if isinstance(request, dict):
+                yield from self.request(i, request, fallback)
+        if self.unknown:
+            kinds = ", ".join(f"{k}×{n}" for k, n in sorted(self.unknown.items()))
+            self.diagnostics.add(self.ref.path, "", f"unknown response parts skipped: {kinds}")
+
+    def request(self, i: int, request: dict[str, Any], fallback: float | None) -> Iterator[Record]:
+        stamp = parse_timestamp(request.get("timestamp")) or fallback
+        model = request.get("modelId") if isinstance(request.get("modelId"), str) else None
+        base = {"request_id": request.get("requestId")}
+        prompt = message_text(request.get("message"))
+        if prompt.strip():
+            self.cursor.units += 1
+            yield self.record(f"request:{i}", "user", "prompt", prompt, stamp, None, dict(base))
+        response = request.get("response")
+        shown: Counter[str] = Counter()
+        if isinstance(response, list):
+            yield from self.response(i, response, stamp, model, base, shown)
+        result = request.get("result")
+        metadata = result.get("metadata") if isinstance(result, dict) else None
+        rounds = metadata.get("toolCallRounds") if isinstance(metadata, dict) else None
+        for r, round_ in enumerate(rounds if isinstance(rounds, list) else []):
+            calls = round_.get("toolCalls") if isinstance(round_, dict) else None
+            for c, call in enumerate(calls if isinstance(calls, list) else []):
+                name = call.get("name") if isinstance(call, dict) else None
+                if not isinstance(name, str) or not name:
+                    continue
+                if shown[name] > 0:
+                    shown[name] -= 1
+                    continue
+                args = call.get("arguments")
+                text = f"{name}({_compact(args)})" if args not in (None, "", "{}") else name
+                loc = f"json:/requests/{i}/result/metadata/toolCallRounds/{r}/toolCalls/{c}"
+                yield self.record(
+                    loc,
+                    "assistant",
+                    "tool_call",
+                    text,
+                    stamp,
+                    model,
+                    {**base, "tool": name, "call_id": call.get("id")},
+                )
+        error = result.get("errorDetails") if isinstance(result, dict) else None
+        if isinstance(error, dict) and isinstance(error.get("message"), str) and error["message"]:
+            yield self.record(
+                f"json:/requests/{i}/result/errorDetails",
+                "system",
+                "message",
+                error["message"],
+                stamp,
+                model,
+                {**base, "type": "error"},
+            )
+
+    def response(
+        self,
+        i: int,
+        parts: list[Any],
+        stamp: float | None,
+        model: str | None,
+        base: dict[str, Any],
+        shown: Counter[str],
+    ) -> Iterator[Record]:
+        run_kind: Kind | None = None
+        run_start = 0
+        run_text: list[str] = []
+
+        def flush() -> Iterator[Record]:
+            text = "".join(run_text)
+            if run_kind is not None and text.strip():
+                yield self.record(
+                    f"json:/requests/{i}/response/{run_start}",
+                    "assistant",
+                    run_kind,
+                    text,
+                    stamp,
+                    model,
+                    dict(base),
+                )
+
+        for j, part in enumerate(parts):
+            if not isinstance(part, dict):
+                continue
+            kind = part.get("kind")
+            piece: str | None = None
+            piece_kind: Kind = "message"
+            if kind is None or kind in _MARKDOWN_KINDS:
+                piece = markdown_value(part.get("content", part))
+            elif kind == "inlineReference":
+                name = part.get("name")
+                ref_label = (
+                    name
+                    if isinstance(name, str) and name
+                    else _uri_label(part.get("inlineReference"))
+                )
+                piece = f"`{ref_label}`" if ref_label else ""
+            elif kind == "thinking":
+                value = part.get("value")
+                piece = (
+                    "".join(v for v in value if isinstance(v, str))
+                    if isinstance(value, list)
+                    else markdown_value(value)
+                )
+                piece_kind = "reasoning"
+            if piece is not None:
+                if run_kind != piece_kind:
+                    yield from flush()
+                    run_kind, run_start, run_text = piece_kind, j, []
+                run_text.append(piece)
+                continue
+            yield from flush()
+            run_kind, run_text = None, []
+            loc = f"json:/requests/{i}/response/{j}"
+            if kind in _TOOL_KINDS:
+                yield from self.tool(loc, part, stamp, model, base, shown)
+            elif kind == "textEditGroup":
+                target = _uri_label(part.get("uri"))
+                yield self.record(
+                    loc,
+                    "assistant",
+                    "tool_call",
+                    f"Edited {target}".strip(),
+                    stamp,
+                    model,
+                    {**base, "tool": "textEditGroup"},
+                )
+            elif kind == "warning":
+                text = markdown_value(part.get("content"))
+                if text.strip():
+                    yield self.record(
+                        loc, "system", "message", text, stamp, model, {**base, "type": "warning"}
+                    )
+            elif kind not in _UI_KINDS:
+                self.unknown[str(kind)] += 1
+        yield from flush()
+
+    def tool(
+        self,
+        loc: str,
+        part: dict[str, Any],
+        stamp: float | None,
+        model: str | None,
+        base: dict[str, Any],
+        shown: Counter[str],
+    ) -> Iterator[Record]:
+        tool_id = part.get("toolId") if isinstance(part.get("toolId"), str) else None
+        if tool_id:
+            shown[tool_id] += 1
+        said = markdown_value(part.get("pastTenseMessage")) or markdown_value(
+            part.get("invocationMessage")
+        )
+        lines = [_readable_links(said).strip()] if said.strip() else []
+        specific = part.get("toolSpecificData")
+        output = ""
+        if isinstance(specific, dict):
+            command = specific.get("commandLine")
+            if isinstance(command, dict):
+                line = (
+                    command.get("userEdited")
+                    or command.get("toolEdited")
+                    or command.get("original")
+                )
+                if isinstance(line, str) and line:
+                    lines.append(f"$ {line}")
+            elif specific.get("kind") == "input" and specific.get("rawInput") not in (None, {}):
+                lines.append(_compact(specific["rawInput"]))
+            term_out = specific.get("terminalCommandOutput")
+            if isinstance(term_out, dict) and isinstance(term_out.get("text"), str):
+                output = term_out["text"]
+        details = part.get("resultDetails")
+        if not output and isinstance(details, dict) and isinstance(details.get("output"), list):
+            output = "\n".join(
+                o["value"]
+                for o in details["output"]
+                if isinstance(o, dict) and isinstance(o.get("value"), str)
+            )
+        text = "\n".join(lines) or tool_id or "tool"
+        extra = {**base, "tool": tool_id, "call_id": part.get("toolCallId")}
+        yield self.record(loc, "assistant", "tool_call", text, stamp, model, extra)
+        if output.strip():
+            yield self.record(
+                f"{loc}/result", "tool", "tool_result", output, stamp, None, dict(extra)
+            )
+
+
+def _is_file(path: Path, diagnostics: Diagnostics) -> bool:
+    try:
+        if path.is_file():
+            return True
+    except OSError:
+        pass
+    diagnostics.add(path, "", "not a regular file; skipped")
+    return False
+
+
+def parse_chat_session(
+    ref: SourceRef, cursor: ParseCursor, diagnostics: Diagnostics
+) -> Iterator[Record]:
+    """Records of one chat session (.json document or .jsonl mutation log)."""
+    if not _is_file(ref.path, diagnostics):
+        return
+    if ref.path.suffix == ".jsonl":
+        state = replay(ref.path, diagnostics)
+        if state is None:
+            diagnostics.add(ref.path, "", "mutation log has no initial state; skipped")
+            return
+    else:
+        state = read_json(ref.path, diagnostics)
+        if state is None:
+            return
+    if not isinstance(state, dict):
+        diagnostics.add(ref.path, "", "session is not an object; skipped")
+        return
+    session = _Session(ref, cursor, diagnostics)
+    session.cwd = workspace_cwd(ref.path, diagnostics)
+    yield from session.records(state)
+
+
+PARSERS: tuple[ParserSpec, ...] = (
+    ParserSpec(
+        "vscode-copilot.chat_session.v1",
+        parse_chat_session,
+        resumable=False,
+        count_raw=count_session_raw,
+    ),
+    ParserSpec(
+        "vscode-copilot.inline_history.v1",
+        parse_inline_history,
+        resumable=False,
+        count_raw=count_inline_raw,
+    ),
+)

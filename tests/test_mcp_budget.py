@@ -1,0 +1,128 @@
+"""The size budget: every response fits, and a cut response says what was cut and how to page."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentdex.mcp.budget import (
+    BUDGET_ENV,
+    DEFAULT_MAX_BYTES,
+    MARKER_KEY,
+    Paging,
+    fit,
+    resolve_max_bytes,
+)
+from mcp_support import (
+    json_of,
+    require_parser,
+    stdio_session,
+    text_of,
+    write_claude_session,
+)
+
+
+def _paging(arguments: dict[str, Any]) -> Paging:
+    return Paging("show_session", "records", lambda kept: {**arguments, "offset": kept})
+
+
+def test_small_payload_is_returned_whole() -> None:
+    payload = {"records": [{"text": "hello"}], "total": 1}
+    assert json.loads(fit(payload, 4096, _paging({}))) == payload
+
+
+def test_long_list_keeps_a_whole_prefix_and_says_how_to_page() -> None:
+    records = [{"i": i, "text": "x" * 200} for i in range(500)]
+    text = fit({"records": records, "total": 500}, 8192, _paging({"ref": "abc"}))
+    assert len(text.encode()) <= 8192
+    data = json.loads(text)
+    kept = data["records"]
+    assert kept == records[: len(kept)]  # whole items, in order, nothing rewritten
+    assert 10 < len(kept) < 500
+    marker = data[MARKER_KEY]
+    assert f"kept the first {len(kept)} of 500 records" in marker["cut"]
+    assert "8192" in marker["reason"]
+    assert marker["next"] == {
+        "tool": "show_session",
+        "arguments": {"ref": "abc", "offset": len(kept)},
+    }
+
+
+def test_one_huge_item_is_clipped_with_a_marker_in_the_text() -> None:
+    records = [{"i": 0, "text": "é" * 100_000}, {"i": 1, "text": "short"}]
+    text = fit({"records": records}, 4096, _paging({"ref": "abc"}))
+    assert len(text.encode()) <= 4096  # bytes, not characters: "é" is two bytes
+    data = json.loads(text)
+    assert len(data["records"]) == 1
+    assert data["records"][0]["text"].endswith("characters cut by the size budget]")
+    assert "clipped 1 long text field(s)" in data[MARKER_KEY]["cut"]
+    assert data[MARKER_KEY]["next"]["arguments"]["offset"] == 1
+
+
+def test_unpageable_payload_clips_strings() -> None:
+    payload = {"files": {"AGENTS.md": "a" * 50_000, "CLAUDE.md": "b" * 50_000}, "n": 2}
+    data = json.loads(fit(payload, 4096, None))
+    assert data["n"] == 2
+    assert set(data["files"]) == {"AGENTS.md", "CLAUDE.md"}
+    assert "next" not in data[MARKER_KEY]
+
+
+def test_payload_too_wide_to_clip_is_replaced_by_the_marker() -> None:
+    payload = {f"key{i}": i for i in range(2000)}
+    text = fit(payload, 2048, None)
+    assert len(text.encode()) <= 2048
+    assert "too large even with text clipped" in json.loads(text)[MARKER_KEY]["cut"]
+
+
+def test_budget_resolution(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(BUDGET_ENV, raising=False)
+    assert resolve_max_bytes() == DEFAULT_MAX_BYTES == 24 * 1024
+    monkeypatch.setenv(BUDGET_ENV, "10000")
+    assert resolve_max_bytes() == 10000
+    assert resolve_max_bytes(5000) == 5000
+    with pytest.raises(ValueError):
+        resolve_max_bytes(100)
+
+
+def test_huge_conversation_over_mcp_is_cut_and_pages_to_the_end(home: Path) -> None:
+    """~1 MB of real transcript through the real server: every page fits, paging ends."""
+    require_parser("claude_code")
+    turns = [("user" if i % 2 == 0 else "assistant", f"turn {i} " + "z" * 3000) for i in range(300)]
+    write_claude_session(home, "bigsession-0001", home / "proj", turns)
+
+    async def scenario() -> None:
+        async with stdio_session("--home", str(home)) as session:
+            arguments: dict[str, Any] | None = {"ref": "bigsession-0001", "limit": 500}
+            seen: list[str] = []
+            pages = 0
+            while arguments is not None:
+                result = await session.call_tool("show_session", arguments)
+                assert len(text_of(result).encode()) <= DEFAULT_MAX_BYTES
+                data = json_of(result)
+                seen += [r["text"].split(" ", 2)[1] for r in data["records"]]
+                marker = data.get(MARKER_KEY)
+                arguments = marker["next"]["arguments"] if marker else None
+                pages += 1
+                assert pages < 100
+            assert pages > 10  # 300 x 3 KB cannot fit in a handful of 24 KB pages
+            assert seen == [str(i) for i in range(300)]
+
+    asyncio.run(scenario())
+
+
+def test_max_bytes_option_sets_the_budget(home: Path) -> None:
+    require_parser("claude_code")
+    turns = [("user", "q" * 2000), ("assistant", "a" * 2000)] * 10
+    write_claude_session(home, "smallbudget-01", home / "proj", turns)
+
+    async def scenario() -> None:
+        async with stdio_session("--home", str(home), mcp_args=("--max-bytes", "4096")) as session:
+            result = await session.call_tool("show_session", {"ref": "smallbudget-01"})
+            assert len(text_of(result).encode()) <= 4096
+            assert "4096" in json_of(result)[MARKER_KEY]["reason"]
+
+    asyncio.run(scenario())

@@ -1,0 +1,131 @@
+"""Aider: real histories checked against the corpus MANIFEST, and where files are found."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from _agent_helpers import count_raw, parse
+from agentdex.discovery import discover
+from agentdex.paths import data_dir
+from conftest import git
+
+CHAT = "aider.chat_history_md.v1"
+INPUT = "aider.input_history.v1"
+
+# (dir, '#### ' lines, '# aider chat started at' runs, input-history entries) — MANIFEST.md §3
+MANIFEST = [("mozgoslav", 305, 3, 24), ("afi-core", 350, 9, 90), ("zen-mcp-server", 25, 4, 8)]
+
+
+@pytest.mark.parametrize(("name", "prompt_lines", "runs", "inputs"), MANIFEST)
+def test_real_histories_match_the_manifest(
+    corpus: Path, name: str, prompt_lines: int, runs: int, inputs: int
+) -> None:
+    chat = corpus / "aider" / name / ".aider.chat.history.md"
+    records, cursor, diags = parse(CHAT, chat)
+    prompts = [r for r in records if r.kind == "prompt"]
+    assert sum(r.text.count("\n") + 1 for r in prompts) == prompt_lines
+    assert len({r.session_id for r in records}) == runs
+    assert {r.cwd for r in records} == {str(chat.parent)}
+    assert all(r.timestamp for r in records)
+    assert cursor.units == count_raw(CHAT, chat) == len(prompts)
+    assert diags.count == 0
+    history = corpus / "aider" / name / ".aider.input.history"
+    records, cursor, _ = parse(INPUT, history)
+    assert len(records) == inputs == cursor.units == count_raw(INPUT, history)
+
+
+def test_models_and_blocks(tmp_path: Path) -> None:
+    chat = tmp_path / ".aider.chat.history.md"
+    chat.write_text(
+        "\n# aider chat started at 2026-11-03 09:00:00\n\n"
+        "> Aider v0.86.1\n> Main model: gpt-4.1 with diff edit format\n\n"
+        "#### add a health endpoint\n#### with a test\n\n"
+        "Here is the change.\n\nmore reply\n\n"
+        "> Applied edit to app.py\n"
+        "\n# aider chat started at 2026-11-04 10:00:00\n\n#### second run\n"
+    )
+    records, cursor, _ = parse(CHAT, chat)
+    assert [(r.role, r.kind, r.text) for r in records] == [
+        ("tool", "tool_result", "Aider v0.86.1\nMain model: gpt-4.1 with diff edit format"),
+        ("user", "prompt", "add a health endpoint\nwith a test"),
+        ("assistant", "message", "Here is the change.\n\nmore reply"),
+        ("tool", "tool_result", "Applied edit to app.py"),
+        ("user", "prompt", "second run"),
+    ]
+    assert records[2].model == "gpt-4.1"
+    assert len({r.session_id for r in records}) == 2
+    assert cursor.units == count_raw(CHAT, chat) == 2
+
+
+def _project(path: Path, text: str) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    (path / ".aider.input.history").write_text(f"\n# 2026-11-05 08:00:00.000001\n+{text}\n")
+    return path
+
+
+def _found(home: Path) -> set[str]:
+    return {str(s.path.parent) for s in discover(home, agents=["aider"]).sources}
+
+
+def test_env_roots_expand_one_level_only(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    src = tmp_path / "src"
+    a = _project(src / "a", "a")
+    deep = _project(src / "group" / "deep", "too deep")
+    top = _project(src, "src itself")
+    monkeypatch.setenv(
+        "AGENTDEX_PROJECT_ROOTS", os.pathsep.join([str(src), str(tmp_path / "missing")])
+    )
+    found = discover(home, agents=["aider"])
+    paths = {str(s.path.parent) for s in found.sources}
+    assert paths == {str(a), str(top)}
+    assert str(deep) not in paths
+    assert any("missing" in w for w in found.warnings)
+
+
+def test_git_toplevel_of_a_subdir_root(
+    home: Path, git_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _project(git_repo, "repo root")
+    sub = git_repo / "pkg" / "inner"
+    sub.mkdir(parents=True)
+    monkeypatch.setenv("AGENTDEX_PROJECT_ROOTS", str(sub))
+    assert _found(home) == {str(git_repo)}
+
+
+def test_projects_json_from_the_index(home: Path, tmp_path: Path, git_repo: Path) -> None:
+    _project(git_repo, "seen by the index")
+    worktree = tmp_path / "wt"
+    git(git_repo, "worktree", "add", "-q", "-b", "feat/x", str(worktree))
+    _project(worktree, "in the worktree")
+    nested = git_repo / "sub"
+    nested.mkdir()
+    data_dir().mkdir(parents=True, exist_ok=True)
+    (data_dir() / "projects.json").write_text(
+        json.dumps([str(worktree), str(nested), "relative/ignored", 42, str(tmp_path / "gone")])
+    )
+    assert _found(home) == {str(git_repo), str(worktree)}
+
+
+def test_corrupt_projects_json_is_ignored(home: Path) -> None:
+    data_dir().mkdir(parents=True, exist_ok=True)
+    (data_dir() / "projects.json").write_text("{not json")
+    assert _found(home) == set()
+    (data_dir() / "projects.json").write_text('{"a": 1}')
+    assert _found(home) == set()
+
+
+def test_corpus_files_in_a_configured_root(
+    home: Path, corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "code" / "afi-core"
+    shutil.copytree(corpus / "aider" / "afi-core", target)
+    monkeypatch.setenv("AGENTDEX_PROJECT_ROOTS", str(tmp_path / "code"))
+    stores = sorted(s.store for s in discover(home, agents=["aider"]).sources)
+    assert stores == ["aider.chat_history", "aider.input_history"]

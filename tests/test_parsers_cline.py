@@ -1,0 +1,121 @@
+"""Cline task folders: the peer fixture, wrappers, tmp files, every location."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from _agent_helpers import count_raw, parse
+from agentdex.discovery import discover
+from agentdex.parsers import run
+
+PID = "cline.api_history_json.v1"
+
+
+def test_peer_fixture(corpus: Path) -> None:
+    data = corpus / "agrep-fixtures/cline/home/.cline/data"
+    path = data / "tasks/1767348000000/api_conversation_history.json"
+    records, cursor, diags = parse(PID, path, root=data)
+    assert [(r.role, r.kind, r.text) for r in records] == [
+        ("user", "prompt", "build a cli flag parser"),
+        ("assistant", "message", "I'll add the parser."),
+        ("assistant", "tool_call", 'write_to_file {"path":"cli.py","content":"import argparse"}'),
+        ("tool", "tool_result", "file written"),
+        ("user", "prompt", "also handle --help"),
+        ("assistant", "message", "Added --help handling."),
+    ]
+    assert {r.cwd for r in records} == {"/work/delta"}
+    assert {r.session_id for r in records} == {"1767348000000"}
+    assert records[1].model == "claude-fable-5"
+    assert diags.count == 0
+    assert cursor.units == count_raw(PID, path) == 5
+
+
+def test_old_text_tool_results_and_env_only_messages(tmp_path: Path) -> None:
+    task = tmp_path / "tasks" / "1795000000000"
+    task.mkdir(parents=True)
+    history = [
+        {
+            "role": "user",
+            "content": "<task>fix the build</task>\n<environment_details>\n"
+            "# Current Working Directory (/work/from-env) Files\n"
+            "</environment_details>",
+        },
+        {"role": "assistant", "content": "Reading the makefile."},
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "[read_file for 'Makefile'] Result:\nall: build"},
+                {"type": "text", "text": "<environment_details>noise</environment_details>"},
+            ],
+        },
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "<environment_details>only</environment_details>"}
+            ],
+        },
+        "not a message",
+    ]
+    path = task / "api_conversation_history.json"
+    path.write_text(json.dumps(history))
+    records, cursor, _ = parse(PID, path, root=tmp_path)
+    assert [(r.kind, r.text) for r in records] == [
+        ("prompt", "fix the build"),
+        ("message", "Reading the makefile."),
+        ("tool_result", "[read_file for 'Makefile'] Result:\nall: build"),
+    ]
+    assert {r.cwd for r in records} == {"/work/from-env"}
+    assert records[0].timestamp == 1795000000.0
+    assert cursor.units == count_raw(PID, path) == 3
+
+
+def test_not_an_array_is_a_diagnostic(tmp_path: Path) -> None:
+    path = tmp_path / "tasks" / "1" / "api_conversation_history.json"
+    path.parent.mkdir(parents=True)
+    path.write_text('{"role": "user"}')
+    records, _, diags = parse(PID, path, root=tmp_path)
+    assert records == [] and diags.count == 1
+
+
+def _task(base: Path, task_id: str, text: str) -> None:
+    folder = base / "tasks" / task_id
+    folder.mkdir(parents=True)
+    (folder / "api_conversation_history.json").write_text(
+        json.dumps([{"role": "user", "content": f"<task>{text}</task>"}])
+    )
+    (folder / "api_conversation_history.json.tmp.123").write_text("partial")
+
+
+def test_every_location_and_tmp_files_ignored(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ext = "saoudrizwan.claude-dev"
+    _task(home / ".config" / "Code" / "User" / "globalStorage" / ext, "1", "stable")
+    _task(home / ".config" / "Code - Insiders" / "User" / "globalStorage" / ext, "2", "insiders")
+    _task(home / ".config" / "Cursor" / "User" / "globalStorage" / ext, "3", "in cursor")
+    _task(home / ".cline" / "data", "4", "cli")
+    users = tmp_path / "winusers"
+    _task(
+        users / "bob" / "AppData" / "Roaming" / "Code" / "User" / "globalStorage" / ext,
+        "5",
+        "windows side",
+    )
+    monkeypatch.setenv("AGENTDEX_WSL", "1")
+    monkeypatch.setenv("AGENTDEX_WSL_USERS_ROOT", str(users))
+    found = discover(home, agents=["cline"])
+    assert all(".tmp." not in s.path.name for s in found.sources)
+    texts = sorted(r.text for s in found.sources for r in run(s))
+    assert texts == ["cli", "in cursor", "insiders", "stable", "windows side"]
+    hosts = {s.host for s in found.sources}
+    assert hosts == {None, "windows:bob"}
+
+
+def test_corpus_home_layout_is_discovered(home: Path, corpus: Path) -> None:
+    shutil.copytree(corpus / "agrep-fixtures/cline/home/.cline", home / ".cline")
+    found = discover(home, agents=["cline"])
+    assert [s.store for s in found.sources] == ["cline.tasks"]
+    assert next(r.cwd for r in run(found.sources[0])) == "/work/delta"
