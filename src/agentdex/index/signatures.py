@@ -38,15 +38,16 @@ def trigram_rows(needle: bytes) -> set[int]:
 
 
 def block_rows(text: bytes) -> Any:
-    """numpy array of the distinct signature rows of ``text``'s trigrams."""
+    """numpy array of the signature rows of ``text``'s trigrams (duplicates allowed)."""
     import numpy as np
 
     if len(text) < 3:
         return np.zeros(0, dtype=np.uint32)
     b = np.frombuffer(text, dtype=np.uint8).astype(np.uint32)
     tri = (b[:-2] << 16) | (b[1:-1] << 8) | b[2:]
-    h = (tri * np.uint32(_MULT)) >> np.uint32(32 - ROW_BITS)
-    return np.unique(h)
+    tri *= np.uint32(_MULT)
+    tri >>= np.uint32(32 - ROW_BITS)
+    return tri
 
 
 def chunk_path(directory: Path, chunk: int) -> Path:
@@ -89,8 +90,8 @@ class SignatureWriter:
         if self._dirty and chunk not in self._dirty:
             self.flush()
         mat = self._chunk(chunk)
-        rows = block_rows(text)
-        mat[rows, j >> 3] |= np.uint8(1 << (j & 7))
+        column = mat[:, j >> 3]  # a view: duplicates in the fancy index all write the same bit
+        column[block_rows(text)] |= np.uint8(1 << (j & 7))
         self._dirty.add(chunk)
 
     def flush(self) -> None:

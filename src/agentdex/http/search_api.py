@@ -1,0 +1,49 @@
+"""``/api/v0/search`` and ``/api/v0/conversations``: the CLI's JSON over HTTP."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Query, Request
+
+from agentdex.api import search as api
+
+router = APIRouter(tags=["search"])
+
+
+@router.get("/search")
+def search(
+    request: Request,
+    q: str = Query(..., description="Query (docs/query-language.md)."),
+    limit: int = Query(20, ge=1, le=api.MAX_LIMIT),
+    sort: str = Query("relevance", description="relevance | time"),
+    case: str = Query("smart", description="smart | insensitive | sensitive"),
+    regex: bool = False,
+    word: bool = False,
+    refresh: bool = True,
+) -> dict[str, Any]:
+    """Same JSON as ``agentdex search --json``: ``{query, status, stats, results}``."""
+    home = getattr(request.app.state, "home", None)
+    result = api.search(
+        q,
+        home=home,
+        limit=limit,
+        sort=sort,
+        case=case,
+        regex=regex,
+        word=word,
+        refresh_first=refresh,
+    )
+    return result.to_json()
+
+
+@router.get("/conversations")
+def conversations(
+    request: Request,
+    q: str | None = Query(None, description="Only conversations with a matching message."),
+    limit: int = Query(50, ge=1, le=api.MAX_LIMIT),
+    refresh: bool = True,
+) -> dict[str, Any]:
+    """Same JSON as ``agentdex sessions --json``: ``{query, status, stats, conversations}``."""
+    home = getattr(request.app.state, "home", None)
+    return api.conversations(q, home=home, limit=limit, refresh_first=refresh).to_json()
