@@ -143,19 +143,20 @@ def _maybe_refresh(
 # -- search --------------------------------------------------------------------------
 
 
-def _here_predicate(here: str) -> Callable[[Hit], bool]:
+def _here_predicate(here: str) -> Callable[[tuple[Any, ...]], bool]:
+    """For light rows: is the record's cwd, project or worktree in this place?"""
     from agentdex.gitinfo import git_info
 
     base = os.path.normpath(os.path.abspath(os.path.expanduser(here)))
     info = git_info(base)
-    roots = {p for p in (base, info.project, info.worktree) if p}
+    roots = {p.rstrip("/") for p in (base, info.project, info.worktree) if p}
 
     def inside(path: str | None) -> bool:
         if not path:
             return False
-        return any(path == r or path.startswith(r.rstrip("/") + "/") for r in roots)
+        return any(path == r or path.startswith(r + "/") for r in roots)
 
-    return lambda hit: inside(hit.cwd) or inside(hit.project) or inside(hit.worktree)
+    return lambda row: inside(row[8]) or inside(row[9]) or inside(row[10])
 
 
 def ref_of(session_id: str, locator: str) -> str:
@@ -194,7 +195,7 @@ def _validate(limit: int | None, sort: str, case: str) -> None:
         raise UsageError(f"limit must be between 1 and {MAX_LIMIT}")
 
 
-def matching_hits(
+def matching_rows(
     engine: Engine,
     query: str,
     *,
@@ -203,18 +204,18 @@ def matching_hits(
     case: str = "smart",
     now: float | None = None,
     allow_empty: bool = False,
-) -> tuple[list[Hit], bool, list[str]]:
-    """Every live record matching ``query``: (hits, case-sensitive?, positive needles)."""
+) -> tuple[list[tuple[Any, ...]], bool, list[str]]:
+    """Light rows of every live record matching ``query``: (rows, case-sensitive?, needles)."""
     from agentdex.search.query import parse_query, positive_terms
 
     node = parse_query(query, now=now, regex=regex)
     if node is None:
         if not allow_empty:
             raise UsageError('empty query: give words, "a phrase" or field:value filters')
-        return engine.all_hits(), False, []
+        return engine.all_light(), False, []
     sensitive = engine.prepare(node, regex=regex, word=word, case=case)
     ids = engine.evaluate(node)
-    return engine.hits(ids), sensitive, [t.text for t in positive_terms(node)]
+    return engine.light(ids), sensitive, [t.text for t in positive_terms(node)]
 
 
 def _check_query(query: str, *, regex: bool, word: bool, now: float | None) -> None:
@@ -246,7 +247,7 @@ def search(
     now: float | None = None,
 ) -> SearchResult:
     """Search every indexed record; exact substring (or regex) semantics, ranked."""
-    from agentdex.search.ranking import rank, sort_by_time
+    from agentdex.search.ranking import REFINE, refine, score_rows, time_order
     from agentdex.search.snippets import highlight_patterns, make_snippet
 
     _validate(limit, sort, case)
@@ -259,34 +260,39 @@ def search(
             result.status = "no-index"
             result.stats["total"] = 0
             return result
-        hits, sensitive, needles = matching_hits(
+        matched, sensitive, needles = matching_rows(
             engine, query, regex=regex, word=word, case=case, now=now
         )
         here_pred = _here_predicate(here or os.getcwd()) if (here or only_here) else None
-        if only_here:
-            if here_pred is None:
-                here_pred = _here_predicate(os.getcwd())
-            hits = [h for h in hits if here_pred(h)]
+        if only_here and here_pred is not None:
+            matched = [r for r in matched if here_pred(r)]
+        clock = time.time() if now is None else now
         if sort == "time":
-            hits = sort_by_time(hits)
+            ordered = [(0.0, r) for r in time_order(matched)]
         else:
-            hits = rank(
-                hits,
-                needles=needles,
-                sensitive=sensitive,
-                text_of=engine.original_text,
-                here=here_pred,
-                now=now,
-                limit=limit,
-            )
+            ordered = score_rows(matched, clock, here_pred)
         if dedup:
-            hits = _dedup(hits)
-        total = len(hits)
+            ordered = _dedup(ordered)
+        total = len(ordered)
+        if limit is None:
+            head = ordered
+        else:
+            head = ordered[: max(REFINE, limit) if sort == "relevance" else limit]
+        by_id = {hit.id: hit for hit in engine.hits(r[0] for _, r in head)}
+        hits = []
+        for score, row in head:
+            hit = by_id[row[0]]
+            hit.score = score
+            hit.text = engine.original_text(hit)
+            hits.append(hit)
+        if sort == "relevance":
+            hits = refine(hits, needles, sensitive)
+        else:
+            for hit in hits:
+                hit.score = 0.0
         shown = hits[:limit] if limit is not None else hits
         patterns = highlight_patterns(needles, regex=regex, sensitive=sensitive)
         for hit in shown:
-            if not hit.text:
-                hit.text = engine.original_text(hit)
             hit.snippet, spans = make_snippet(hit.text, patterns)
             result.results.append(hit_json(hit))
             result.highlights.append(spans)
@@ -303,16 +309,17 @@ def search(
     return result
 
 
-def _dedup(hits: list[Hit]) -> list[Hit]:
+def _dedup(ordered: list[tuple[float, tuple[Any, ...]]]) -> list[tuple[float, tuple[Any, ...]]]:
     """Drop repeats of the same text by the same role in the same session (first wins)."""
-    seen: set[tuple[str, str, str, int]] = set()
-    out: list[Hit] = []
-    for hit in hits:
-        key = (hit.agent, hit.session_id, hit.role, hit.thash)
+    seen: set[tuple[Any, ...]] = set()
+    out = []
+    for item in ordered:
+        row = item[1]
+        key = (row[5], row[6], row[2], row[7])
         if key in seen:
             continue
         seen.add(key)
-        out.append(hit)
+        out.append(item)
     return out
 
 
@@ -385,8 +392,8 @@ def conversations(
             result.stats["total"] = 0
             return result
         if query:
-            hits, _, _ = matching_hits(engine, query, now=now)
-            keys = {(h.agent, h.session_id) for h in hits}
+            matched, _, _ = matching_rows(engine, query, now=now)
+            keys = {(r[5], r[6]) for r in matched}
             sessions = {k[1] for k in keys}
             found: list[tuple[Any, ...]] = []
             ids = sorted(sessions)

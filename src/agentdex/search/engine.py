@@ -18,6 +18,7 @@ from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from agentdex.index.segments import Block, load_block
 from agentdex.index.signatures import SignatureReader
@@ -32,6 +33,13 @@ BLOCK_CACHE = 48
 META_COLUMNS = (
     "r.id, r.block_id, r.agent, r.store, r.session_id, r.role, r.kind, r.timestamp, r.model,"
     " r.cwd, r.project, r.branch, r.worktree, r.host, r.locator, r.offset, r.tlen, r.thash, f.path"
+)
+
+
+#: (id, kind, role, timestamp, tlen, agent, session_id, thash, cwd, project, worktree)
+LIGHT_COLUMNS = (
+    "r.id, r.kind, r.role, r.timestamp, r.tlen, r.agent, r.session_id, r.thash,"
+    " r.cwd, r.project, r.worktree"
 )
 
 
@@ -249,6 +257,21 @@ class Engine:
             ):
                 out.append(Hit(*row))
         return out
+
+    def light(self, ids: Iterable[int]) -> list[tuple[Any, ...]]:
+        """``LIGHT_COLUMNS`` of live records among ``ids``: what ranking and dedup need."""
+        out: list[tuple[Any, ...]] = []
+        for chunk in _chunks(sorted(ids), 5000):
+            marks = ",".join("?" * len(chunk))
+            out.extend(
+                self.db.execute(
+                    f"SELECT {LIGHT_COLUMNS} FROM records r WHERE r.id IN ({marks})", chunk
+                )
+            )
+        return out
+
+    def all_light(self) -> list[tuple[Any, ...]]:
+        return list(self.db.execute(f"SELECT {LIGHT_COLUMNS} FROM records r"))
 
     def all_hits(self, where: str = "1", params: Iterable[object] = ()) -> list[Hit]:
         return [

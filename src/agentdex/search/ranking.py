@@ -1,17 +1,19 @@
 """Relevance: text match quality x who wrote it x how recent x where it was.
 
-``score = text * prior(kind, role) * recency * here``. ``text`` favours short
-records and, for the best candidates, more and whole-word occurrences of the
-query terms; the prior ranks what a person typed above assistant prose above
-tool output; recency halves the weight of very old records at most.
+``score = text * prior(kind, role) * recency * here``. A cheap score (record
+length, prior, recency, here) orders every match from metadata alone; the
+best ``REFINE`` are then rescored on their text (more, and whole-word,
+occurrences of the query terms score higher). The prior ranks what a person
+typed above assistant prose above tool output; recency halves the weight of
+very old records at most.
 """
 
 from __future__ import annotations
 
 import math
 import re
-import time
 from collections.abc import Callable
+from typing import Any
 
 from agentdex.search.engine import Hit
 
@@ -27,21 +29,30 @@ KIND_PRIOR: dict[str, float] = {
 ROLE_PRIOR: dict[str, float] = {"user": 1.0, "assistant": 0.9, "system": 0.6, "tool": 0.8}
 RECENCY_DAYS = 30.0
 REFINE = 200
+HERE_BOOST = 2.0
 
 
-def prior(hit: Hit) -> float:
-    return KIND_PRIOR.get(hit.kind, 0.5) * ROLE_PRIOR.get(hit.role, 0.8)
+def base_score(
+    kind: str, role: str, timestamp: float | None, tlen: int, now: float, here: bool = False
+) -> float:
+    prior = KIND_PRIOR.get(kind, 0.5) * ROLE_PRIOR.get(role, 0.8)
+    if timestamp is None:
+        recency = 0.5
+    else:
+        recency = 0.5 + 0.5 * math.exp(-max(0.0, now - timestamp) / 86400.0 / RECENCY_DAYS)
+    length = 1.0 / (1.0 + math.log2(1.0 + tlen / 400.0))
+    return length * prior * recency * (HERE_BOOST if here else 1.0)
 
 
-def recency(hit: Hit, now: float) -> float:
-    if hit.timestamp is None:
-        return 0.5
-    age_days = max(0.0, now - hit.timestamp) / 86400.0
-    return 0.5 + 0.5 * math.exp(-age_days / RECENCY_DAYS)
-
-
-def length_norm(tlen: int) -> float:
-    return 1.0 / (1.0 + math.log2(1.0 + tlen / 400.0))
+def score_rows(
+    rows: list[tuple[Any, ...]], now: float, here: Callable[[tuple[Any, ...]], bool] | None
+) -> list[tuple[float, tuple[Any, ...]]]:
+    """(cheap score, row) for light rows, best first (ties: newer first, then id)."""
+    scored = [
+        (base_score(r[1], r[2], r[3], r[4], now, here is not None and here(r)), r) for r in rows
+    ]
+    scored.sort(key=lambda item: (-item[0], -(item[1][3] or 0.0), item[1][0]))
+    return scored
 
 
 def occurrence_score(text: str, needles: list[str], sensitive: bool) -> float:
@@ -60,35 +71,18 @@ def occurrence_score(text: str, needles: list[str], sensitive: bool) -> float:
     return total or 1.0
 
 
-def rank(
-    hits: list[Hit],
-    *,
-    needles: list[str],
-    sensitive: bool,
-    text_of: Callable[[Hit], str],
-    here: Callable[[Hit], bool] | None = None,
-    now: float | None = None,
-    limit: int | None = None,
-) -> list[Hit]:
-    """Order by relevance; the best ``REFINE`` candidates are rescored on their text."""
-    now = time.time() if now is None else now
-    for hit in hits:
-        boost = 2.0 if here is not None and here(hit) else 1.0
-        hit.score = length_norm(hit.tlen) * prior(hit) * recency(hit, now) * boost
-    hits.sort(key=lambda h: (-h.score, -(h.timestamp or 0.0), h.id))
-    head = hits[: max(REFINE, limit or 0)]
+def refine(hits: list[Hit], needles: list[str], sensitive: bool) -> list[Hit]:
+    """Rescore hits (text already loaded) on their occurrences; best first."""
     if needles:
-        for hit in head:
-            hit.text = text_of(hit)
+        for hit in hits:
             hit.score *= occurrence_score(hit.text, needles, sensitive)
-        head.sort(key=lambda h: (-h.score, -(h.timestamp or 0.0), h.id))
-        hits[: len(head)] = head
+    hits.sort(key=lambda h: (-h.score, -(h.timestamp or 0.0), h.id))
     for hit in hits:
         hit.score = round(hit.score, 6)
     return hits
 
 
-def sort_by_time(hits: list[Hit]) -> list[Hit]:
+def time_order(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
     """Newest first; records without a timestamp last."""
-    hits.sort(key=lambda h: (h.timestamp is None, -(h.timestamp or 0.0), -h.id))
-    return hits
+    rows.sort(key=lambda r: (r[3] is None, -(r[3] or 0.0), -r[0]))
+    return rows
