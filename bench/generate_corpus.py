@@ -22,14 +22,7 @@ from pathlib import Path
 
 import orjson
 
-COMMON = (
-    "the a to of and in is it that for you this with on be are as can not we if use "
-    "function test error file code run value return data should will need fix add change "
-    "update check build config path module import class type string list object call "
-    "retry backoff timeout request response server client cache index query search token "
-    "parse record session agent branch worktree commit merge diff review lint format "
-    "performance memory thread async await lock write read open close stream buffer"
-).split()
+COMMON = ["the", "a", "to", "of", "and", "in", "is", "it", "that", "for", "you", "this", "with", "on", "be", "are", "as", "can", "not", "we", "if", "use", "function", "test", "error", "file", "code", "run", "value", "return", "data", "should", "will", "need", "fix", "add", "change", "update", "check", "build", "config", "path", "module", "import", "class", "type", "string", "list", "object", "call", "retry", "backoff", "timeout", "request", "response", "server", "client", "cache", "index", "query", "search", "token", "parse", "record", "session", "agent", "branch", "worktree", "commit", "merge", "diff", "review", "lint", "format", "performance", "memory", "thread", "async", "await", "lock", "write", "read", "open", "close", "stream", "buffer"]
 
 
 def _vocab(rng: random.Random, size: int = 6000) -> list[str]:
@@ -99,33 +92,79 @@ def claude_session(home: Path, t: Text, cwd: str, start: float, turns: int) -> i
     folder.mkdir(parents=True, exist_ok=True)
     out = bytearray()
     ts, parent = start, None
-    env = {"isSidechain": False, "userType": "external", "cwd": cwd, "sessionId": sid,
-           "version": "2.0.14", "gitBranch": rng.choice(["main", "feat/retry", "fix/lint"])}
+    env = {
+        "isSidechain": False,
+        "userType": "external",
+        "cwd": cwd,
+        "sessionId": sid,
+        "version": "2.0.14",
+        "gitBranch": rng.choice(["main", "feat/retry", "fix/lint"]),
+    }
     for _ in range(turns):
         uid = str(uuid.UUID(int=rng.getrandbits(128)))
-        out += _dumps({"parentUuid": parent, **env, "type": "user", "uuid": uid,
-                       "timestamp": _iso(ts),
-                       "message": {"role": "user", "content": t.prose(rng.randint(1, 3))}})
+        out += _dumps(
+            {
+                "parentUuid": parent,
+                **env,
+                "type": "user",
+                "uuid": uid,
+                "timestamp": _iso(ts),
+                "message": {"role": "user", "content": t.prose(rng.randint(1, 3))},
+            }
+        )
         parent, ts = uid, ts + rng.uniform(2, 30)
         for _ in range(rng.randint(1, 3)):
             aid, tool_id = str(uuid.uuid4()), f"toolu_{rng.getrandbits(60):x}"
-            out += _dumps({"parentUuid": parent, **env, "type": "assistant", "uuid": aid,
-                           "timestamp": _iso(ts), "requestId": f"req_{rng.getrandbits(40):x}",
-                           "message": {"id": f"msg_{rng.getrandbits(60):x}", "type": "message",
-                                       "role": "assistant", "model": "claude-sonnet-4-5",
-                                       "content": [
-                                           {"type": "text", "text": t.prose(rng.randint(1, 5))},
-                                           {"type": "tool_use", "id": tool_id, "name": "Bash",
-                                            "input": {"command": rng.choice(t.code)[:80]}}],
-                                       "usage": {"input_tokens": rng.randint(10, 9000),
-                                                 "output_tokens": rng.randint(10, 900)}}})
+            out += _dumps(
+                {
+                    "parentUuid": parent,
+                    **env,
+                    "type": "assistant",
+                    "uuid": aid,
+                    "timestamp": _iso(ts),
+                    "requestId": f"req_{rng.getrandbits(40):x}",
+                    "message": {
+                        "id": f"msg_{rng.getrandbits(60):x}",
+                        "type": "message",
+                        "role": "assistant",
+                        "model": "claude-sonnet-4-5",
+                        "content": [
+                            {"type": "text", "text": t.prose(rng.randint(1, 5))},
+                            {
+                                "type": "tool_use",
+                                "id": tool_id,
+                                "name": "Bash",
+                                "input": {"command": rng.choice(t.code)[:80]},
+                            },
+                        ],
+                        "usage": {
+                            "input_tokens": rng.randint(10, 9000),
+                            "output_tokens": rng.randint(10, 900),
+                        },
+                    },
+                }
+            )
             rid = str(uuid.uuid4())
-            out += _dumps({"parentUuid": aid, **env, "type": "user", "uuid": rid,
-                           "timestamp": _iso(ts + 1),
-                           "message": {"role": "user", "content": [
-                               {"type": "tool_result", "tool_use_id": tool_id,
+            out += _dumps(
+                {
+                    "parentUuid": aid,
+                    **env,
+                    "type": "user",
+                    "uuid": rid,
+                    "timestamp": _iso(ts + 1),
+                    "message": {
+                        "role": "user",
+                        "content": [
+                            {
+                                "type": "tool_result",
+                                "tool_use_id": tool_id,
                                 "content": t.tool_output(rng.randint(3, 60)),
-                                "is_error": False}]}})
+                                "is_error": False,
+                            }
+                        ],
+                    },
+                }
+            )
             parent, ts = rid, ts + rng.uniform(2, 20)
     (folder / f"{sid}.jsonl").write_bytes(out)
     return len(out)
@@ -140,36 +179,108 @@ def codex_session(home: Path, t: Text, cwd: str, start: float, turns: int) -> in
     name = f"rollout-{time.strftime('%Y-%m-%dT%H-%M-%S', tm)}-{sid}.jsonl"
     out = bytearray()
     ts = start
-    out += _dumps({"timestamp": _iso(ts), "type": "session_meta", "payload": {
-        "id": sid, "timestamp": _iso(ts), "cwd": cwd, "originator": "codex_cli_rs",
-        "cli_version": "0.46.0", "model_provider": "openai",
-        "git": {"commit_hash": f"{rng.getrandbits(160):040x}", "branch": "main"}}})
-    out += _dumps({"timestamp": _iso(ts), "type": "turn_context", "payload": {
-        "cwd": cwd, "model": "gpt-5-codex", "effort": "medium"}})
+    out += _dumps(
+        {
+            "timestamp": _iso(ts),
+            "type": "session_meta",
+            "payload": {
+                "id": sid,
+                "timestamp": _iso(ts),
+                "cwd": cwd,
+                "originator": "codex_cli_rs",
+                "cli_version": "0.46.0",
+                "model_provider": "openai",
+                "git": {"commit_hash": f"{rng.getrandbits(160):040x}", "branch": "main"},
+            },
+        }
+    )
+    out += _dumps(
+        {
+            "timestamp": _iso(ts),
+            "type": "turn_context",
+            "payload": {"cwd": cwd, "model": "gpt-5-codex", "effort": "medium"},
+        }
+    )
     for _ in range(turns):
         prompt = t.prose(rng.randint(1, 3))
-        out += _dumps({"timestamp": _iso(ts), "type": "response_item", "payload": {
-            "type": "message", "role": "user",
-            "content": [{"type": "input_text", "text": prompt}]}})
-        out += _dumps({"timestamp": _iso(ts), "type": "event_msg", "payload": {
-            "type": "user_message", "message": prompt}})
+        out += _dumps(
+            {
+                "timestamp": _iso(ts),
+                "type": "response_item",
+                "payload": {
+                    "type": "message",
+                    "role": "user",
+                    "content": [{"type": "input_text", "text": prompt}],
+                },
+            }
+        )
+        out += _dumps(
+            {
+                "timestamp": _iso(ts),
+                "type": "event_msg",
+                "payload": {"type": "user_message", "message": prompt},
+            }
+        )
         ts += rng.uniform(2, 20)
-        out += _dumps({"timestamp": _iso(ts), "type": "response_item", "payload": {
-            "type": "reasoning", "summary": [{"type": "summary_text", "text": t.prose(1)}]}})
+        out += _dumps(
+            {
+                "timestamp": _iso(ts),
+                "type": "response_item",
+                "payload": {
+                    "type": "reasoning",
+                    "summary": [{"type": "summary_text", "text": t.prose(1)}],
+                },
+            }
+        )
         call = f"call_{rng.getrandbits(60):x}"
-        out += _dumps({"timestamp": _iso(ts), "type": "response_item", "payload": {
-            "type": "function_call", "name": "shell", "call_id": call,
-            "arguments": orjson.dumps({"command": ["bash", "-lc", rng.choice(t.code)[:60]]})
-            .decode()}})
-        out += _dumps({"timestamp": _iso(ts + 1), "type": "response_item", "payload": {
-            "type": "function_call_output", "call_id": call,
-            "output": orjson.dumps({"output": t.tool_output(rng.randint(3, 50)),
-                                    "metadata": {"exit_code": 0}}).decode()}})
-        out += _dumps({"timestamp": _iso(ts + 2), "type": "response_item", "payload": {
-            "type": "message", "role": "assistant",
-            "content": [{"type": "output_text", "text": t.prose(rng.randint(1, 6))}]}})
-        out += _dumps({"timestamp": _iso(ts + 2), "type": "event_msg", "payload": {
-            "type": "token_count", "info": {"total_token_usage": {"input_tokens": 1}}}})
+        out += _dumps(
+            {
+                "timestamp": _iso(ts),
+                "type": "response_item",
+                "payload": {
+                    "type": "function_call",
+                    "name": "shell",
+                    "call_id": call,
+                    "arguments": orjson.dumps(
+                        {"command": ["bash", "-lc", rng.choice(t.code)[:60]]}
+                    ).decode(),
+                },
+            }
+        )
+        out += _dumps(
+            {
+                "timestamp": _iso(ts + 1),
+                "type": "response_item",
+                "payload": {
+                    "type": "function_call_output",
+                    "call_id": call,
+                    "output": orjson.dumps(
+                        {"output": t.tool_output(rng.randint(3, 50)), "metadata": {"exit_code": 0}}
+                    ).decode(),
+                },
+            }
+        )
+        out += _dumps(
+            {
+                "timestamp": _iso(ts + 2),
+                "type": "response_item",
+                "payload": {
+                    "type": "message",
+                    "role": "assistant",
+                    "content": [{"type": "output_text", "text": t.prose(rng.randint(1, 6))}],
+                },
+            }
+        )
+        out += _dumps(
+            {
+                "timestamp": _iso(ts + 2),
+                "type": "event_msg",
+                "payload": {
+                    "type": "token_count",
+                    "info": {"total_token_usage": {"input_tokens": 1}},
+                },
+            }
+        )
         ts += rng.uniform(2, 20)
     (folder / name).write_bytes(out)
     return len(out)
@@ -184,19 +295,46 @@ def gemini_session(home: Path, t: Text, cwd: str, start: float, turns: int) -> i
     sid = str(uuid.UUID(int=rng.getrandbits(128)))
     ts, messages = start, []
     for _ in range(turns):
-        messages.append({"id": str(uuid.uuid4()), "timestamp": _iso(ts), "type": "user",
-                         "content": t.prose(rng.randint(1, 3))})
+        messages.append(
+            {
+                "id": str(uuid.uuid4()),
+                "timestamp": _iso(ts),
+                "type": "user",
+                "content": t.prose(rng.randint(1, 3)),
+            }
+        )
         ts += rng.uniform(2, 20)
-        messages.append({"id": str(uuid.uuid4()), "timestamp": _iso(ts), "type": "gemini",
-                         "content": t.prose(rng.randint(1, 6)), "model": "gemini-2.5-pro",
-                         "thoughts": [{"subject": "Plan", "description": t.prose(1)}],
-                         "toolCalls": [{"name": "run_shell_command",
-                                        "args": {"command": rng.choice(t.code)[:60]},
-                                        "result": [{"functionResponse": {"response": {
-                                            "output": t.tool_output(rng.randint(3, 30))}}}]}]})
+        messages.append(
+            {
+                "id": str(uuid.uuid4()),
+                "timestamp": _iso(ts),
+                "type": "gemini",
+                "content": t.prose(rng.randint(1, 6)),
+                "model": "gemini-2.5-pro",
+                "thoughts": [{"subject": "Plan", "description": t.prose(1)}],
+                "toolCalls": [
+                    {
+                        "name": "run_shell_command",
+                        "args": {"command": rng.choice(t.code)[:60]},
+                        "result": [
+                            {
+                                "functionResponse": {
+                                    "response": {"output": t.tool_output(rng.randint(3, 30))}
+                                }
+                            }
+                        ],
+                    }
+                ],
+            }
+        )
         ts += rng.uniform(2, 20)
-    doc = {"sessionId": sid, "projectHash": project_hash, "startTime": _iso(start),
-           "lastUpdated": _iso(ts), "messages": messages}
+    doc = {
+        "sessionId": sid,
+        "projectHash": project_hash,
+        "startTime": _iso(start),
+        "lastUpdated": _iso(ts),
+        "messages": messages,
+    }
     stamp = time.strftime("%Y-%m-%dT%H-%M", time.gmtime(start))
     data = orjson.dumps(doc, option=orjson.OPT_INDENT_2)
     (folder / f"session-{stamp}-{sid[:8]}.json").write_bytes(data)
@@ -214,23 +352,39 @@ def vscode_session(home: Path, t: Text, cwd: str, start: float, turns: int) -> i
     sid = str(uuid.UUID(int=rng.getrandbits(128)))
     ts, requests = start, []
     for _ in range(turns):
-        requests.append({
-            "requestId": f"request_{uuid.uuid4()}", "timestamp": int(ts * 1000),
-            "message": {"text": t.prose(rng.randint(1, 3)), "parts": []},
-            "response": [{"value": t.prose(rng.randint(1, 6))},
-                         {"kind": "toolInvocationSerialized", "toolId": "run_in_terminal"},
-                         {"value": "```\n" + t.tool_output(rng.randint(2, 20)) + "\n```"}],
-            "modelId": "copilot/gpt-4.1", "result": {"metadata": {}}})
+        requests.append(
+            {
+                "requestId": f"request_{uuid.uuid4()}",
+                "timestamp": int(ts * 1000),
+                "message": {"text": t.prose(rng.randint(1, 3)), "parts": []},
+                "response": [
+                    {"value": t.prose(rng.randint(1, 6))},
+                    {"kind": "toolInvocationSerialized", "toolId": "run_in_terminal"},
+                    {"value": "```\n" + t.tool_output(rng.randint(2, 20)) + "\n```"},
+                ],
+                "modelId": "copilot/gpt-4.1",
+                "result": {"metadata": {}},
+            }
+        )
         ts += rng.uniform(5, 60)
-    doc = {"version": 3, "sessionId": sid, "creationDate": int(start * 1000),
-           "lastMessageDate": int(ts * 1000), "requests": requests}
+    doc = {
+        "version": 3,
+        "sessionId": sid,
+        "creationDate": int(start * 1000),
+        "lastMessageDate": int(ts * 1000),
+        "requests": requests,
+    }
     data = orjson.dumps(doc)
     (folder / f"{sid}.json").write_bytes(data)
     return len(data)
 
 
-WRITERS = ((claude_session, 0.45), (codex_session, 0.35), (gemini_session, 0.1),
-           (vscode_session, 0.1))
+WRITERS = (
+    (claude_session, 0.45),
+    (codex_session, 0.35),
+    (gemini_session, 0.1),
+    (vscode_session, 0.1),
+)
 
 
 def generate(out: Path, size_mb: float, files: int, seed: int) -> dict[str, int]:
@@ -262,8 +416,11 @@ def main() -> None:
     args = parser.parse_args()
     started = time.perf_counter()
     counts = generate(args.out, args.size_mb, args.files, args.seed)
-    print(orjson.dumps({**counts, "seconds": round(time.perf_counter() - started, 1),
-                        "out": str(args.out)}).decode())
+    print(
+        orjson.dumps(
+            {**counts, "seconds": round(time.perf_counter() - started, 1), "out": str(args.out)}
+        ).decode()
+    )
 
 
 if __name__ == "__main__":

@@ -3,8 +3,10 @@
 A block holds consecutive records (ids ``first_id .. first_id + count - 1``):
 their lower-cased UTF-8 joined by NUL bytes (what substring search scans,
 at memory speed with ``bytes.find``) with the byte offset where each record
-starts, and the original text, zlib-compressed, with character offsets (what
-results show and what case-sensitive matching checks). A block is written in
+starts, and the original text with character offsets (what results show and
+what case-sensitive matching checks). Both are zlib-compressed (level 1):
+the index stays smaller than the stores, and a selective query decompresses
+only the few blocks its signature lets through. A block is written in
 the same SQLite transaction as its records, so a reader's snapshot never
 holds half a block.
 """
@@ -110,6 +112,8 @@ class BlockWriter:
         lower = SEP_B.join(self._lower)
         original = zlib.compress(encode(SEP.join(self._original)), 1)
         self.signatures.add(self.next_block, lower)
+        text_bytes = len(lower)
+        lower = zlib.compress(lower, 1)
         self.db.execute(
             "INSERT INTO blocks (id, first_id, count, lower, lower_starts, original,"
             " original_starts) VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -124,7 +128,7 @@ class BlockWriter:
             ),
         )
         self.db.executemany(_INSERT_RECORD, self._rows)
-        self.text_bytes += len(lower)
+        self.text_bytes += text_bytes
         self.next_record += len(self._rows)
         self.next_block += 1
         self._lower, self._original, self._rows, self._size = [], [], [], 0
@@ -142,11 +146,18 @@ class Block:
     id: int
     first_id: int
     count: int
-    lower: bytes
+    _lower_blob: bytes
     lower_starts: array[int]
     _original_blob: bytes
     original_starts: array[int]
     _original: str | None = None
+    _lower: bytes | None = None
+
+    @property
+    def lower(self) -> bytes:
+        if self._lower is None:
+            self._lower = zlib.decompress(self._lower_blob)
+        return self._lower
 
     @property
     def original(self) -> str:

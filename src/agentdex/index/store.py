@@ -26,7 +26,7 @@ from agentdex.errors import CorruptError
 from agentdex.index.schema import migrate
 from agentdex.index.signatures import CHUNK_BYTES
 
-FORMAT = "agentdex-index-1"
+FORMAT = "agentdex-index-2"  # 2: lower-cased text compressed
 
 
 def index_root(path: str | os.PathLike[str] | None = None) -> Path:
