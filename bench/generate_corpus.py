@@ -22,7 +22,15 @@ from pathlib import Path
 
 import orjson
 
-COMMON = ["the", "a", "to", "of", "and", "in", "is", "it", "that", "for", "you", "this", "with", "on", "be", "are", "as", "can", "not", "we", "if", "use", "function", "test", "error", "file", "code", "run", "value", "return", "data", "should", "will", "need", "fix", "add", "change", "update", "check", "build", "config", "path", "module", "import", "class", "type", "string", "list", "object", "call", "retry", "backoff", "timeout", "request", "response", "server", "client", "cache", "index", "query", "search", "token", "parse", "record", "session", "agent", "branch", "worktree", "commit", "merge", "diff", "review", "lint", "format", "performance", "memory", "thread", "async", "await", "lock", "write", "read", "open", "close", "stream", "buffer"]
+COMMON = (  # noqa: SIM905 - a word list reads better as text
+    "the a to of and in is it that for you this with on be are as can not we if use "
+    "function test error file code run value return data should will need fix add "
+    "change update check build config path module import class type string list "
+    "object call retry backoff timeout request response server client cache index "
+    "query search token parse record session agent branch worktree commit merge diff "
+    "review lint format performance memory thread async await lock write read open "
+    "close stream buffer "
+).split()
 
 
 def _vocab(rng: random.Random, size: int = 6000) -> list[str]:
@@ -53,7 +61,8 @@ class Text:
                     f"    if {name} is None: return {rng.choice(idents)}({rng.randint(0, 99)})",
                     f"def {name}(self, {rng.choice(idents)}: int) -> str:",
                     f"src/{rng.choice(vocab)}/{name}.py:{rng.randint(1, 900)}: {rng.choice(vocab)}",
-                    f"    {name} = {rng.choice(idents)}.get('{rng.choice(vocab)}', {rng.randint(0, 9)})",
+                    f"    {name} = {rng.choice(idents)}.get('{rng.choice(vocab)}',"
+                    f" {rng.randint(0, 9)})",
                     f"ERROR {name}: {rng.choice(self.sentences)[:60]}",
                 ]
             )

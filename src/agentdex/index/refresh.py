@@ -78,7 +78,7 @@ def _head_hash(path: Path, length: int) -> str:
 
 
 def _wal_sig(source: Source) -> str:
-    if source.row.format not in ("sqlite", "vscdb"):
+    if "sqlite" not in source.row.format and source.path.suffix not in (".db", ".vscdb"):
         return ""
     try:
         st = os.stat(f"{source.path}-wal")

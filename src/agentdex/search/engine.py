@@ -173,7 +173,10 @@ class Engine:
         plan = self.plan(node)
         ordered: list[Node] = []
         if text_terms and self.matchers[text_terms[0]].rows:
-            ordered.append(text_terms.pop(0))
+            # a selective term first (a few blocks); else the SQL filters narrow the blocks
+            selective = self.plan(text_terms[0]).bit_count() <= max(8, self.n_blocks // 20)
+            if selective or not fields:
+                ordered.append(text_terms.pop(0))
         if fields:
             ordered.append(And(tuple(fields)))
         ordered.extend(text_terms)
