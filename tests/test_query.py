@@ -90,3 +90,20 @@ def test_time_values() -> None:
     assert isinstance(field, Field) and field.time == NOW - 86400
     with pytest.raises(UsageError, match="invalid date"):
         parse_time("2026-13-45", end=False)
+
+
+def test_validate_query_explains_or_reports() -> None:
+    from agentdex.api.search import query_fields, validate_query
+
+    ok = validate_query('retry -"old way" agent:codex since:2026-01-01').to_json()
+    assert ok["valid"] and ok["error"] is None
+    assert ok["explanation"] == '(retry AND NOT "old way" AND agent:codex AND since:2026-01-01)'
+    assert ok["fields"][1] == {
+        "field": "since",
+        "value": "2026-01-01",
+        "time": "2026-01-01T00:00:00.000Z",
+    }
+    bad = validate_query("colour:red").to_json()
+    assert not bad["valid"] and "valid fields" in bad["error"]
+    assert not validate_query("a[", regex=True).valid
+    assert set(query_fields()) >= {"agent", "since", "path"}
