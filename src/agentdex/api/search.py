@@ -123,10 +123,11 @@ def _maybe_refresh(
     home: str | None,
     rows: Iterable[StoreRow] | None,
     stats: dict[str, Any],
+    progress: Callable[[int, int, int, int], None] | None = None,
 ) -> None:
     if not do_refresh:
         return
-    done = refresh(root, home=home, wait=False, rows=rows)
+    done = refresh(root, home=home, wait=False, rows=rows, progress=progress)
     if done.skipped_busy:
         stats["refresh"] = "skipped: another agentdex process is indexing"
     else:
@@ -322,6 +323,7 @@ def search(
     dedup: bool = True,
     rows: Iterable[StoreRow] | None = None,
     now: float | None = None,
+    progress: Callable[[int, int, int, int], None] | None = None,
 ) -> SearchResult:
     """Search every indexed record; exact substring (or regex) semantics, ranked."""
     from agentdex.search.ranking import REFINE, refine, score_rows, time_order
@@ -330,7 +332,7 @@ def search(
     _validate(limit, sort, case)
     _check_query(query, regex=regex, word=word, now=now)
     result = SearchResult(query=query)
-    _maybe_refresh(refresh_first, root, home, rows, result.stats)
+    _maybe_refresh(refresh_first, root, home, rows, result.stats, progress)
     started = time.perf_counter()
     with _reader(root) as engine:
         if engine is None:

@@ -110,19 +110,22 @@ def search(
         raise UsageError("-i and -s contradict each other")
     case = "insensitive" if ignore_case else "sensitive" if case_sensitive else "smart"
     cwd = os.getcwd() if (here or only_here) else None
-    result = api.search(
-        " ".join(query),
-        home=home_of(ctx),
-        refresh_first=not no_refresh,
-        regex=regex,
-        word=word,
-        case=case,
-        limit=limit,
-        sort=sort,
-        here=cwd,
-        only_here=only_here,
-        dedup=not no_dedup,
-    )
+    show_progress = not (as_json or ndjson or no_refresh) and sys.stderr.isatty()
+    with _progress(show_progress) as bar:
+        result = api.search(
+            " ".join(query),
+            home=home_of(ctx),
+            refresh_first=not no_refresh,
+            regex=regex,
+            word=word,
+            case=case,
+            limit=limit,
+            sort=sort,
+            here=cwd,
+            only_here=only_here,
+            dedup=not no_dedup,
+            progress=bar,
+        )
     data = result.to_json()
     if as_json:
         emit_json(data)
@@ -131,6 +134,21 @@ def search(
         for item in data["results"]:
             emit_ndjson(item)
         return
+    _human(result, data)
+
+
+def _progress(enabled: bool) -> Any:
+    """The index command's progress bar on a terminal; a no-op context otherwise."""
+    if enabled:
+        from agentdex.cli.index import _ProgressBar
+
+        return _ProgressBar()
+    from contextlib import nullcontext
+
+    return nullcontext(None)
+
+
+def _human(result: Any, data: dict[str, Any]) -> None:
     for warning in data["stats"].get("warnings", []):
         click.echo(f"agentdex: {warning}", err=True)
     if result.status == "no-index":
