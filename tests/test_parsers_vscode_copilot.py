@@ -511,3 +511,87 @@ def test_inline_history_locked_database_is_skipped_quickly(tmp_path: Path) -> No
     assert elapsed < 1.5
     # Once the writer is gone the same file reads normally, and nothing was modified.
     assert [r.text for r in parse(db, INLINE)[0]] == ["locked away"]
+
+
+# --------------------------------------------------------------------------- properties
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_text = st.sampled_from(["", "  ", "fix it", "why?", "caf\u00e9"])
+_request = st.builds(
+    lambda rid, text: {"requestId": rid, "message": {"text": text}, "response": []},
+    st.sampled_from(["a", "b", "c"]),
+    _text,
+)
+_index = st.integers(min_value=0, max_value=4)
+_entry = st.one_of(
+    st.builds(lambda reqs: {"kind": 0, "v": session(*reqs)}, st.lists(_request, max_size=3)),
+    st.builds(
+        lambda reqs, i: {"kind": 2, "k": ["requests"], "v": reqs, **i},
+        st.lists(_request, max_size=3),
+        st.one_of(st.just({}), st.builds(lambda n: {"i": n}, _index)),
+    ),
+    st.builds(
+        lambda reqs: {"kind": 1, "k": ["requests"], "v": reqs}, st.lists(_request, max_size=3)
+    ),
+    st.builds(lambda n, r: {"kind": 1, "k": ["requests", n], "v": r}, _index, _request),
+    st.builds(
+        lambda n, t: {"kind": 1, "k": ["requests", n, "message"], "v": {"text": t}}, _index, _text
+    ),
+    st.builds(
+        lambda n, t: {"kind": 1, "k": ["requests", n, "message", "text"], "v": t}, _index, _text
+    ),
+    st.builds(
+        lambda n, tail: {"kind": 3, "k": ["requests", n, *tail]},
+        _index,
+        # Not [] or ["message"]: VS Code truncates requests rather than deleting slots.
+        st.sampled_from([["message", "text"], ["response"]]),
+    ),
+    st.builds(
+        lambda n: {"kind": 2, "k": ["requests", n, "response"], "v": [{"value": "ok"}]}, _index
+    ),
+    st.just({"kind": 3, "k": ["requests"]}),
+    st.just({"kind": 1, "k": ["customTitle"], "v": "T"}),
+)
+
+
+@settings(
+    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(entries=st.lists(_entry, max_size=12))
+def test_replay_and_raw_count_agree(tmp_path: Path, entries: list[dict[str, Any]]) -> None:
+    """Two independent readings of any request-shaped log agree on the prompt count."""
+    path = write_log(tmp_path / "prop.jsonl", *entries)
+    records, cursor, _ = parse(path)
+    assert cursor.units == raw_count(path)
+    assert cursor.units == sum(r.kind == "prompt" for r in records)
+
+
+_junk = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(
+            st.sampled_from(["kind", "k", "v", "i", "requests", "message", "text", "response"]),
+            inner,
+            max_size=4,
+        )
+    ),
+    max_leaves=12,
+)
+
+
+@settings(
+    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(lines=st.lists(_junk, max_size=8), raw=st.binary(max_size=40))
+def test_arbitrary_logs_never_raise(tmp_path: Path, lines: list[object], raw: bytes) -> None:
+    path = tmp_path / "junk.jsonl"
+    path.write_bytes(b"".join(json.dumps(x).encode() + b"\n" for x in lines) + raw)
+    parse(path)
+    raw_count(path)
+    as_json = tmp_path / "junk.json"
+    as_json.write_bytes(json.dumps(lines[0] if lines else None).encode())
+    parse(as_json)
+    raw_count(as_json)

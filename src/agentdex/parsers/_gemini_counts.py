@@ -41,13 +41,15 @@ def count_chat_raw(path: Path) -> int:
     """Messages of a known type carrying content, thoughts or tool calls (see module doc)."""
 
     def qualifies(msg: object) -> bool:
-        if not isinstance(msg, dict) or msg.get("type") not in KNOWN_TYPES:
+        if not isinstance(msg, dict) or str(msg.get("type")) not in KNOWN_TYPES:
             return False
         content = msg.get("content")
         if isinstance(content, str) and content.strip():
             return True
         if isinstance(content, list) and content:
             return True
+        if msg.get("type") != "gemini":  # only model replies carry thoughts and tool calls
+            return False
         return any(isinstance(msg.get(k), list) and msg[k] for k in ("thoughts", "toolCalls"))
 
     raw = _read_bytes(path)

@@ -75,15 +75,17 @@ MAX_ARGS_CHARS = 2000
 
 
 def content_text(content: object) -> str:
-    """Text of a Gemini ``content``: a string, a part, or a list of ``{text}`` parts."""
+    """Text of a Gemini ``content``: a string, a ``{text}`` part, or a list of those."""
     if isinstance(content, str):
         return content
-    if isinstance(content, dict):
-        text = content.get("text")
-        return text if isinstance(text, str) else ""
-    if isinstance(content, list):
-        return "".join(content_text(part) for part in content)
-    return ""
+    parts = content if isinstance(content, list) else [content]
+    texts: list[str] = []
+    for part in parts:
+        if isinstance(part, str):
+            texts.append(part)
+        elif isinstance(part, dict) and isinstance(part.get("text"), str):
+            texts.append(part["text"])
+    return "".join(texts)
 
 
 def _thought_text(thought: object) -> str:
@@ -187,7 +189,7 @@ class _Emitter:
 
     def message(self, msg: dict[str, Any], locator: str, sep: str, offset: int) -> list[Record]:
         """Records for one message (``sep`` joins sub-locators: ``/`` or ``#/``)."""
-        kind_of = msg.get("type")
+        kind_of = str(msg.get("type"))  # str(): a list here must not break set lookups
         stamp = msg.get("timestamp")
         extra = {"message_id": msg["id"]} if isinstance(msg.get("id"), str) else {}
         out: list[Record] = []
@@ -370,7 +372,8 @@ def _parse_chat_jsonl(ref: SourceRef, cursor: ParseCursor, diag: Diagnostics) ->
                 summary_at = (line.lineno, line.offset)
             continue
         diag.add(ref.path, f"line:{line.lineno}", "unrecognized record; skipped")
-    if not saw_header and not table:
+    snapshot = meta.get("messages")
+    if not saw_header and not table and not (isinstance(snapshot, list) and snapshot):
         if reader.lines_read:
             diag.add(ref.path, "", "no Gemini header or messages found")
         return

@@ -121,12 +121,12 @@ def _readable_links(text: str) -> str:
 
 
 def _uri_label(value: object) -> str:
-    """A path or name for a serialized URI / Location / string."""
+    """A path or name for a serialized URI, a Location (``{uri, range}``) or a string."""
+    if isinstance(value, dict) and "uri" in value:
+        value = value["uri"]  # a Location: one level, never recursive
     if isinstance(value, str):
         return uri_to_path(value) or value
     if isinstance(value, dict):
-        if "uri" in value:
-            return _uri_label(value["uri"])
         for key in ("fsPath", "path", "external"):
             if isinstance(value.get(key), str):
                 return str(value[key])
@@ -317,7 +317,8 @@ class _Session:
         for j, part in enumerate(parts):
             if not isinstance(part, dict):
                 continue
-            kind = part.get("kind")
+            raw_kind = part.get("kind")
+            kind = None if raw_kind is None else str(raw_kind)  # hashable for set lookups
             piece: str | None = None
             piece_kind: Kind = "message"
             if kind is None or kind in _MARKDOWN_KINDS:
