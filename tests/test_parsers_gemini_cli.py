@@ -493,3 +493,22 @@ def test_arbitrary_json_never_raises(tmp_path: Path, data: object) -> None:
         path.write_text(json.dumps(data) + "\n" + json.dumps([data]) + "\n")
         parse(path, parser_id)
         raw_count(path, parser_id)
+
+
+def test_line_rewritten_between_passes_is_skipped(tmp_path: Path) -> None:
+    big = "x" * 20000  # past the reader's buffer, so the second pass really reads the disk
+    path = write_jsonl(
+        tmp_path / "session-r.jsonl",
+        HEADER,
+        msg("u1", "user", "one"),
+        msg("p", "info", big),
+        msg("u2", "user", "two"),
+    )
+    cursor, diagnostics = ParseCursor(), Diagnostics()
+    ref = SourceRef(path, "gemini-cli", "gemini-cli.chats", None, 0.0, tmp_path)
+    stream = get_parser(CHAT).parse(ref, cursor, diagnostics)
+    first = next(stream)  # pass 1 is done; pass 2 has re-read line 2 only
+    path.write_bytes(path.read_bytes().replace(b'"u2"', b'"zz"'))  # the agent rewrote it
+    rest = [r.text for r in stream]
+    assert (first.text, rest) == ("one", [big])
+    assert [d.message for d in diagnostics.items] == ["changed while reading; skipped"]

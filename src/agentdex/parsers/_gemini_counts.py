@@ -66,10 +66,13 @@ def count_chat_raw(path: Path) -> int:
         if not isinstance(obj, dict):
             continue
         if isinstance(obj.get("$rewindTo"), str):
-            ids = list(live)
             target = obj["$rewindTo"]
-            for stale in ids[ids.index(target) :] if target in live else ids:
-                live.pop(stale)
+            if target not in live:
+                live.clear()
+                continue
+            while live:  # drop from the newest back to and including the target
+                if live.popitem()[0] == target:
+                    break
         elif isinstance(obj.get("id"), str):
             live[obj["id"]] = qualifies(obj)
         else:
