@@ -306,13 +306,7 @@ def test_response_part_kinds(tmp_path: Path) -> None:
         ("json:/requests/0/response/8/result", "tool", "tool_result", "2 hits"),
         ("json:/requests/0/response/9", "assistant", "tool_call", "Edited /s/app.css"),
         ("json:/requests/0/response/10", "system", "message", "Rate limited"),
-        # run_in_terminal and copilot_readFile were shown by parts; grep_search was not.
-        (
-            "json:/requests/0/result/metadata/toolCallRounds/0/toolCalls/2",
-            "assistant",
-            "tool_call",
-            'grep_search({"query": "flex"})',
-        ),
+        # Tool parts exist, so toolCallRounds (model-facing names) add nothing.
         ("json:/requests/0/result/errorDetails", "system", "message", "Response stopped"),
     ]
     assert records[5].extra["tool"] == "copilot_readFile"
@@ -320,6 +314,39 @@ def test_response_part_kinds(tmp_path: Path) -> None:
     assert cursor.units == 1 == raw_count(path)
     assert [d.message for d in diagnostics.items] == [
         "unknown response parts skipped: somethingNew×1"
+    ]
+
+
+def test_tool_call_rounds_when_no_tool_parts(tmp_path: Path) -> None:
+    metadata = {
+        "toolCallRounds": [
+            {
+                "toolCalls": [
+                    {"name": "read_file", "id": "call_1", "arguments": '{"path": "a.css"}'}
+                ]
+            },
+            {"toolCalls": [{"name": "list_dir", "id": "call_2", "arguments": ""}, {"id": "x"}]},
+        ],
+        "toolCallResults": {
+            "call_1": {"$mid": 20, "content": [{"$mid": 21, "value": "body { margin: 0 }"}]},
+            "call_2": {"content": [{"value": ""}]},
+        },
+    }
+    path = tmp_path / "s.json"
+    path.write_text(
+        json.dumps(session(request("r0", "q", {"value": "a"}, result={"metadata": metadata})))
+    )
+    records, _, _ = parse(path)
+    base = "json:/requests/0/result/metadata"
+    assert summary(records)[2:] == [
+        (
+            f"{base}/toolCallRounds/0/toolCalls/0",
+            "assistant",
+            "tool_call",
+            'read_file({"path": "a.css"})',
+        ),
+        (f"{base}/toolCallResults/call_1", "tool", "tool_result", "body { margin: 0 }"),
+        (f"{base}/toolCallRounds/1/toolCalls/0", "assistant", "tool_call", "list_dir"),
     ]
 
 
