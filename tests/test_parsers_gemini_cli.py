@@ -512,3 +512,24 @@ def test_line_rewritten_between_passes_is_skipped(tmp_path: Path) -> None:
     rest = [r.text for r in stream]
     assert (first.text, rest) == ("one", [big])
     assert [d.message for d in diagnostics.items] == ["changed while reading; skipped"]
+
+
+def test_subagent_sessions_are_discovered_with_the_parent_project(home: Path) -> None:
+    gemini = home / ".gemini"
+    write_jsonl(
+        gemini / "tmp/api/chats/session-2026-11-03T09-00-s1.jsonl",
+        HEADER,
+        msg("u1", "user", "delegate the search"),
+    )
+    write_jsonl(
+        gemini / "tmp/api/chats/s-1/sub-9.jsonl",
+        {**HEADER, "sessionId": "sub-9", "kind": "subagent", "directories": ["/w/api"]},
+        msg("u1", "user", "find every caller"),
+    )
+    (gemini / "tmp/api/.project_root").write_text("/w/api")
+    found = discover(home, agents=["gemini-cli"])
+    records = [r for source in found.sources for r in parsers.run(source)]
+    assert sorted((r.session_id, r.text, r.cwd) for r in records) == [
+        ("s-1", "delegate the search", "/w/api"),
+        ("sub-9", "find every caller", "/w/api"),
+    ]

@@ -314,7 +314,9 @@ def _start(ref: SourceRef, emitter: _Emitter, meta: dict[str, Any]) -> None:
     sid = meta.get("sessionId")
     if isinstance(sid, str) and sid:
         emitter.session_id = sid
-    emitter.cwd = resolve_project_root(project_dir(ref.path), ref.root, _session_dirs(meta))
+    emitter.cwd = resolve_project_root(
+        project_dir(ref.path, ref.root), ref.root, _session_dirs(meta)
+    )
 
 
 # --------------------------------------------------------------------------- chats
@@ -466,7 +468,7 @@ def parse_logs(ref: SourceRef, cursor: ParseCursor, diagnostics: Diagnostics) ->
         diagnostics.add(ref.path, "", "logs.json is not an array; skipped")
         return
     emitter = _Emitter(ref, cursor, diagnostics)
-    emitter.cwd = resolve_project_root(project_dir(ref.path), ref.root)
+    emitter.cwd = resolve_project_root(project_dir(ref.path, ref.root), ref.root)
     skipped = 0
     for i, entry in enumerate(data):
         if not isinstance(entry, dict) or entry.get("type") != "user":
