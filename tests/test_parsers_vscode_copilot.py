@@ -622,3 +622,13 @@ def test_arbitrary_logs_never_raise(tmp_path: Path, lines: list[object], raw: by
     as_json.write_bytes(json.dumps(lines[0] if lines else None).encode())
     parse(as_json)
     raw_count(as_json)
+
+
+def test_registry_resolves_every_id_of_both_modules() -> None:
+    from agentdex.parsers._registry import PARSER_MODULES
+
+    ours = [pid for pid in PARSER_MODULES if pid.startswith(("gemini-cli.", "vscode-copilot."))]
+    assert len(ours) == 4
+    for parser_id in ours:
+        spec = get_parser(parser_id)
+        assert spec.id == parser_id and spec.count_raw is not None and not spec.resumable
