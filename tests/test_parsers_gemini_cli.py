@@ -533,3 +533,15 @@ def test_subagent_sessions_are_discovered_with_the_parent_project(home: Path) ->
         ("s-1", "delegate the search", "/w/api"),
         ("sub-9", "find every caller", "/w/api"),
     ]
+
+
+def test_migrated_json_chat_is_read_once(tmp_path: Path) -> None:
+    legacy = tmp_path / "session-2026-11-01T10-00-abcd1234.json"
+    legacy.write_text(json.dumps({**HEADER, "messages": [msg("u1", "user", "hi")]}))
+    assert [r.text for r in parse(legacy)[0]] == ["hi"]
+    # Resuming it makes the CLI copy it into "<name>.jsonl" and continue there.
+    write_jsonl(Path(f"{legacy}l"), HEADER, msg("u1", "user", "hi"), msg("u2", "user", "more"))
+    records, cursor, diagnostics = parse(legacy)
+    assert records == [] and cursor.units == 0 == raw_count(legacy)
+    assert "migrated to" in diagnostics.items[0].message
+    assert [r.text for r in parse(Path(f"{legacy}l"))[0]] == ["hi", "more"]

@@ -37,6 +37,14 @@ def _loads(raw: bytes) -> Any:
             return None
 
 
+def superseded(path: Path) -> bool:
+    """True for a legacy .json chat the CLI migrated into a sibling .jsonl."""
+    try:
+        return Path(path).suffix == ".json" and Path(f"{path}l").is_file()
+    except OSError:
+        return False
+
+
 def count_chat_raw(path: Path) -> int:
     """Messages of a known type carrying content, thoughts or tool calls (see module doc)."""
 
@@ -52,7 +60,7 @@ def count_chat_raw(path: Path) -> int:
             return False
         return any(isinstance(msg.get(k), list) and msg[k] for k in ("thoughts", "toolCalls"))
 
-    raw = _read_bytes(path)
+    raw = None if superseded(path) else _read_bytes(path)
     if raw is None:
         return 0
     if Path(path).suffix != ".jsonl":

@@ -24,6 +24,10 @@ Eras handled
   memory grows with the number of messages, not their size (a 53 MB log
   peaks near 8 MB). A line that changed between the passes is skipped with
   a diagnostic. Not resumable: the whole file is replayed each time.
+* When the CLI resumes an old .json chat it copies it into a sibling
+  ``.jsonl`` and continues there, leaving the .json behind: a .json with a
+  sibling .jsonl is skipped (with a diagnostic) so the chat is not indexed
+  twice.
 * **logs.json**: an array of ``{sessionId, messageId, timestamp, type:
   "user", message}`` prompts; locators ``json:/<i>``.
 
@@ -63,7 +67,7 @@ from typing import Any, BinaryIO
 
 import orjson
 
-from agentdex.parsers._gemini_counts import count_chat_raw, count_logs_raw
+from agentdex.parsers._gemini_counts import count_chat_raw, count_logs_raw, superseded
 from agentdex.parsers._gemini_project import project_dir, resolve_project_root
 from agentdex.parsers.base import ParseCursor, ParserSpec, SourceRef
 from agentdex.readers import MAX_LINE_BYTES, Diagnostics, JsonlReader, read_json
@@ -440,6 +444,8 @@ def parse_chat(ref: SourceRef, cursor: ParseCursor, diagnostics: Diagnostics) ->
         return
     if ref.path.suffix == ".jsonl":
         yield from _parse_chat_jsonl(ref, cursor, diagnostics)
+    elif superseded(ref.path):
+        diagnostics.add(ref.path, "", f"migrated to {ref.path.name}l; read there instead")
     else:
         yield from _parse_chat_json(ref, cursor, diagnostics)
 
