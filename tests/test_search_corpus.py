@@ -27,7 +27,7 @@ def test_real_claude_transcripts_match_a_brute_force_scan(corpus: Path, home: Pa
     assert len(records) == stats.records_added
     rng = random.Random(7)
     words = [w for r in rng.sample(records, 60) for w in re.findall(r"\w{3,}", r.text)[:2]]
-    queries = rng.sample(words, 20) + ["the", "ok", "import", "Error", "{"]
+    queries = [*rng.sample(words, 20), "the", "ok", "import", "Error", "{"]
     for query in queries:
         sensitive = query != query.lower()  # smart case
         expected = Counter(
