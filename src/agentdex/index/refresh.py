@@ -17,7 +17,6 @@ import errno
 import hashlib
 import os
 import sqlite3
-import sys
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -443,7 +442,6 @@ def _run(
         refresher.maybe_commit()
         if progress is not None:
             progress(i + 1, len(changed), done_bytes, total_bytes)
-    stats.files_unchanged += 0
 
 
 def _maybe_changed(refresher: _Refresher, source: Source) -> bool:
@@ -455,7 +453,3 @@ def _maybe_changed(refresher: _Refresher, source: Source) -> bool:
         and old[7] == _wal_sig(source)
         and old[11] == source.row.parser
     )
-
-
-def print_warning(message: str) -> None:
-    print(f"agentdex: {message}", file=sys.stderr)
