@@ -175,3 +175,40 @@ def test_search_imports_stay_light(indexed: Path) -> None:
     )
     assert "HEAVY []" in out.stderr, out.stderr
     assert json.loads(out.stdout)["stats"]["total"] == 3
+
+
+def test_search_refreshes_real_claude_transcripts_first(home: Path, run_cli: Run) -> None:
+    """No index yet: `search` builds it from a real-format Claude transcript, then finds it."""
+    folder = home / ".claude" / "projects" / "-work-app"
+    folder.mkdir(parents=True)
+    lines = [
+        {
+            "type": "user",
+            "sessionId": "c1",
+            "uuid": "u1",
+            "cwd": "/work/app",
+            "timestamp": "2026-11-01T10:00:00Z",
+            "message": {"role": "user", "content": "why does the flaky quokka test fail"},
+        },
+        {
+            "type": "assistant",
+            "sessionId": "c1",
+            "uuid": "a1",
+            "cwd": "/work/app",
+            "timestamp": "2026-11-01T10:00:05Z",
+            "message": {
+                "role": "assistant",
+                "model": "claude-x",
+                "content": [{"type": "text", "text": "The quokka fixture leaks state."}],
+            },
+        },
+    ]
+    (folder / "c1.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    out = run_cli("search", "--json", "quokka")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["stats"]["refresh"]["records_added"] == 2
+    assert [r["role"] for r in data["results"]] == ["user", "assistant"]
+    assert data["results"][0]["ref"] == "c1@line:1"
+    again = json.loads(run_cli("search", "--json", "quokka").stdout)
+    assert again["stats"]["refresh"]["files_parsed"] == 0  # unchanged: nothing reparsed
