@@ -164,6 +164,44 @@ class Engine:
         return self._and(node, within)
 
     def _and(self, node: And, within: IdMap | None) -> IdMap:
+        if (
+            within is None
+            and all(
+                isinstance(c, Term) or (isinstance(c, Not) and isinstance(c.child, Term))
+                for c in node.children
+            )
+            and any(isinstance(c, Term) for c in node.children)
+        ):
+            return self._and_terms_by_block(node)
+        return self._and_general(node, within)
+
+    def _and_terms_by_block(self, node: And) -> IdMap:
+        """Text-only conjunction: each candidate block is loaded once and all terms checked."""
+        positives = [c for c in node.children if isinstance(c, Term)]
+        positives.sort(key=lambda t: self.plan(t).bit_count())
+        negatives = [
+            c.child for c in node.children if isinstance(c, Not) and isinstance(c.child, Term)
+        ]
+        result: IdMap = {}
+        for block_id in _bits(self.plan(node)):
+            block = self.block(block_id)
+            if block is None:
+                continue
+            local: list[int] | None = None
+            for term in positives:
+                local = self.matchers[term].scan(block, local)
+                if not local:
+                    break
+            if not local:
+                continue
+            for negative in negatives:
+                excluded = set(self.matchers[negative].scan(block, local))
+                local = [i for i in local if i not in excluded]
+            for i in local:
+                result[block.first_id + i] = block_id
+        return result
+
+    def _and_general(self, node: And, within: IdMap | None) -> IdMap:
         fields = [c for c in node.children if isinstance(c, Field)]
         text_terms = [c for c in node.children if isinstance(c, Term)]
         text_terms.sort(key=lambda t: self.plan(t).bit_count())
