@@ -247,3 +247,30 @@ def test_vanishing_and_unreadable_files_are_skipped(home: Path) -> None:
     assert stats.files_parsed + stats.files_resumed == 1
     assert texts("pear") == ["pear locked", "pear ok"]
     assert api.index_status()["files"] == 2
+
+
+def test_parallel_parse_workers_index_the_same(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A forked parse worker (used for big refreshes) gives the same index and resumes."""
+    import test_index_fixtures as fx
+
+    d = store_dir(home)
+    for i in range(12):
+        write_file(d / f"f{i:02d}.jsonl", [rec(f"grape {i} {j}", f"s{i}") for j in range(30)])
+    write_file(d / "gone.jsonl", [rec("grape gone")])
+    write_file(d / "locked.jsonl", [rec("grape locked")])
+    fx.UNREADABLE.add("locked.jsonl")
+    fx.VANISH.add("gone.jsonl")
+    monkeypatch.setenv("AGENTDEX_INDEX_WORKERS", "1")
+    monkeypatch.setattr("agentdex.index.refresh.IN_FLIGHT_BYTES", 2000)
+    try:
+        stats = refresh(home)
+    finally:
+        fx.UNREADABLE.clear()
+        fx.VANISH.clear()
+    assert stats.records_added == 360 and stats.diagnostics == 2
+    assert len(texts("grape")) == 360
+    write_file(d / "f03.jsonl", [rec("grape appended", "s3")], mode="ab")
+    stats = refresh(home)
+    assert (stats.files_resumed, stats.records_added) == (2, 2)  # + the unreadable one
+    assert len(texts("grape")) == 362  # + the appended line + the once-unreadable file
+    assert api.index_status()["records"] == 362

@@ -29,10 +29,11 @@ from agentdex.catalogue import Coverage, StoreRow
 from agentdex.discovery import Source
 from agentdex.errors import AgentdexError, CorruptError
 from agentdex.index.lock import LockBusy, WriterLock
-from agentdex.index.segments import BlockWriter
+from agentdex.index.segments import BlockWriter, Prepared, prepare
 from agentdex.index.signatures import SignatureWriter
 from agentdex.index.store import Location, open_writer_db
-from agentdex.readers import Diagnostics
+from agentdex.parsers.base import ParseCursor
+from agentdex.readers import Diagnostic, Diagnostics
 
 HEAD_BYTES = 4096
 #: Commit after this much parsed input (bytes) or this many seconds.
@@ -171,21 +172,13 @@ class _Refresher:
         self.db.execute("DELETE FROM files WHERE id = ?", (old[0],))
         self.stats.files_removed += 1
 
-    def index_source(self, source: Source) -> None:
-        from agentdex.parsers import ParseCursor, get_parser, run
+    def plan(self, source: Source) -> _Plan | None:
+        """Decide how to (re)index ``source``: None when there is nothing to parse."""
+        from agentdex.parsers import ParseCursor, get_parser
 
         path = str(source.path)
         old = self.files.get(path)
         wal_sig = _wal_sig(source)
-        if (
-            old is not None
-            and old[2] == source.size
-            and old[3] == source.mtime
-            and old[7] == wal_sig
-            and old[11] == source.row.parser
-        ):
-            self.stats.files_unchanged += 1
-            return
         try:
             st = os.stat(source.path)
             head_len = min(st.st_size, HEAD_BYTES)
@@ -193,14 +186,14 @@ class _Refresher:
         except OSError:
             if old is not None:
                 self.remove_file(old)
-            return
+            return None
         assert source.row.parser is not None
         try:
             spec = get_parser(source.row.parser)
         except (KeyError, ImportError) as exc:
             self.diagnostics.add(source.path, "", f"no parser {source.row.parser}: {exc}")
             self.stats.files_failed += 1
-            return
+            return None
         cursor = ParseCursor()
         resume_from: int | None = None
         if (
@@ -214,19 +207,22 @@ class _Refresher:
         ):
             resume_from = old[8]
             cursor = ParseCursor(offset=old[8], line=old[9], state=orjson.loads(old[10]))
-        if old is not None:
-            file_id = old[0]
-            self.delete_records(file_id, resume_from)
-        else:
-            file_id = self.db.execute(
-                "INSERT INTO files (path, agent, store, parser, size, mtime) VALUES (?,?,?,?,?,?)",
-                (path, source.agent, source.store, source.row.parser, -1, -1.0),
-            ).lastrowid
-            assert file_id is not None
+        return _Plan(
+            source, old, wal_sig, st, head_len, head_hash, spec.resumable, cursor, resume_from
+        )
+
+    def index_source(self, source: Source) -> None:
+        """Parse and index one changed file in this process."""
+        from agentdex.parsers import run
+
+        plan = self.plan(source)
+        if plan is None:
+            return
+        file_id = self._begin(plan)
         added = 0
         before = self.diagnostics.count
         try:
-            for record in run(source, cursor, self.diagnostics):
+            for record in run(source, plan.cursor, self.diagnostics):
                 self.writer.add(record, file_id)
                 added += 1
         except Exception as exc:  # a parser bug costs this file, not the run
@@ -234,6 +230,40 @@ class _Refresher:
                 raise
             self.diagnostics.add(source.path, "", f"parser error: {exc!r}")
             self.stats.files_failed += 1
+        self._finish(plan, file_id, added, before)
+
+    def index_parsed(self, plan: _Plan, parsed: _Parsed) -> None:
+        """Index one file a parse worker has already read and prepared."""
+        prepared, cursor, diagnostics, count, error = parsed
+        plan.cursor = cursor
+        file_id = self._begin(plan)
+        before = self.diagnostics.count
+        for item in diagnostics:
+            self.diagnostics.add(item.path, item.locator, item.message)
+        self.diagnostics.count += max(0, count - len(diagnostics))
+        if error is not None:
+            self.diagnostics.add(plan.source.path, "", f"parser error: {error}")
+            self.stats.files_failed += 1
+        for record in prepared:
+            self.writer.add_prepared(record, file_id)
+        self._finish(plan, file_id, len(prepared), before)
+
+    def _begin(self, plan: _Plan) -> int:
+        """Drop what will be re-read (all, or past the resume point); the file's row id."""
+        source = plan.source
+        if plan.old is not None:
+            self.delete_records(plan.old[0], plan.resume_from)
+            return int(plan.old[0])
+        file_id = self.db.execute(
+            "INSERT INTO files (path, agent, store, parser, size, mtime) VALUES (?,?,?,?,?,?)",
+            (str(source.path), source.agent, source.store, source.row.parser, -1, -1.0),
+        ).lastrowid
+        assert file_id is not None
+        return file_id
+
+    def _finish(self, plan: _Plan, file_id: int, added: int, before: int) -> None:
+        source, cursor, resume_from = plan.source, plan.cursor, plan.resume_from
+        path = str(source.path)
         if self.diagnostics.count > before and added == 0 and not os.path.exists(source.path):
             # vanished mid-index: forget it entirely
             self.delete_records(file_id, None)
@@ -250,6 +280,7 @@ class _Refresher:
             if resume_from is not None
             else added
         )
+        resumable = plan.resumable and not unreadable
         self.db.execute(
             "UPDATE files SET agent=?, store=?, parser=?, size=?, mtime=?, inode=?, head_len=?,"
             " head_hash=?, wal_sig=?, resume_offset=?, resume_line=?, state=?, records=?,"
@@ -260,13 +291,13 @@ class _Refresher:
                 source.row.parser,
                 -1 if unreadable else source.size,  # -1: retried next time
                 source.mtime,
-                st.st_ino,
-                head_len,
-                head_hash,
-                wal_sig,
-                cursor.resume_offset if spec.resumable and not unreadable else 0,
-                cursor.resume_line if spec.resumable and not unreadable else 0,
-                orjson.dumps(cursor.state if spec.resumable else {}, default=str).decode(),
+                plan.st.st_ino,
+                plan.head_len,
+                plan.head_hash,
+                plan.wal_sig,
+                cursor.resume_offset if resumable else 0,
+                cursor.resume_line if resumable else 0,
+                orjson.dumps(cursor.state if plan.resumable else {}, default=str).decode(),
                 total,
                 time.time(),
                 file_id,
@@ -287,6 +318,39 @@ class _Refresher:
             self.stats.files_parsed += 1
             self.pending += source.size
             self.stats.bytes_parsed += source.size
+
+
+@dataclass(slots=True)
+class _Plan:
+    source: Source
+    old: tuple[Any, ...] | None
+    wal_sig: str
+    st: os.stat_result
+    head_len: int
+    head_hash: str
+    resumable: bool
+    cursor: ParseCursor
+    resume_from: int | None
+
+
+#: what a parse worker sends back: prepared records, the cursor after parsing,
+#: diagnostics (kept items and total count) and a parser error, if any
+_Parsed = tuple[list[Prepared], "ParseCursor", list[Diagnostic], int, str | None]
+
+
+def _parse_in_worker(source: Source, cursor: ParseCursor) -> _Parsed:
+    """Runs in a parse worker: the parser plus the per-record work that needs no index."""
+    from agentdex.parsers import run
+
+    diagnostics = Diagnostics()
+    prepared: list[Prepared] = []
+    error = None
+    try:
+        for record in run(source, cursor, diagnostics):
+            prepared.append(prepare(record))
+    except Exception as exc:  # reported by the writer as a per-file parser error
+        error = repr(exc)
+    return prepared, cursor, diagnostics.items, diagnostics.count, error
 
 
 def _indexable(source: Source) -> bool:
@@ -436,12 +500,76 @@ def _run(
     stats.files_unchanged = len(sources) - len(changed)
     total_bytes = sum(s.size for s in changed)
     done_bytes = 0
+    workers = _worker_count(total_bytes)
+    if workers:
+        _run_parallel(refresher, changed, workers, progress, total_bytes)
+        return
     for i, source in enumerate(changed):
         refresher.index_source(source)
         done_bytes += source.size
         refresher.maybe_commit()
         if progress is not None:
             progress(i + 1, len(changed), done_bytes, total_bytes)
+
+
+#: parse in a worker process only when there is this much to read
+PARALLEL_MIN_BYTES = 32 * 1024 * 1024
+#: parsed-but-not-yet-indexed input kept in flight (bounds memory)
+IN_FLIGHT_BYTES = 24 * 1024 * 1024
+
+
+def _worker_count(total_bytes: int) -> int:
+    setting = os.environ.get("AGENTDEX_INDEX_WORKERS")
+    if setting is not None:
+        return max(0, int(setting)) if setting.isdigit() else 0
+    if total_bytes < PARALLEL_MIN_BYTES or (os.cpu_count() or 1) < 2:
+        return 0
+    import multiprocessing
+
+    return 1 if "fork" in multiprocessing.get_all_start_methods() else 0
+
+
+def _run_parallel(
+    refresher: _Refresher,
+    changed: list[Source],
+    workers: int,
+    progress: Progress | None,
+    total_bytes: int,
+) -> None:
+    """Parse in ``workers`` forked processes while this one writes, in file order.
+
+    At most ``IN_FLIGHT_BYTES`` of input is parsed ahead of the writer, so
+    memory stays bounded; commits still happen at file boundaries here.
+    """
+    import multiprocessing
+    from collections import deque
+
+    context = multiprocessing.get_context("fork")
+    pending: deque[tuple[_Plan, Any]] = deque()
+    in_flight = 0
+    done_bytes = 0
+    index = 0
+    with context.Pool(workers) as pool:
+        while index < len(changed) or pending:
+            while index < len(changed) and (not pending or in_flight < IN_FLIGHT_BYTES):
+                source = changed[index]
+                index += 1
+                plan = refresher.plan(source)
+                if plan is None:
+                    done_bytes += source.size
+                    continue
+                job = pool.apply_async(_parse_in_worker, (source, plan.cursor))
+                pending.append((plan, job))
+                in_flight += source.size
+            if not pending:
+                break
+            plan, job = pending.popleft()
+            refresher.index_parsed(plan, job.get())
+            in_flight -= plan.source.size
+            done_bytes += plan.source.size
+            refresher.maybe_commit()
+            if progress is not None:
+                progress(index - len(pending), len(changed), done_bytes, total_bytes)
 
 
 def _maybe_changed(refresher: _Refresher, source: Source) -> bool:

@@ -42,6 +42,33 @@ def text_hash(data: bytes) -> int:
     return (zlib.crc32(data) << 31) ^ zlib.adler32(data)
 
 
+#: (agent, store, session_id, role, kind, timestamp, model, cwd, project, branch, worktree,
+#:  host, locator, offset), lower-cased UTF-8, original text, text hash
+Prepared = tuple[tuple[object, ...], bytes, str, int]
+
+
+def prepare(record: Record) -> Prepared:
+    """The per-record work of indexing that needs no index state (done in parse workers)."""
+    text = record.text or ""
+    meta = (
+        record.agent,
+        record.store,
+        record.session_id,
+        record.role,
+        record.kind,
+        record.timestamp,
+        record.model,
+        record.cwd,
+        record.project,
+        record.branch,
+        record.worktree,
+        record.host,
+        record.locator,
+        record.offset,
+    )
+    return meta, encode(text.lower()), text, text_hash(encode(text))
+
+
 class BlockWriter:
     """Packs records into blocks; the caller commits (``flush`` then ``db.commit``)."""
 
@@ -62,32 +89,13 @@ class BlockWriter:
         self.text_bytes = 0
 
     def add(self, record: Record, file_id: int) -> None:
-        text = record.text or ""
-        original = encode(text)
-        lower = encode(text.lower())
-        rid = self.next_record + len(self._rows)
+        self.add_prepared(prepare(record), file_id)
+
+    def add_prepared(self, prepared: Prepared, file_id: int) -> None:
+        """Add a record already turned into ``(metadata, lower-cased bytes, text, hash)``."""
+        meta, lower, text, thash = prepared
         self._rows.append(
-            (
-                rid,
-                self.next_block,
-                file_id,
-                record.agent,
-                record.store,
-                record.session_id,
-                record.role,
-                record.kind,
-                record.timestamp,
-                record.model,
-                record.cwd,
-                record.project,
-                record.branch,
-                record.worktree,
-                record.host,
-                record.locator,
-                record.offset,
-                len(lower),
-                text_hash(original),
-            )
+            (self.next_record + len(self._rows), self.next_block, file_id, *meta, len(lower), thash)
         )
         self._lower.append(lower)
         self._original.append(text)
