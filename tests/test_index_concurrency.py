@@ -49,9 +49,10 @@ def _corpus(home: Path) -> dict[str, int]:
     return counts
 
 
-def _indexer(home: Path) -> subprocess.Popen[str]:
+def _indexer(home: Path, workers: int = 0) -> subprocess.Popen[str]:
     env = dict(os.environ)
     env["AGENTDEX_INDEX_COMMIT_BYTES"] = "40000"
+    env["AGENTDEX_INDEX_WORKERS"] = str(workers)
     script = SCRIPT.format(src=str(SRC_DIR), tests=str(TESTS_DIR))
     return subprocess.Popen(
         [sys.executable, "-c", script, str(home)],
@@ -87,9 +88,10 @@ def _parser() -> None:
 
 
 @pytest.mark.serial
-def test_sigkill_mid_index_resumes_consistently(home: Path) -> None:
+@pytest.mark.parametrize("workers", [0, 1])
+def test_sigkill_mid_index_resumes_consistently(home: Path, workers: int) -> None:
     expected = _corpus(home)
-    proc = _indexer(home)
+    proc = _indexer(home, workers)
     deadline = time.monotonic() + 60
     while _committed_files() < 5:
         assert proc.poll() is None, "indexer finished before it could be killed; corpus too small"
@@ -110,7 +112,7 @@ def test_sigkill_mid_index_resumes_consistently(home: Path) -> None:
 @pytest.mark.serial
 def test_readers_and_two_writers_at_once(home: Path) -> None:
     expected = _corpus(home)
-    first, second = _indexer(home), _indexer(home)
+    first, second = _indexer(home), _indexer(home, workers=1)
     snapshots = 0
     while first.poll() is None or second.poll() is None:
         seen = _per_file()  # a reader racing the writers
