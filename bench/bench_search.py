@@ -63,6 +63,8 @@ started = time.perf_counter()
 {body}
 print(json.dumps({{"seconds": time.perf_counter() - started,
                   "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "peak_rss_workers_mb":
+                      resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
                   **result}}))
 """
 
