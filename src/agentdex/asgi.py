@@ -15,11 +15,20 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agentdex.http.auth import token_matches
+from agentdex.http.auth import load_or_create_token, token_matches, token_path
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
     from starlette.types import ASGIApp, Receive, Scope, Send
+
+__all__ = [
+    "MCP_PATH",
+    "BearerGuard",
+    "build_app",
+    "load_or_create_token",
+    "run_mcp_stdio",
+    "token_path",
+]
 
 #: Where the MCP streamable-HTTP endpoint answers.
 MCP_PATH = "/mcp"

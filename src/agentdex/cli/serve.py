@@ -90,8 +90,7 @@ def serve(
     import uvicorn
 
     from agentdex.api.context import workspace_path
-    from agentdex.http.app import create_app
-    from agentdex.http.auth import load_or_create_token, token_path
+    from agentdex.asgi import build_app, load_or_create_token, token_path
     from agentdex.paths import data_dir
 
     ws = workspace_path(workspace)
@@ -103,7 +102,7 @@ def serve(
     bound_port = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{bound_port}"
-    app = create_app(token=token)
+    app = build_app(token, home=home_of(ctx))
     app.state.context_workspace = ws
     app.state.context_home = home_of(ctx)
     if as_json:
@@ -115,10 +114,11 @@ def serve(
                 "pid": os.getpid(),
                 "workspace": ws,
                 "openapi": f"{url}/openapi.json",
+                "mcp": f"{url}/mcp",
             }
         )
     else:
-        click.echo(f"agentdex API at {url}  (OpenAPI: {url}/openapi.json)")
+        click.echo(f"agentdex API at {url}  (OpenAPI: {url}/openapi.json, MCP: {url}/mcp)")
         click.echo(f"token: {token}  (stored in {path}, mode 0600)")
         click.echo(f"use:   curl -H 'Authorization: Bearer {token}' {url}/api/v0/context/snapshot")
     if not is_loopback(host):
