@@ -22,7 +22,6 @@ if TYPE_CHECKING:
     from starlette.types import ASGIApp, Receive, Scope, Send
 
 __all__ = [
-    "MCP_PATH",
     "BearerGuard",
     "build_app",
     "load_or_create_token",

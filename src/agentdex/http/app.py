@@ -14,6 +14,7 @@ from typing import Any
 
 from fastapi import Depends, FastAPI, HTTPException, Request
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel
 
 from agentdex import __version__
 from agentdex.errors import AgentdexError
@@ -28,6 +29,24 @@ ROUTERS: tuple[tuple[str, str], ...] = (
 )
 
 _STATUS = {2: 400, 3: 404, 4: 409, 5: 422, 6: 500}
+
+
+class ErrorBody(BaseModel):
+    """What every failing request returns (AgentdexError mapped by exit code)."""
+
+    error: str
+    message: str
+    detail: Any = None
+
+
+#: Documented on every route: any library call can fail in these ways.
+COMMON_ERRORS: dict[int | str, dict[str, Any]] = {
+    400: {"model": ErrorBody, "description": "Invalid input (usage error)"},
+    401: {"description": "Missing or invalid bearer token"},
+    404: {"model": ErrorBody, "description": "Not found"},
+    409: {"model": ErrorBody, "description": "Conflict with current state"},
+    422: {"model": ErrorBody, "description": "Over a limit, or a request that fails validation"},
+}
 
 
 def create_app(*, token: str | None = None, data: Path | None = None) -> FastAPI:
@@ -63,5 +82,5 @@ def create_app(*, token: str | None = None, data: Path | None = None) -> FastAPI
             if exc.name != module_name:
                 raise
             continue
-        app.include_router(module.router, prefix=prefix)
+        app.include_router(module.router, prefix=prefix, responses=COMMON_ERRORS)
     return app

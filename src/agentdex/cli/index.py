@@ -1,0 +1,101 @@
+"""``agentdex index``: build or refresh the search index."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from agentdex.cli._common import emit_json, json_option
+
+
+class _ProgressBar:
+    """A Rich progress bar on stderr (files, bytes, rate), only on a terminal."""
+
+    def __init__(self) -> None:
+        from rich.progress import (
+            BarColumn,
+            DownloadColumn,
+            Progress,
+            TextColumn,
+            TimeRemainingColumn,
+            TransferSpeedColumn,
+        )
+
+        from agentdex.cli._common import console
+
+        self.progress = Progress(
+            TextColumn("indexing"),
+            BarColumn(),
+            TextColumn("{task.fields[files]} files"),
+            DownloadColumn(),
+            TransferSpeedColumn(),
+            TimeRemainingColumn(),
+            console=console(stderr=True),
+            transient=True,
+        )
+        self.task: Any = None
+
+    def __enter__(self) -> _ProgressBar:
+        self.progress.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.progress.__exit__(None, None, None)
+
+    def __call__(
+        self, files_done: int, files_total: int, bytes_done: int, bytes_total: int
+    ) -> None:
+        if self.task is None:
+            self.task = self.progress.add_task("index", total=bytes_total or 1, files="0")
+        self.progress.update(self.task, completed=bytes_done, files=f"{files_done}/{files_total}")
+
+
+def run_refresh(home: str | None, *, full: bool, quiet: bool) -> Any:
+    """Refresh with a progress bar on an interactive stderr; warnings to stderr."""
+    from agentdex.api import search as api
+
+    def warn(message: str) -> None:
+        click.echo(f"agentdex: {message}", err=True)
+
+    if quiet or not sys.stderr.isatty():
+        return api.refresh(home=home, full=full, warn=warn)
+    with _ProgressBar() as bar:
+        return api.refresh(home=home, full=full, warn=warn, progress=bar)
+
+
+@click.command("index")
+@json_option
+@click.option("--full", is_flag=True, help="Rebuild the index from scratch.")
+@click.pass_context
+def index(ctx: click.Context, as_json: bool, full: bool) -> None:
+    """Build or refresh the search index.
+
+    Incremental by default: unchanged files are skipped, append-only JSONL
+    files resume where the last run stopped, rewritten files are reparsed and
+    deleted files drop out. Another process indexing at the same time makes
+    this one wait for it. The index lives under the data dir
+    ($AGENTDEX_DATA_DIR, or [index] path in the config).
+    """
+    from agentdex.api import search as api
+    from agentdex.cli._common import home_of
+
+    stats = run_refresh(home_of(ctx), full=full, quiet=as_json)
+    status = api.index_status()
+    if as_json:
+        emit_json({"refresh": stats.to_json(), "index": status})
+        return
+    from agentdex.cli._common import console
+    from agentdex.cli._format import human_size
+
+    parsed = stats.files_parsed + stats.files_resumed
+    console().print(
+        f"Indexed {parsed} changed file(s) ({human_size(stats.bytes_parsed)}), "
+        f"{stats.files_unchanged} unchanged, {stats.files_removed} removed; "
+        f"+{stats.records_added} / -{stats.records_removed} records in {stats.seconds:.2f}s. "
+        f"Index: {status.get('records', 0)} records, {human_size(status.get('bytes'))} "
+        f"at {status['path']}"
+    )
+    if stats.diagnostics:
+        console(stderr=True).print(f"[yellow]{stats.diagnostics} parse diagnostic(s)[/]")

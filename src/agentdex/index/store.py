@@ -1,0 +1,144 @@
+"""Where the index lives and how it is opened: generations, pragmas, corruption checks.
+
+Layout under the index dir (``[index] path`` in config, else
+``<data dir>/index``)::
+
+    writer.lock          flock'd by the one writer
+    CURRENT              name of the generation readers use
+    BUILDING             name of a full rebuild in progress (resumed if interrupted)
+    gen-000001/index.db  SQLite (WAL): files, records, blocks, titles
+    gen-000001/sig-*.bin transposed trigram signatures
+
+A full rebuild (``--full``, compaction, or a corrupt index) writes a new
+generation and switches ``CURRENT`` atomically when it is complete; readers
+of the old one keep their open files.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+from agentdex.errors import CorruptError
+from agentdex.index.schema import migrate
+from agentdex.index.signatures import CHUNK_BYTES
+
+FORMAT = "agentdex-index-1"
+
+
+def index_root(path: str | os.PathLike[str] | None = None) -> Path:
+    """The index dir: ``path``, else the config's ``[index] path``, else the data dir's."""
+    if path is not None:
+        return Path(path).expanduser().absolute()
+    from agentdex.config import load_config
+
+    configured = load_config().index_path
+    if configured is not None:
+        return configured.expanduser().absolute()
+    from agentdex.paths import data_dir
+
+    return data_dir() / "index"
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    root: Path
+
+    @property
+    def lock_path(self) -> Path:
+        return self.root / "writer.lock"
+
+    def _read_pointer(self, name: str) -> Path | None:
+        try:
+            value = (self.root / name).read_text().strip()
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        except OSError as exc:
+            raise CorruptError(f"cannot read {self.root / name}: {exc}") from exc
+        if not value.startswith("gen-") or "/" in value:
+            return None
+        path = self.root / value
+        return path if path.is_dir() else None
+
+    def current(self) -> Path | None:
+        return self._read_pointer("CURRENT")
+
+    def building(self) -> Path | None:
+        return self._read_pointer("BUILDING")
+
+    def _write_pointer(self, name: str, gen: Path) -> None:
+        tmp = self.root / f".{name}.tmp"
+        tmp.write_text(gen.name + "\n")
+        os.replace(tmp, self.root / name)
+
+    def set_current(self, gen: Path) -> None:
+        self._write_pointer("CURRENT", gen)
+        (self.root / "BUILDING").unlink(missing_ok=True)
+
+    def set_building(self, gen: Path) -> None:
+        self._write_pointer("BUILDING", gen)
+
+    def new_generation(self) -> Path:
+        numbers = [int(p.name[4:]) for p in self.root.glob("gen-*") if p.name[4:].isdigit()]
+        gen = self.root / f"gen-{max(numbers, default=0) + 1:06d}"
+        gen.mkdir(mode=0o700)
+        return gen
+
+    def remove_stale(self) -> None:
+        """Delete generations that are neither current nor being built (writer only)."""
+        keep = {p for p in (self.current(), self.building()) if p is not None}
+        for gen in self.root.glob("gen-*"):
+            if gen not in keep:
+                shutil.rmtree(gen, ignore_errors=True)
+
+
+def connect(gen: Path) -> sqlite3.Connection:
+    fresh = not (gen / "index.db").exists()
+    db = sqlite3.connect(gen / "index.db", timeout=30.0, isolation_level=None)
+    if fresh:
+        db.execute("PRAGMA page_size=16384")
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=NORMAL")
+    db.execute("PRAGMA cache_size=-16000")
+    db.execute("PRAGMA mmap_size=268435456")
+    return db
+
+
+def open_writer_db(gen: Path) -> sqlite3.Connection:
+    """Open (creating and migrating) a generation for writing; CorruptError if unreadable."""
+    try:
+        db = connect(gen)
+        migrate(db)
+        fmt = db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
+        if fmt is None:
+            db.execute("INSERT INTO meta (key, value) VALUES ('format', ?)", (FORMAT,))
+        elif fmt[0] != FORMAT:
+            raise CorruptError(f"{gen}: unknown index format {fmt[0]!r}")
+        check_signatures(gen)
+        return db
+    except sqlite3.DatabaseError as exc:
+        raise CorruptError(f"index database {gen / 'index.db'} is unreadable: {exc}") from exc
+
+
+def open_reader_db(gen: Path) -> sqlite3.Connection:
+    """Open a generation for reading (no migration); CorruptError if it is not an index."""
+    try:
+        db = connect(gen)
+        db.execute("PRAGMA query_only=1")
+        fmt = db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
+        if fmt is None or fmt[0] != FORMAT:
+            raise CorruptError(f"{gen / 'index.db'} is not an agentdex index")
+        check_signatures(gen)
+        return db
+    except sqlite3.DatabaseError as exc:
+        raise CorruptError(f"index database {gen / 'index.db'} is unreadable: {exc}") from exc
+
+
+def check_signatures(gen: Path) -> None:
+    for path in gen.glob("sig-*.bin"):
+        size = path.stat().st_size
+        if size != CHUNK_BYTES:
+            raise CorruptError(f"signature file {path} has {size} bytes, expected {CHUNK_BYTES}")

@@ -1,0 +1,213 @@
+"""How one text term matches one record, and which signature rows can prune it.
+
+Semantics (the brute-force oracle in the tests states the same rules):
+
+* case-insensitive literal: ``term.lower() in text.lower()``;
+* case-sensitive literal: ``term in text``;
+* ``-w``: the occurrence has no word character (``\\w``) right before or after
+  it, in the lower-cased text (insensitive) or the text (sensitive);
+* regex: ``re.search(term, text)`` with ``re.IGNORECASE`` when insensitive,
+  wrapped in ``(?<!\\w)(?:...)(?!\\w)`` with ``-w``.
+
+Signature rows come only from trigrams that *must* occur in the lower-cased
+text when the term matches: the whole lower-cased term (insensitive literal);
+the lower-cased ASCII runs of the term (sensitive literal, since ASCII
+lower-casing is one-to-one and context-free); the ASCII runs of a regex's
+top-level literals (without ``i``/``k``/``s`` when ignoring case, which Python's
+``re`` also matches to non-ASCII letters).
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+
+from agentdex.errors import UsageError
+from agentdex.index.segments import Block, encode
+from agentdex.index.signatures import trigram_rows
+
+_ASCII_RUN = re.compile(r"[\x00-\x7f]{3,}")
+MAX_REGEX_CHARS = 1000
+
+
+def _ascii_rows(text: str, drop: str = "") -> set[int]:
+    rows: set[int] = set()
+    for run in _ASCII_RUN.findall(text):
+        lowered = run.lower()
+        if drop:
+            for piece in re.split(f"[{re.escape(drop)}]", lowered):
+                rows |= trigram_rows(piece.encode())
+        else:
+            rows |= trigram_rows(lowered.encode())
+    return rows
+
+
+def _context_free(items: object) -> bool:
+    """False when the parsed regex holds anchors or lookarounds (matches depend on context)."""
+    from re._constants import ASSERT, ASSERT_NOT, AT
+
+    stack = [items]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, tuple | list):
+            if len(item) == 2 and item[0] in (AT, ASSERT, ASSERT_NOT):
+                return False
+            stack.extend(item)
+        elif hasattr(item, "data"):
+            stack.append(item.data)
+    return True
+
+
+def _regex_literals(pattern: str, flags: int) -> tuple[list[str], bool, bool]:
+    """Top-level literal runs, whether the pattern ignores case, and whether it is context-free."""
+    try:
+        from re import _parser as sre_parse  # type: ignore[attr-defined]
+        from re._constants import LITERAL
+
+        parsed = sre_parse.parse(pattern, flags)
+    except Exception:
+        return [], bool(flags & re.IGNORECASE), False
+    ignore = bool(parsed.state.flags & re.IGNORECASE)
+    runs: list[str] = []
+    current: list[str] = []
+    for op, value in parsed:
+        if op is LITERAL:
+            current.append(chr(value))
+            continue
+        if current:
+            runs.append("".join(current))
+            current = []
+    if current:
+        runs.append("".join(current))
+    return runs, ignore, _context_free(parsed.data)
+
+
+_GLOBAL_FLAGS = re.compile(r"^(\(\?[aiLmsux]+\))?(.*)$", re.DOTALL)
+
+
+def _word_regex(pattern: str) -> str:
+    """``pattern`` as a whole word; leading global flags like ``(?i)`` stay in front."""
+    match = _GLOBAL_FLAGS.match(pattern)
+    assert match is not None
+    flags, body = match.groups()
+    return f"{flags or ''}(?<!\\w)(?:{body})(?!\\w)"
+
+
+class TermMatcher:
+    """Matches one term against blocks; ``rows`` is None when it cannot prune."""
+
+    def __init__(self, text: str, *, case_sensitive: bool, word: bool, regex: bool) -> None:
+        self.text = text
+        self.case_sensitive = case_sensitive
+        self.word = word
+        self.regex = regex
+        self.rows: set[int] | None = None
+        self.pattern: re.Pattern[str] | None = None
+        self.block_pattern: re.Pattern[str] | None = None
+        if regex:
+            if len(text) > MAX_REGEX_CHARS:
+                raise UsageError(f"regex too long ({len(text)} characters)")
+            flags = 0 if case_sensitive else re.IGNORECASE
+            source = _word_regex(text) if word else text
+            try:
+                self.pattern = re.compile(source, flags)
+            except (re.error, RecursionError, OverflowError) as exc:
+                raise UsageError(f"invalid regex {text!r}: {exc}") from None
+            runs, ignore, context_free = _regex_literals(text, flags)
+            rows: set[int] = set()
+            for run in runs:
+                rows |= _ascii_rows(run, "iks" if ignore else "")
+            self.rows = rows or None
+            if context_free and not word:
+                self.block_pattern = self.pattern
+        else:
+            self.needle_lower = encode(text.lower())
+            if case_sensitive:
+                self.rows = _ascii_rows(text) or None
+            else:
+                self.rows = trigram_rows(self.needle_lower) or None
+            if word:
+                target = text if case_sensitive else text.lower()
+                self.pattern = re.compile(f"(?<!\\w){re.escape(target)}(?!\\w)")
+
+    # -- one record (used for restricted scans and by ranking) ------------------
+    def matches_text(self, text: str) -> bool:
+        if self.regex:
+            assert self.pattern is not None
+            return self.pattern.search(text) is not None
+        target = text if self.case_sensitive else text.lower()
+        if self.pattern is not None:
+            return self.pattern.search(target) is not None
+        return (self.text if self.case_sensitive else self.text.lower()) in target
+
+    # -- a block -------------------------------------------------------------------
+    def scan(self, block: Block, local: list[int] | None = None) -> list[int]:
+        """Positions (0-based within the block) of matching records, optionally only ``local``."""
+        if self.regex:
+            return self._scan_regex(block, local)
+        if self.case_sensitive:
+            found = self._scan_literal_str(block, local)
+        else:
+            found = self._scan_literal_bytes(block, local)
+        if self.pattern is not None:
+            text_of = block.original_text if self.case_sensitive else block.lower_text
+            found = [i for i in found if self.pattern.search(text_of(i))]
+        return found
+
+    def _scan_literal_bytes(self, block: Block, local: list[int] | None) -> list[int]:
+        data, needle, starts, count = (
+            block.lower,
+            self.needle_lower,
+            block.lower_starts,
+            block.count,
+        )
+        n = len(needle)
+        out: list[int] = []
+        if local is not None and len(local) * 8 < count:
+            for i in local:
+                start, end = block.lower_span(i)
+                if data.find(needle, start, end) != -1:
+                    out.append(i)
+            return out
+        size = len(data)
+        pos = data.find(needle)
+        while pos != -1:
+            idx = bisect_right(starts, pos) - 1
+            end = starts[idx + 1] - 1 if idx + 1 < count else size
+            if pos + n <= end:
+                out.append(idx)
+                pos = data.find(needle, end + 1)
+            else:
+                pos = data.find(needle, pos + 1)
+        if local is not None:
+            wanted = set(local)
+            out = [i for i in out if i in wanted]
+        return out
+
+    def _scan_literal_str(self, block: Block, local: list[int] | None) -> list[int]:
+        data, needle = block.original, self.text
+        starts, count = block.original_starts, block.count
+        n = len(needle)
+        out: list[int] = []
+        size = len(data)
+        pos = data.find(needle)
+        while pos != -1:
+            idx = bisect_right(starts, pos) - 1
+            end = starts[idx + 1] - 1 if idx + 1 < count else size
+            if pos + n <= end:
+                out.append(idx)
+                pos = data.find(needle, end + 1)
+            else:
+                pos = data.find(needle, pos + 1)
+        if local is not None:
+            wanted = set(local)
+            out = [i for i in out if i in wanted]
+        return out
+
+    def _scan_regex(self, block: Block, local: list[int] | None) -> list[int]:
+        assert self.pattern is not None
+        if self.block_pattern is not None and self.block_pattern.search(block.original) is None:
+            return []
+        search = self.pattern.search
+        indices = local if local is not None else range(block.count)
+        return [i for i in indices if search(block.original_text(i)) is not None]

@@ -1,0 +1,48 @@
+"""A short, one-line excerpt around the first match, with highlight spans."""
+
+from __future__ import annotations
+
+import re
+
+WIDTH = 160
+_SPACE = re.compile(r"\s+")
+
+
+def make_snippet(
+    text: str, matchers: list[re.Pattern[str]], width: int = WIDTH
+) -> tuple[str, list[tuple[int, int]]]:
+    """``(snippet, [(start, end), ...])``: spans index into the returned snippet."""
+    flat = _SPACE.sub(" ", text).strip()
+    first: tuple[int, int] | None = None
+    for pattern in matchers:
+        match = pattern.search(flat)
+        if match and match.end() > match.start() and (first is None or match.start() < first[0]):
+            first = (match.start(), match.end())
+    start = 0 if first is None else max(0, first[0] - width // 3)
+    end = min(len(flat), start + width)
+    start = max(0, min(start, end - width))
+    snippet = flat[start:end]
+    prefix = "…" if start > 0 else ""
+    suffix = "…" if end < len(flat) else ""
+    spans: list[tuple[int, int]] = []
+    for pattern in matchers:
+        for match in pattern.finditer(snippet):
+            if match.end() > match.start():
+                spans.append((match.start() + len(prefix), match.end() + len(prefix)))
+            if len(spans) > 20:
+                break
+    spans.sort()
+    return prefix + snippet + suffix, spans
+
+
+def highlight_patterns(
+    needles: list[str], *, regex: bool, sensitive: bool
+) -> list[re.Pattern[str]]:
+    flags = 0 if sensitive else re.IGNORECASE
+    out: list[re.Pattern[str]] = []
+    for needle in needles:
+        try:
+            out.append(re.compile(needle if regex else re.escape(needle), flags))
+        except re.error:
+            continue
+    return out
