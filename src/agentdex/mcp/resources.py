@@ -9,14 +9,14 @@ never with anything read from them.
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from agentdex.catalogue import CATALOGUE, Coverage, StoreRow
-from agentdex.mcp.tools import Unavailable, api_function
+from agentdex.catalogue import CATALOGUE, Coverage, StoreRow, agents
 
 #: The docs folder of a source checkout (absent in an installed wheel).
 DOCS_DIR = Path(__file__).resolve().parents[3] / "docs"
@@ -80,32 +80,47 @@ def catalogue_text() -> str:
 
 
 def query_language_text() -> str:
-    """The query-language doc, or a page generated from the search API when the doc is absent."""
+    """The query-language doc, else a page built from what the search API publishes."""
     doc = DOCS_DIR / "query-language.md"
     try:
         return doc.read_text(encoding="utf-8")
     except OSError:
         pass
     try:
-        describe = api_function("search", "query_fields")
-    except Unavailable:
+        search_api = importlib.import_module("agentdex.api.search")
+    except ModuleNotFoundError as exc:
+        if exc.name != "agentdex.api.search":
+            raise
         return (
             "# agentdex query language\n\nSearch is not available in this build, so there is "
             "no query language to describe.\n"
         )
-    return _generated_query_page(describe())
+    return _generated_query_page(search_api)
 
 
-def _generated_query_page(fields: Any) -> str:
-    lines = ["# agentdex query language", "", "Fields a query can filter on:", ""]
-    if isinstance(fields, dict):
-        for name, meaning in fields.items():
-            lines.append(f"- `{name}:` {meaning}")
-    else:
-        for name in fields:
-            lines.append(f"- `{name}:`")
-    lines += ["", "Use the validate_query tool to check a query before searching."]
-    return "\n".join(lines) + "\n"
+def _generated_query_page(search_api: Any) -> str:
+    """Only facts the API and the catalogue publish; nothing retyped here."""
+    lines = [
+        "# agentdex query language",
+        "",
+        "The full reference (docs/query-language.md) is not part of this build; this page",
+        "lists what the search API itself publishes. Use the validate_query tool (when",
+        "available) or a small `search` to check a query.",
+        "",
+    ]
+    fields = getattr(search_api, "QUERY_FIELDS", None)
+    if callable(fields):
+        fields = fields()
+    if isinstance(fields, dict) and fields:
+        lines += ["## Fields (`field:value`)", ""]
+        lines += [f"- `{name}:` {meaning}" for name, meaning in fields.items()]
+        lines.append("")
+    lines += ["## Agent ids (`agent:ID`)", "", *[f"- `{a}`" for a in agents()], ""]
+    for title, attr in (("Sort orders (`sort`)", "SORTS"), ("Case modes (`case`)", "CASES")):
+        values = getattr(search_api, attr, None)
+        if values:
+            lines += [f"## {title}", "", *[f"- `{v}`" for v in values], ""]
+    return "\n".join(lines)
 
 
 def read(uri: str) -> tuple[ResourceSpec, str] | None:
