@@ -297,3 +297,42 @@ def test_oversize_skill_and_mcp_config_still_hash(ws: Path) -> None:
         item = by[str(path)]
         assert item.status == "oversize" and item.content_hash and item.payload is None
     assert by[str(big_skill)].name == "big-one"  # front matter fits in the prefix
+
+
+def test_non_utf8_names_are_counted_not_fatal(ws: Path) -> None:
+    bad = os.fsencode(str(ws)) + b"/caf\xe9"
+    os.mkdir(bad)
+    with open(bad + b"/AGENTS.md", "wb") as handle:
+        handle.write(b"# bad dir\n")
+    write(ws / "AGENTS.md", "# fine\n")
+    out = snap(ws)
+    json.dumps(out)  # serializable
+    assert out["resource_count"] == 1 and "non-UTF-8 names" in out["error"]
+
+
+def test_walk_limit_is_reported(ws: Path) -> None:
+    for i in range(5):
+        write(ws / f"d{i}" / "AGENTS.md", "x")
+    limits = Limits(max_dirs=3)
+    result = resolve(scan_roots(str(ws), limits=limits), limits=limits)
+    assert result.error and "stopped after 3 directories" in result.error
+    assert len(result.resources) == 2  # the root and two directories were listed
+
+
+def test_repository_ancestors_contribute_their_own_files(git_repo: Path) -> None:
+    repo = git_repo.resolve()
+    write(repo / "AGENTS.md", "# Repo rules\n")
+    write(repo / "docs" / "AGENTS.md", "# sibling: not an ancestor\n")
+    write(repo / "src" / "CLAUDE.md", "# src\n")
+    shop = repo / "src" / "shop"
+    write(shop / "AGENTS.md", "# Shop\n")
+    out = snap(shop)
+    assert res(out, repo / "AGENTS.md")["scope"] == "ancestor"
+    assert res(out, repo / "src" / "CLAUDE.md")["scope"] == "ancestor"
+    assert str(repo / "docs" / "AGENTS.md") not in sources_of(out)
+    assert res(out, shop / "AGENTS.md")["scope"] == "workspace"
+
+
+def test_no_ancestors_outside_a_repository(ws: Path) -> None:
+    write(ws.parent / "AGENTS.md", "# above, but not a repository\n")
+    assert sources_of(snap(ws)) == set()

@@ -113,3 +113,14 @@ def test_corrupt_sources_file_is_a_clear_error(ws: Path) -> None:
     sources_path().write_text("{not json")
     with pytest.raises(CorruptError):
         api.list_sources(str(ws))
+
+
+def test_agent_env_overrides_move_user_folders(
+    ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    claude_dir = write(tmp_path / "claude-cfg" / "CLAUDE.md", "# from override\n").parent
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(claude_dir))
+    out = snap(ws)
+    assert res(out, claude_dir.resolve() / "CLAUDE.md")["scope"] == "user"
+    extra = write(claude_dir / "team" / "style.md", "# style\n")
+    assert api.add_source(str(extra), str(ws))["created"]

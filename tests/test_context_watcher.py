@@ -92,3 +92,8 @@ def test_irrelevant_files_do_not_publish(live: api.ContextWatch, ws: Path) -> No
     eventually(lambda: str(ws / "CLAUDE.md") in _sources(live))
     assert str(ws / "node_modules" / "x" / "AGENTS.md") not in _sources(live)
     assert live.version == version + 1
+
+
+def test_user_folder_created_later_is_picked_up(live: api.ContextWatch, home: Path) -> None:
+    write(home / ".codex" / "AGENTS.md", "# codex, later\n")
+    eventually(lambda: str(home / ".codex" / "AGENTS.md") in _sources(live))

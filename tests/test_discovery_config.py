@@ -57,6 +57,7 @@ def test_extra_store_paths_by_root_name(home: Path, tmp_path: Path) -> None:
     _config(f'[stores.paths]\npi_agent = ["{extra}", "{tmp_path / "absent"}"]\n')
     found = discover_configured(home)
     assert [s.path.parent.parent.parent for s in found.sources] == [extra]
+    assert any("absent" in w for w in found.warnings)
 
 
 def test_project_roots_reach_aider(home: Path, tmp_path: Path) -> None:

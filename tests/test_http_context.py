@@ -236,3 +236,24 @@ def test_openapi_fuzz(app: FastAPI, home: Path) -> None:
 
         run()
     assert operations >= 6
+
+
+def test_live_workspaces_are_bounded(tmp_path: Path) -> None:
+    from agentdex.http.context_api import _LiveWorkspaces
+
+    registry = _LiveWorkspaces(limit=2)
+    dirs = []
+    for name in ("a", "b", "c"):
+        path = (tmp_path / name).resolve()
+        write(path / "AGENTS.md", f"# {name}\n")
+        dirs.append(str(path))
+    try:
+        first = registry.get(dirs[0], None)
+        unsubscribe = first.subscribe(lambda _v: None)  # a streaming client holds "a"
+        registry.get(dirs[1], None)
+        registry.get(dirs[2], None)
+        assert set(registry._items) == {dirs[0], dirs[2]}  # "b" evicted, "a" kept
+        assert registry.get(dirs[0], None) is first
+        unsubscribe()
+    finally:
+        registry.close()

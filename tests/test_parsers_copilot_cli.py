@@ -132,8 +132,24 @@ def test_discovery_layouts_and_copilot_home(
     (base / "config.json").write_text("{}")
     found = discover(home, agents=["copilot-cli"])
     assert sorted(s.path.name for s in found.sources) == ["b.jsonl", "c.json", "events.jsonl"]
+    (base / "command-history-state.json").write_text('{"commandHistory": ["hi"]}')
+    assert "copilot-cli.command_history" in {
+        s.store for s in discover(home, agents=["copilot-cli"]).sources
+    }
     pinned = tmp_path / "copilot-home"
     (pinned / "session-state").mkdir(parents=True)
     (pinned / "session-state" / "d.jsonl").write_text("")
     monkeypatch.setenv("COPILOT_HOME", str(pinned))
     assert [s.path.name for s in discover(home, agents=["copilot-cli"]).sources] == ["d.jsonl"]
+
+
+def test_command_history(tmp_path: Path) -> None:
+    path = tmp_path / "command-history-state.json"
+    path.write_text(json.dumps({"commandHistory": ["/model", "fix the flaky test", "", 3]}))
+    records, cursor, _ = parse("copilot-cli.command_history_json.v1", path)
+    assert [r.text for r in records] == ["/model", "fix the flaky test"]
+    assert all(r.timestamp for r in records)
+    assert cursor.units == count_raw("copilot-cli.command_history_json.v1", path) == 2
+    path.write_text('{"commands": []}')
+    records, _, diags = parse("copilot-cli.command_history_json.v1", path)
+    assert records == [] and diags.count == 1

@@ -204,3 +204,60 @@ def test_discovery_finds_local_and_wsl_cursor(
     found = discover(home, agents=["cursor"])
     by_store = {(s.store, s.host) for s in found.sources}
     assert by_store == {("cursor.global_state", None), ("cursor.workspace_state", "windows:alice")}
+
+
+def test_odd_shapes_never_raise(tmp_path: Path) -> None:
+    db = build_db(tmp_path / "state.vscdb", SCHEMA)
+    conn = sqlite3.connect(db)
+    odd = {
+        "composerData:a": json.dumps({"composerId": "a", "fullConversationHeadersOnly": {"x": 1}}),
+        "composerData:b": json.dumps({"composerId": 5, "conversation": "nope"}),
+        "composerData:c": json.dumps(
+            {"fullConversationHeadersOnly": [1, None, {"bubbleId": 3}, {"bubbleId": "ok"}]}
+        ),
+        "bubbleId:c:ok": json.dumps(
+            {
+                "type": 2,
+                "text": 42,
+                "toolFormerData": "x",
+                "thinking": "y",
+                "createdAt": "yesterday",
+            }
+        ),
+        "composerData:d": json.dumps([1, 2, 3]),
+    }
+    for key, value in odd.items():
+        conn.execute("INSERT INTO cursorDiskKV VALUES (?, ?)", (key, value))
+    conn.execute("INSERT INTO ItemTable VALUES ('aiService.prompts', '{\"text\": 1}')")
+    conn.execute(
+        "INSERT INTO ItemTable VALUES ('workbench.panel.aichat.view.aichat.chatdata', "
+        '\'{"tabs": [1, {"bubbles": "x"}]}\')'
+    )
+    conn.commit()
+    conn.close()
+    records, _, diags = parse(PID, db)
+    assert records == []
+    assert diags.count == 1  # composerData:d is not an object
+    assert count_raw(PID, db) == 0
+
+
+def test_long_composers_are_fetched_in_batches_in_header_order(tmp_path: Path) -> None:
+    from agentdex.parsers.cursor import BATCH
+
+    db = build_db(tmp_path / "state.vscdb", SCHEMA)
+    conn = sqlite3.connect(db)
+    ids = [f"b{n:05d}" for n in range(BATCH * 2 + 17)][::-1]  # header order != key order
+    headers = [{"bubbleId": bid, "type": 1} for bid in ids]
+    conn.execute(
+        "INSERT INTO cursorDiskKV VALUES ('composerData:L', ?)",
+        (json.dumps({"composerId": "L", "fullConversationHeadersOnly": headers}),),
+    )
+    conn.executemany(
+        "INSERT INTO cursorDiskKV VALUES (?, ?)",
+        [(f"bubbleId:L:{bid}", json.dumps({"type": 1, "text": bid})) for bid in ids],
+    )
+    conn.commit()
+    conn.close()
+    records, cursor, _ = parse(PID, db)
+    assert [r.text for r in records] == ids
+    assert cursor.units == count_raw(PID, db) == len(ids)

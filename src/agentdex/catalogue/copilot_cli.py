@@ -30,4 +30,16 @@ ROWS = (
         locations=_LOC,
         description="Older builds: {sessionId, startTime, chatMessages[]} per session.",
     ),
+    StoreRow(
+        agent="copilot-cli",
+        store="copilot-cli.command_history",
+        holds="prompt log",
+        format="json",
+        root="copilot_cli",
+        patterns=("command-history-state.json",),
+        parser="copilot-cli.command_history_json.v1",
+        env=_ENV,
+        locations=_LOC,
+        description="{commandHistory: [prompt, ...]}, newest first, no timestamps (mtime used).",
+    ),
 )

@@ -1,6 +1,6 @@
 """Cursor CLI (``cursor-agent``) stores."""
 
-from agentdex.catalogue.schema import StoreRow
+from agentdex.catalogue.schema import Coverage, StoreRow
 
 ROWS = (
     StoreRow(
@@ -29,5 +29,19 @@ ROWS = (
         env=("XDG_CONFIG_HOME",),
         locations={"linux": "${XDG_CONFIG_HOME:-~/.config}/cursor", "macos": "~/.config/cursor"},
         description="JSON array of prompt strings, oldest first.",
+    ),
+    StoreRow(
+        agent="cursor-cli",
+        store="cursor-cli.chats",
+        holds="transcripts",
+        format="sqlite+protobuf",
+        root="cursor_config",
+        patterns=("chats/*/*/store.db",),
+        parser=None,
+        coverage=Coverage.LISTED,
+        env=("XDG_CONFIG_HOME",),
+        locations={"linux": "${XDG_CONFIG_HOME:-~/.config}/cursor", "macos": "~/.config/cursor"},
+        description="Per-session meta/blobs DB of undocumented protobuf: listed, not parsed "
+        "(the agent-transcripts JSONL carries the same chats).",
     ),
 )

@@ -4,6 +4,10 @@ Binds 127.0.0.1 by default; a non-loopback ``--host`` is refused unless
 ``--allow-remote`` is given. ``--port 0`` picks a free port: the socket is
 bound here, before the URL is printed, so the printed URL is already
 accepting connections (no race with a client reading it).
+
+This is the one CLI module that imports :mod:`agentdex.http`: its job is to
+run that app. Everything the app answers still goes through
+:mod:`agentdex.api`.
 """
 
 from __future__ import annotations
@@ -91,11 +95,10 @@ def serve(
 
     from agentdex.api.context import workspace_path
     from agentdex.asgi import build_app, load_or_create_token, token_path
-    from agentdex.paths import data_dir
 
     ws = workspace_path(workspace)
-    token = load_or_create_token(data_dir())
-    path = token_path(data_dir())
+    token = load_or_create_token()
+    path = token_path()
     if stat.S_IMODE(os.stat(path).st_mode) & 0o077:
         os.chmod(path, 0o600)  # a token others can read is no token
     sock = _bind(host, port)

@@ -141,7 +141,6 @@ class ContextManager:
         try:
             roots = self._roots()
             result = self._resolver(roots, limits=self._limits, should_stop=should_stop)
-            self.resolve_count += 1
         except Cancelled:
             return self._live()
         if should_stop():
@@ -149,6 +148,7 @@ class ContextManager:
         fresh = Snapshot(self.workspace, result.resources, result.roots, result.error)
         notify: Snapshot | None = None
         with self._lock:
+            self.resolve_count += 1
             stale = epoch <= self._published_epoch  # a later resolve already published
             if not stale:
                 self._published_epoch = epoch
@@ -184,7 +184,10 @@ class ContextManager:
         with self._lock:
             subscribers = list(self._subscribers)
         for callback in subscribers:
-            callback(snap)
+            try:
+                callback(snap)
+            except Exception:  # a subscriber that went away (closed loop) must not stop others
+                continue
 
     def _on_degraded(self, reason: str | None) -> None:
         notify: Snapshot | None = None

@@ -37,6 +37,7 @@ class ScanRoot:
     skip: frozenset[str] = SKIP_DIRS
     allow_file: bool = False
     denied: str | None = None  # set when a user source is no longer under an allowed root
+    shallow: bool = False  # only the files directly inside (workspace ancestors)
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,9 +87,11 @@ class _Walk:
     candidates: list[_Candidate] = field(default_factory=list)
     dirs: set[str] = field(default_factory=set)
     parents: set[str] = field(default_factory=set)
+    awaited: set[str] = field(default_factory=set)  # missing roots: their creation matters
     visited: set[tuple[int, int]] = field(default_factory=set)
     listed: int = 0
     unlisted: int = 0
+    undecodable: int = 0
     truncated: bool = False
 
     def check(self) -> None:
@@ -106,6 +109,10 @@ def _walk_root(walk: _Walk, index: int, root: ScanRoot) -> RootInfo:
     try:
         st = os.stat(root.path)
     except FileNotFoundError:
+        parent = os.path.dirname(root.path)
+        if os.path.isdir(parent):
+            walk.awaited.add(root.path)
+            walk.parents.add(parent)
         return _root_info(root, "missing")
     except OSError as exc:
         return _root_info(root, "unreadable", exc.strerror)
@@ -137,10 +144,14 @@ def _walk_root(walk: _Walk, index: int, root: ScanRoot) -> RootInfo:
         directory, depth = stack.pop()
         if walk.listed >= walk.limits.max_dirs:
             walk.truncated = True
+            if not ok:
+                return _root_info(root, "truncated", "directory walk limit reached")
             break
         try:
             dst = os.stat(directory)
             if (dst.st_dev, dst.st_ino) in walk.visited:
+                if depth == 0:
+                    return _root_info(root, "ok", "already scanned under an earlier root")
                 continue
             walk.visited.add((dst.st_dev, dst.st_ino))
             with os.scandir(directory) as it:
@@ -151,7 +162,7 @@ def _walk_root(walk: _Walk, index: int, root: ScanRoot) -> RootInfo:
                 return _root_info(root, "unreadable", "cannot list directory")
             continue
         walk.listed += 1
-        walk.dirs.add(directory)
+        (walk.parents if root.shallow else walk.dirs).add(directory)
         ok = True
         for entry in entries:
             _visit(walk, index, root, root_real, entry, depth, stack)
@@ -168,6 +179,11 @@ def _visit(
     stack: list[tuple[str, int]],
 ) -> None:
     name = entry.name
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        walk.undecodable += 1  # cannot be named in JSON: counted in the snapshot error
+        return
     try:
         is_link = entry.is_symlink()
         is_dir = entry.is_dir(follow_symlinks=False)
@@ -327,6 +343,8 @@ def resolve(
         budget.notes.append(f"directory walk stopped after {limits.max_dirs} directories")
     if walk.unlisted:
         budget.notes.append(f"{walk.unlisted} directories could not be listed")
+    if walk.undecodable:
+        budget.notes.append(f"{walk.undecodable} entries with non-UTF-8 names were skipped")
     ordered = sorted(_dedupe(walk.candidates), key=_Candidate.sort_key)
     resources: list[Resource] = []
     for position, cand in enumerate(ordered):
@@ -346,7 +364,7 @@ def resolve(
     files = {c.path for c in ordered} | {
         c.inspection.target for c in ordered if c.inspection.target
     }
-    files |= {alias for c in ordered for alias in c.aliases}
+    files |= {alias for c in ordered for alias in c.aliases} | walk.awaited
     plan = WatchPlan(
         dirs=frozenset(walk.dirs),
         files=frozenset(files),

@@ -2,8 +2,9 @@
 
 A source must be absolute (or ``~``-relative), contain no ``..``, exist,
 and resolve (symlinks followed) under an allowed root: the workspace,
-``~/.claude``, ``~/.codex``, ``~/.gemini``, ``~/.agents`` or a configured
-``[context] roots`` entry. The bare home directory is never an allowed
+``~/.claude``, ``~/.codex``, ``~/.gemini``, ``~/.agents`` (or the folders
+named by ``CLAUDE_CONFIG_DIR``, ``CODEX_HOME``, ``GEMINI_CLI_HOME``) or a
+configured ``[context] roots`` entry. The bare home directory is never an allowed
 root, so ``~/.ssh`` can never be added. Sources are re-validated at every
 resolve, so a source whose symlink is later pointed elsewhere is ignored
 (``not_allowed``), never followed.
@@ -32,10 +33,28 @@ from agentdex.errors import CorruptError, NotFoundError, UsageError
 from agentdex.paths import data_dir, ensure_private_dir, home_dir
 from agentdex.readers import is_secret
 
-USER_FOLDERS = (".claude", ".codex", ".gemini", ".agents")
 #: Directory names that are refused anywhere in a source path (defense in depth).
 SECRET_DIRS = frozenset({".ssh", ".gnupg", ".aws", ".kube", ".docker", ".password-store"})
 SOURCES_FILE = "sources.json"
+
+
+def _first_dir(var: str) -> str | None:
+    """The first existing directory named by env ``var`` (comma-separated), if any."""
+    for part in (os.environ.get(var) or "").split(","):
+        part = os.path.expanduser(part.strip())
+        if part and os.path.isabs(part) and os.path.isdir(part):
+            return part
+    return None
+
+
+def user_folders(home: str | None = None) -> list[str]:
+    """User-level agent folders, honouring the agents' own env overrides."""
+    base = str(home_dir(home))
+    claude = _first_dir("CLAUDE_CONFIG_DIR") or os.path.join(base, ".claude")
+    codex = _first_dir("CODEX_HOME") or os.path.join(base, ".codex")
+    gemini_home = _first_dir("GEMINI_CLI_HOME")
+    gemini = os.path.join(gemini_home or base, ".gemini")
+    return [claude, codex, gemini, os.path.join(base, ".agents")]
 
 
 def _store_dir(base: Path | None = None) -> Path:
@@ -51,7 +70,7 @@ def allowed_roots(workspace: str | None, home: str | None = None) -> list[str]:
     from agentdex.config import load_config
 
     home_real = os.path.realpath(home_dir(home))
-    roots = [os.path.realpath(os.path.join(home_real, name)) for name in USER_FOLDERS]
+    roots = [os.path.realpath(path) for path in user_folders(home)]
     roots += [os.path.realpath(os.path.expanduser(str(p))) for p in load_config().context_roots]
     if workspace:
         ws = os.path.realpath(workspace)
@@ -99,12 +118,15 @@ def validate_source(raw: str, workspace: str | None, *, home: str | None = None)
 
 @contextlib.contextmanager
 def _locked(base: Path | None) -> Iterator[None]:
-    import fcntl
-
+    try:
+        import fcntl
+    except ImportError:  # no flock on this platform: the atomic replace still holds
+        fcntl = None  # type: ignore[assignment]
     directory = ensure_private_dir(_store_dir(base))
     fd = os.open(directory / "sources.lock", os.O_RDWR | os.O_CREAT, 0o600)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        if fcntl is not None:
+            fcntl.flock(fd, fcntl.LOCK_EX)
         yield
     finally:
         os.close(fd)
@@ -192,6 +214,29 @@ def source_status(entry: dict[str, Any], workspace: str | None, home: str | None
     return "ok"
 
 
+def ancestors(workspace: str, home: str | None = None) -> list[str]:
+    """Directories above ``workspace`` up to its repository root, nearest first.
+
+    Agents read instruction files from these too (Codex from the git root
+    down, Claude and Gemini upward). Nothing above the repository root, the
+    home directory, or the filesystem root is included; outside a repository
+    the list is empty.
+    """
+    home_real = os.path.realpath(home_dir(home))
+    chain: list[str] = []
+    current = workspace
+    if os.path.exists(os.path.join(current, ".git")):
+        return []
+    while True:
+        parent = os.path.dirname(current)
+        if parent == current or is_within(home_real, parent):
+            return []  # reached home or / without finding a repository
+        chain.append(parent)
+        if os.path.exists(os.path.join(parent, ".git")):
+            return chain
+        current = parent
+
+
 def scan_roots(
     workspace: str,
     *,
@@ -202,8 +247,10 @@ def scan_roots(
     """Every root of a workspace's snapshot, in priority order."""
     home_path = str(home_dir(home))
     roots = [ScanRoot(workspace, "workspace", max_depth=limits.workspace_depth)]
-    for name in USER_FOLDERS:
-        path = os.path.realpath(os.path.join(home_path, name))
+    for parent in ancestors(workspace, home):
+        roots.append(ScanRoot(parent, "ancestor", max_depth=0, shallow=True))
+    for folder in user_folders(home):
+        path = os.path.realpath(folder)
         roots.append(ScanRoot(path, "user", max_depth=limits.user_depth, skip=USER_SKIP_DIRS))
     roots.append(ScanRoot(os.path.join(home_path, ".claude.json"), "user", allow_file=True))
     for entry in load_sources(base):

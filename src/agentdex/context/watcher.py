@@ -9,10 +9,10 @@ new directory set (a directory was created, moved or deleted) the watcher
 re-arms; when newly armed directories appear it asks for one more resolve
 so a file created between the walk and the arm is not missed.
 
-Debounce is the library's: ``RustNotify.watch`` returns once no new event
-arrived for ``debounce`` seconds (bounded by ten times that under constant
-churn). Only events on recognized names, known paths or directories lead
-to a resolve.
+Debounce: after a relevant event the watcher keeps reading events until
+``debounce`` seconds pass with none at all (bounded by ten debounces under
+constant churn), then resolves once. Only events on recognized names,
+known paths, awaited roots or new directories start that countdown.
 
 Degraded mode: when arming fails (typically the OS watch limit), the
 watcher stops watching, reports why through ``on_degraded`` and waits. It
@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -53,9 +54,9 @@ def _describe(exc: BaseException) -> str:
     if "watch limit" in text.lower() or "no space left" in text.lower():
         return (
             "live updates are off: the OS file watch limit was reached "
-            "(raise fs.inotify.max_user_watches); run a resync to refresh"
+            "(raise fs.inotify.max_user_watches, then resync or restart)"
         )
-    return f"live updates are off: cannot watch files ({text}); run a resync to refresh"
+    return f"live updates are off: cannot watch files ({text}); resync or restart to retry"
 
 
 class Watcher:
@@ -71,7 +72,8 @@ class Watcher:
     ) -> None:
         self._on_change = on_change
         self._on_degraded = on_degraded
-        self._step_ms = max(1, int(debounce * 1000))
+        self._debounce_ms = max(1, int(debounce * 1000))
+        self._poll_ms = min(50, self._debounce_ms)
         self._factory = notifier_factory or rust_notifier
         self._lock = threading.Lock()
         self._wake = threading.Event()
@@ -138,6 +140,16 @@ class Watcher:
                 return None, _describe(exc)
         return None, "live updates are off: directories kept vanishing while arming"
 
+    def _settle(self, notifier: Notifier) -> object:
+        """Wait until ``debounce`` passes with no event at all (at most 10 debounces)."""
+        deadline = time.monotonic() + 10 * self._debounce_ms / 1000
+        result: object = None
+        while time.monotonic() < deadline:
+            result = notifier.watch(self._debounce_ms, self._poll_ms, self._debounce_ms, self._wake)
+            if not isinstance(result, set):
+                break  # "timeout": quiet for a whole debounce; "stop": asked to re-arm
+        return result
+
     def _changed(self) -> None:
         """Run ``on_change``; a failure there must not kill the watching thread."""
         try:
@@ -172,8 +184,9 @@ class Watcher:
                 if notifier is None:
                     self._wake.wait()
                     continue
-                result = notifier.watch(self._step_ms * 10, self._step_ms, 0, self._wake)
+                result = notifier.watch(self._poll_ms * 10, self._poll_ms, 0, self._wake)
                 if isinstance(result, set) and any(self._relevant(p) for _c, p in result):
+                    self._settle(notifier)
                     self._changed()
                 elif result == "stop" and not self._closed.is_set():
                     # Stopping may drop events grouped so far; one resolve covers them.

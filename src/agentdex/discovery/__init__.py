@@ -86,7 +86,9 @@ def discover(
             known = {os.path.normcase(str(root.path)) for root in found}
             for extra in (extra_roots or {}).get(row.root, []):
                 extra = Path(extra).expanduser().absolute()
-                if extra.is_dir() and os.path.normcase(str(extra)) not in known:
+                if not extra.is_dir():
+                    _warn(f"configured {row.root} root {extra} is not a directory; skipped")
+                elif os.path.normcase(str(extra)) not in known:
                     known.add(os.path.normcase(str(extra)))
                     found.append(Root(row.root, extra))
             result.roots[row.root] = found

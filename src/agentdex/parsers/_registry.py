@@ -41,6 +41,7 @@ PARSER_MODULES: dict[str, str] = {
     "antigravity-cli.transcript_jsonl.v1": "agentdex.parsers.antigravity_cli",
     "copilot-cli.events_jsonl.v1": "agentdex.parsers.copilot_cli",
     "copilot-cli.history_session_json.v1": "agentdex.parsers.copilot_cli",
+    "copilot-cli.command_history_json.v1": "agentdex.parsers.copilot_cli",
 }
 
 _LOADED: dict[str, ParserSpec] = {}

@@ -7,6 +7,7 @@
   ``content`` and ``toolRequests[{name, arguments}]``; ``assistant.reasoning``;
   ``tool.execution_complete`` ``result.content``; ``session.model_change``
   ``newModel``. Other events (turn markers, info) carry no conversation.
+- ``command-history-state.json``: the prompt recall list, newest first.
 - ``history-session-state/*.json`` (before session-state): one document
   ``{sessionId, startTime, chatMessages[{role, content, tool_calls?}]}``.
 """
@@ -22,6 +23,7 @@ from agentdex.parsers._agent_common import (
     as_text,
     clip,
     dict_of,
+    file_mtime,
     make_record,
     opt_str,
     tool_call_text,
@@ -209,7 +211,48 @@ def count_history_json(path: Path) -> int:
     return count
 
 
+def parse_command_history(
+    ref: SourceRef, cursor: ParseCursor, diagnostics: Diagnostics
+) -> Iterator[Record]:
+    """``command-history-state.json``: ``{commandHistory: [newest first]}``; no times (mtime)."""
+    data = read_json(ref.path, diagnostics)
+    history = data.get("commandHistory") if isinstance(data, dict) else None
+    if not isinstance(history, list):
+        if data is not None:
+            diagnostics.add(ref.path, "", "no commandHistory list; skipped")
+        return
+    mtime = file_mtime(ref.path)
+    for index, item in enumerate(history):
+        if isinstance(item, str) and item.strip():
+            cursor.units += 1
+            yield make_record(
+                ref,
+                f"json:/commandHistory/{index}",
+                "copilot-cli.command_history",
+                "user",
+                "prompt",
+                item,
+                timestamp=mtime,
+            )
+
+
+def count_command_history(path: Path) -> int:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, ValueError):
+        return 0
+    items = data.get("commandHistory") if isinstance(data, dict) else None
+    if not isinstance(items, list):
+        return 0
+    return sum(1 for i in items if isinstance(i, str) and i.strip())
+
+
 PARSERS = (
+    ParserSpec(
+        "copilot-cli.command_history_json.v1",
+        parse_command_history,
+        count_raw=count_command_history,
+    ),
     ParserSpec("copilot-cli.events_jsonl.v1", parse_events, resumable=True, count_raw=count_events),
     ParserSpec(
         "copilot-cli.history_session_json.v1", parse_history_json, count_raw=count_history_json

@@ -298,14 +298,16 @@ def _disk_composers(
 
 
 def _legacy_items(
-    ref: SourceRef, conn: sqlite3.Connection, cursor: ParseCursor, folder: str | None
+    ref: SourceRef,
+    conn: sqlite3.Connection,
+    cursor: ParseCursor,
+    diagnostics: Diagnostics,
+    folder: str | None,
 ) -> Iterator[Record]:
     composers = _item(conn, COMPOSERS_KEY)
     for entry in composers.get("allComposers", []) if isinstance(composers, dict) else []:
         if isinstance(entry, dict) and isinstance(entry.get("conversation"), list):
-            yield from _composer_records(
-                ref, conn, entry, cursor, Diagnostics(), folder, disk=False
-            )
+            yield from _composer_records(ref, conn, entry, cursor, diagnostics, folder, disk=False)
     chat = _item(conn, CHATDATA_KEY)
     tabs = chat.get("tabs") if isinstance(chat, dict) else None
     for t_index, tab in enumerate(tabs if isinstance(tabs, list) else []):
@@ -372,7 +374,7 @@ def parse_state_vscdb(
             projects = composer_projects(path.parent.parent, diagnostics) if is_global else {}
             streams.append(_disk_composers(ref, conn, cursor, diagnostics, projects, folder))
         if "ItemTable" in tables:
-            streams.append(_legacy_items(ref, conn, cursor, folder))
+            streams.append(_legacy_items(ref, conn, cursor, diagnostics, folder))
         for stream in streams:
             for record in stream:
                 if record.timestamp is None:  # legacy eras kept no times: mtime, as a last resort
@@ -387,7 +389,8 @@ def parse_state_vscdb(
 def _has_content(bubble: object) -> bool:
     if not isinstance(bubble, dict):
         return False
-    if str(bubble.get("text") or "").strip():
+    text = bubble.get("text")
+    if isinstance(text, str) and text.strip():
         return True
     if bubble.get("type") in (1, "user"):
         return False
