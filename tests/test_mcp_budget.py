@@ -15,6 +15,7 @@ from agentdex.mcp.budget import (
     MARKER_KEY,
     Paging,
     fit,
+    fit_text,
     resolve_max_bytes,
 )
 from mcp_support import (
@@ -78,6 +79,16 @@ def test_payload_too_wide_to_clip_is_replaced_by_the_marker() -> None:
     assert "too large even with text clipped" in json.loads(text)[MARKER_KEY]["cut"]
 
 
+def test_text_documents_are_cut_at_a_line_with_a_marker() -> None:
+    doc = "".join(f"line {i}: " + "é" * 50 + "\n" for i in range(500))
+    text = fit_text(doc, 4096, "the rest is elsewhere")
+    assert len(text.encode()) <= 4096
+    body, marker = text.rsplit("\n\n", 1)
+    assert doc.startswith(body + "\n")  # whole lines, nothing rewritten
+    assert marker.startswith(f"[{MARKER_KEY}: this document is {len(doc.encode())} bytes")
+    assert fit_text("short\n", 4096, "x") == "short\n"
+
+
 def test_budget_resolution(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(BUDGET_ENV, raising=False)
     assert resolve_max_bytes() == DEFAULT_MAX_BYTES == 24 * 1024
@@ -124,5 +135,12 @@ def test_max_bytes_option_sets_the_budget(home: Path) -> None:
             result = await session.call_tool("show_session", {"ref": "smallbudget-01"})
             assert len(text_of(result).encode()) <= 4096
             assert "4096" in json_of(result)[MARKER_KEY]["reason"]
+            # Resources respect the budget too; the catalogue points at its per-agent slices.
+            whole = (await session.read_resource("agentdex://catalogue")).contents[0]
+            assert len(whole.text.encode()) <= 4096  # type: ignore[union-attr]
+            marker = json.loads(whole.text)[MARKER_KEY]  # type: ignore[union-attr]
+            assert "agentdex://catalogue/codex" in marker["next"]["arguments"]["uris"]
+            codex = (await session.read_resource("agentdex://catalogue/codex")).contents[0]
+            assert len(codex.text.encode()) <= 4096  # type: ignore[union-attr]
 
     asyncio.run(scenario())

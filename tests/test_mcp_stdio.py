@@ -59,6 +59,14 @@ async def _check_tools_and_resources(session: ClientSession) -> None:
         (await session.read_resource("agentdex://catalogue")).contents[0].text  # type: ignore[union-attr]
     )
     assert [row["store"] for row in catalogue["stores"]] == [r.store for r in CATALOGUE]
+    templates = (await session.list_resource_templates()).resource_templates
+    assert [t.uri_template for t in templates] == ["agentdex://catalogue/{agent}"]
+    codex = json.loads(
+        (await session.read_resource("agentdex://catalogue/codex")).contents[0].text  # type: ignore[union-attr]
+    )
+    assert [row["store"] for row in codex["stores"]] == [
+        r.store for r in CATALOGUE if r.agent == "codex"
+    ]
     private = [row for row in catalogue["stores"] if row["coverage"] == "private"]
     assert private and all("never lists, opens" in row["note"] for row in private)
     language = (await session.read_resource("agentdex://query-language")).contents[0]
@@ -67,8 +75,9 @@ async def _check_tools_and_resources(session: ClientSession) -> None:
         assert language.text == doc.read_text(encoding="utf-8")  # type: ignore[union-attr]
     else:
         assert language.text.startswith("# agentdex query language")  # type: ignore[union-attr]
-    with pytest.raises(MCPError, match="no resource"):
-        await session.read_resource("agentdex://nothing-here")
+    for missing in ("agentdex://nothing-here", "agentdex://catalogue/nobody"):
+        with pytest.raises(MCPError, match="no resource"):
+            await session.read_resource(missing)
     # The connection survives a failed request.
     assert len((await session.list_tools()).tools) == len(TOOL_NAMES)
 

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from agentdex.catalogue import CATALOGUE, Coverage, StoreRow, agents
+from agentdex.mcp import budget
+from agentdex.mcp.budget import Paging
 
 #: The docs folder of a source checkout (absent in an installed wheel).
 DOCS_DIR = Path(__file__).resolve().parents[3] / "docs"
@@ -48,6 +48,14 @@ CATALOGUE_RESOURCE = ResourceSpec(
     mime_type="application/json",
 )
 RESOURCES: tuple[ResourceSpec, ...] = (QUERY_LANGUAGE, CATALOGUE_RESOURCE)
+#: One agent's catalogue rows; ``{agent}`` is a catalogue agent id.
+CATALOGUE_TEMPLATE = ResourceSpec(
+    uri="agentdex://catalogue/{agent}",
+    name="catalogue-agent",
+    title="One agent's stores",
+    description="The catalogue rows of one agent (agent ids: see agentdex://catalogue).",
+    mime_type="application/json",
+)
 
 
 def catalogue_rows() -> list[dict[str, Any]]:
@@ -74,9 +82,20 @@ def _row_json(row: StoreRow) -> dict[str, Any]:
     return data
 
 
-def catalogue_text() -> str:
-    body = {"coverage_levels": [c.value for c in Coverage], "stores": catalogue_rows()}
-    return orjson.dumps(body, option=orjson.OPT_INDENT_2).decode("utf-8")
+#: ``agentdex://catalogue/{agent}``: one agent's rows (a budget-sized slice of the catalogue).
+CATALOGUE_PREFIX = CATALOGUE_RESOURCE.uri + "/"
+
+
+def catalogue_text(max_bytes: int, agent: str | None = None) -> str:
+    """Compact JSON of the rows (one agent's, if given), cut to the budget with a marker."""
+    rows = [row for row in catalogue_rows() if agent in (None, row["agent"])]
+    body = {"coverage_levels": [c.value for c in Coverage], "stores": rows}
+    paging = Paging(
+        "read_resource",
+        "stores",
+        lambda _kept: {"uris": [CATALOGUE_PREFIX + a for a in agents()]},
+    )
+    return budget.fit(body, max_bytes, paging)
 
 
 def query_language_text() -> str:
@@ -123,10 +142,17 @@ def _generated_query_page(search_api: Any) -> str:
     return "\n".join(lines)
 
 
-def read(uri: str) -> tuple[ResourceSpec, str] | None:
-    """The resource at ``uri`` and its text, or None when there is no such resource."""
+def read(uri: str, max_bytes: int) -> tuple[str, str] | None:
+    """(mime type, text within the budget) of the resource at ``uri``; None when there is none."""
     if uri == QUERY_LANGUAGE.uri:
-        return QUERY_LANGUAGE, query_language_text()
+        text = budget.fit_text(query_language_text(), max_bytes, _DOC_REST)
+        return QUERY_LANGUAGE.mime_type, text
     if uri == CATALOGUE_RESOURCE.uri:
-        return CATALOGUE_RESOURCE, catalogue_text()
+        return CATALOGUE_RESOURCE.mime_type, catalogue_text(max_bytes)
+    agent = uri.removeprefix(CATALOGUE_PREFIX)
+    if uri.startswith(CATALOGUE_PREFIX) and agent in agents():
+        return CATALOGUE_RESOURCE.mime_type, catalogue_text(max_bytes, agent)
     return None
+
+
+_DOC_REST = "the rest is in docs/query-language.md of the agentdex source"
