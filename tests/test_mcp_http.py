@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -40,7 +41,7 @@ def _free_port() -> int:
 @pytest.fixture
 def served(home: Path) -> Iterator[str]:
     """``build_app`` on uvicorn at 127.0.0.1:<free port>; yields the base URL."""
-    app = build_app(TOKEN, home=str(home))
+    app = build_app(TOKEN, home=str(home), cwd=str(home))
     port = _free_port()
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
@@ -58,7 +59,7 @@ def served(home: Path) -> Iterator[str]:
         assert not thread.is_alive()
 
 
-async def _session_calls(url: str, token: str) -> tuple[set[str], dict[str, object]]:
+async def _session_calls(url: str, token: str) -> tuple[set[str], dict[str, Any]]:
     client = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
     async with (
         client,
@@ -70,7 +71,8 @@ async def _session_calls(url: str, token: str) -> tuple[set[str], dict[str, obje
         sources = json_of(await session.call_tool("list_sources", {}))
         bad = await session.call_tool("list_sources", {"limit": "many"})
         assert bad.is_error
-        return names, sources
+        context = json_of(await session.call_tool("workspace_context", {}))
+        return names, {**sources, "default_workspace": context["workspace"]}
 
 
 def test_mcp_over_http_with_the_serve_token(served: str, home: Path) -> None:
@@ -115,8 +117,11 @@ def test_mcp_without_or_with_a_wrong_token_is_401(served: str) -> None:
 def test_agentdex_serve_process_serves_mcp_behind_its_token(home: Path) -> None:
     """`agentdex serve` as a real process: MCP at /mcp with the printed token, 401 without."""
     path = write_claude_session(home, "5e7e0000-0001", home / "shop", [("user", "served")])
+    workspace = home / "ws"
+    workspace.mkdir()
+    command = ["-m", "agentdex", "--home", str(home), "serve", "--port", "0", "--json"]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "agentdex", "--home", str(home), "serve", "--port", "0", "--json"],
+        [sys.executable, *command, "--workspace", str(workspace)],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
@@ -130,6 +135,7 @@ def test_agentdex_serve_process_serves_mcp_behind_its_token(home: Path) -> None:
         names, sources = asyncio.run(_session_calls(info["mcp"], info["token"]))
         assert names == TOOL_NAMES
         assert str(path) in json.dumps(sources)  # the global --home reached the MCP tools
+        assert sources["default_workspace"] == str(workspace.resolve())  # --workspace too
         response = httpx.post(info["mcp"], json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
         assert response.status_code == 401
     finally:
