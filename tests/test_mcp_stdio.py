@@ -99,6 +99,11 @@ async def _check_bad_arguments(session: ClientSession) -> None:
         result = await session.call_tool(name, arguments)
         assert result.is_error, (name, arguments)
         assert expected in text_of(result), text_of(result)
+    if api_present("search", "search"):
+        # A malformed query is the search API's usage error, as `agentdex search` reports it.
+        result = await session.call_tool("search", {"query": "colour:blue retry"})
+        assert result.is_error and text_of(result).startswith("USAGE: "), text_of(result)
+        assert "colour" in text_of(result)
     # Still serving after every failure.
     assert not (await session.call_tool("list_sources", {})).is_error
 
