@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -391,3 +392,156 @@ def test_bad_marker_and_registry_do_not_raise(tmp_path: Path) -> None:
     (gemini / "tmp/weird/.project_root").write_bytes(b"\xff\xfe relative/path")
     (gemini / "projects.json").write_text("{broken")
     assert parse(chat, root=gemini)[0][0].cwd is None
+
+
+def test_absurd_timestamps_do_not_hang(tmp_path: Path) -> None:
+    # A 400-digit numeric string used to become float('inf') and loop forever.
+    path = write_jsonl(
+        tmp_path / "session-t.jsonl",
+        HEADER,
+        {**msg("u1", "user", "x"), "timestamp": "1" * 400},
+    )
+    records, _, _ = parse(path)
+    assert [(r.text, r.timestamp) for r in records] == [("x", None)]
+
+
+# --------------------------------------------------------------------------- properties
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_ids = st.sampled_from(["m1", "m2", "m3", "m4"])
+_message = st.builds(
+    lambda mid, type_, text, thoughts, calls: {
+        "id": mid,
+        "type": type_,
+        "content": text,
+        **({"thoughts": [{"subject": "s", "description": "d"}]} if thoughts else {}),
+        **({"toolCalls": [{"id": "c", "name": "ls", "args": {}}]} if calls else {}),
+    },
+    _ids,
+    st.sampled_from(["user", "gemini", "info", "error", "warning", "other"]),
+    st.sampled_from(["", "hello", [{"text": "part"}]]),
+    st.booleans(),
+    st.booleans(),
+)
+_line = st.one_of(
+    _message,
+    st.builds(lambda mid: {"$rewindTo": mid}, st.sampled_from(["m1", "m2", "m3", "m4", "zz"])),
+    st.just({"$set": {"lastUpdated": "2026-11-03T10:00:00Z"}}),
+    st.just({"$set": {"summary": "S"}}),
+    st.builds(lambda msgs: {"$set": {"messages": msgs}}, st.lists(_message, max_size=2)),
+)
+
+
+@settings(
+    max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(lines=st.lists(_line, max_size=12), with_header=st.booleans())
+def test_replay_and_raw_count_agree(tmp_path: Path, lines: list[object], with_header: bool) -> None:
+    """Parser units equal the independent count for any mix of upserts, rewinds and $set."""
+    path = write_jsonl(tmp_path / "session-p.jsonl", *([HEADER] if with_header else []), *lines)
+    records, cursor, _ = parse(path)
+    assert cursor.units == raw_count(path)
+    producing = {
+        re.match(r"line:\d+|meta:/messages/\d+", r.locator).group()  # type: ignore[union-attr]
+        for r in records
+        if r.kind != "summary"
+    }
+    assert len(producing) == cursor.units  # one unit per message that produced records
+
+
+@settings(
+    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    data=st.recursive(
+        st.none() | st.booleans() | st.integers() | st.text(max_size=4),
+        lambda inner: (
+            st.lists(inner, max_size=3)
+            | st.dictionaries(
+                st.sampled_from(
+                    [
+                        "id",
+                        "type",
+                        "content",
+                        "$set",
+                        "$rewindTo",
+                        "messages",
+                        "toolCalls",
+                        "thoughts",
+                        "sessionId",
+                        "result",
+                        "text",
+                        "args",
+                    ]
+                ),
+                inner,
+                max_size=4,
+            )
+        ),
+        max_leaves=15,
+    )
+)
+def test_arbitrary_json_never_raises(tmp_path: Path, data: object) -> None:
+    for name, parser_id in [
+        ("session-j.json", CHAT),
+        ("session-j.jsonl", CHAT),
+        ("logs.json", LOGS),
+    ]:
+        path = tmp_path / name
+        path.write_text(json.dumps(data) + "\n" + json.dumps([data]) + "\n")
+        parse(path, parser_id)
+        raw_count(path, parser_id)
+
+
+def test_line_rewritten_between_passes_is_skipped(tmp_path: Path) -> None:
+    big = "x" * 20000  # past the reader's buffer, so the second pass really reads the disk
+    path = write_jsonl(
+        tmp_path / "session-r.jsonl",
+        HEADER,
+        msg("u1", "user", "one"),
+        msg("p", "info", big),
+        msg("u2", "user", "two"),
+    )
+    cursor, diagnostics = ParseCursor(), Diagnostics()
+    ref = SourceRef(path, "gemini-cli", "gemini-cli.chats", None, 0.0, tmp_path)
+    stream = get_parser(CHAT).parse(ref, cursor, diagnostics)
+    first = next(stream)  # pass 1 is done; pass 2 has re-read line 2 only
+    path.write_bytes(path.read_bytes().replace(b'"u2"', b'"zz"'))  # the agent rewrote it
+    rest = [r.text for r in stream]
+    assert (first.text, rest) == ("one", [big])
+    assert [d.message for d in diagnostics.items] == ["changed while reading; skipped"]
+
+
+def test_subagent_sessions_are_discovered_with_the_parent_project(home: Path) -> None:
+    gemini = home / ".gemini"
+    write_jsonl(
+        gemini / "tmp/api/chats/session-2026-11-03T09-00-s1.jsonl",
+        HEADER,
+        msg("u1", "user", "delegate the search"),
+    )
+    write_jsonl(
+        gemini / "tmp/api/chats/s-1/sub-9.jsonl",
+        {**HEADER, "sessionId": "sub-9", "kind": "subagent", "directories": ["/w/api"]},
+        msg("u1", "user", "find every caller"),
+    )
+    (gemini / "tmp/api/.project_root").write_text("/w/api")
+    found = discover(home, agents=["gemini-cli"])
+    records = [r for source in found.sources for r in parsers.run(source)]
+    assert sorted((r.session_id, r.text, r.cwd) for r in records) == [
+        ("s-1", "delegate the search", "/w/api"),
+        ("sub-9", "find every caller", "/w/api"),
+    ]
+
+
+def test_migrated_json_chat_is_read_once(tmp_path: Path) -> None:
+    legacy = tmp_path / "session-2026-11-01T10-00-abcd1234.json"
+    legacy.write_text(json.dumps({**HEADER, "messages": [msg("u1", "user", "hi")]}))
+    assert [r.text for r in parse(legacy)[0]] == ["hi"]
+    # Resuming it makes the CLI copy it into "<name>.jsonl" and continue there.
+    write_jsonl(Path(f"{legacy}l"), HEADER, msg("u1", "user", "hi"), msg("u2", "user", "more"))
+    records, cursor, diagnostics = parse(legacy)
+    assert records == [] and cursor.units == 0 == raw_count(legacy)
+    assert "migrated to" in diagnostics.items[0].message
+    assert [r.text for r in parse(Path(f"{legacy}l"))[0]] == ["hi", "more"]

@@ -306,13 +306,7 @@ def test_response_part_kinds(tmp_path: Path) -> None:
         ("json:/requests/0/response/8/result", "tool", "tool_result", "2 hits"),
         ("json:/requests/0/response/9", "assistant", "tool_call", "Edited /s/app.css"),
         ("json:/requests/0/response/10", "system", "message", "Rate limited"),
-        # run_in_terminal and copilot_readFile were shown by parts; grep_search was not.
-        (
-            "json:/requests/0/result/metadata/toolCallRounds/0/toolCalls/2",
-            "assistant",
-            "tool_call",
-            'grep_search({"query": "flex"})',
-        ),
+        # Tool parts exist, so toolCallRounds (model-facing names) add nothing.
         ("json:/requests/0/result/errorDetails", "system", "message", "Response stopped"),
     ]
     assert records[5].extra["tool"] == "copilot_readFile"
@@ -320,6 +314,39 @@ def test_response_part_kinds(tmp_path: Path) -> None:
     assert cursor.units == 1 == raw_count(path)
     assert [d.message for d in diagnostics.items] == [
         "unknown response parts skipped: somethingNew×1"
+    ]
+
+
+def test_tool_call_rounds_when_no_tool_parts(tmp_path: Path) -> None:
+    metadata = {
+        "toolCallRounds": [
+            {
+                "toolCalls": [
+                    {"name": "read_file", "id": "call_1", "arguments": '{"path": "a.css"}'}
+                ]
+            },
+            {"toolCalls": [{"name": "list_dir", "id": "call_2", "arguments": ""}, {"id": "x"}]},
+        ],
+        "toolCallResults": {
+            "call_1": {"$mid": 20, "content": [{"$mid": 21, "value": "body { margin: 0 }"}]},
+            "call_2": {"content": [{"value": ""}]},
+        },
+    }
+    path = tmp_path / "s.json"
+    path.write_text(
+        json.dumps(session(request("r0", "q", {"value": "a"}, result={"metadata": metadata})))
+    )
+    records, _, _ = parse(path)
+    base = "json:/requests/0/result/metadata"
+    assert summary(records)[2:] == [
+        (
+            f"{base}/toolCallRounds/0/toolCalls/0",
+            "assistant",
+            "tool_call",
+            'read_file({"path": "a.css"})',
+        ),
+        (f"{base}/toolCallResults/call_1", "tool", "tool_result", "body { margin: 0 }"),
+        (f"{base}/toolCallRounds/1/toolCalls/0", "assistant", "tool_call", "list_dir"),
     ]
 
 
@@ -511,3 +538,97 @@ def test_inline_history_locked_database_is_skipped_quickly(tmp_path: Path) -> No
     assert elapsed < 1.5
     # Once the writer is gone the same file reads normally, and nothing was modified.
     assert [r.text for r in parse(db, INLINE)[0]] == ["locked away"]
+
+
+# --------------------------------------------------------------------------- properties
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_text = st.sampled_from(["", "  ", "fix it", "why?", "caf\u00e9"])
+_request = st.builds(
+    lambda rid, text: {"requestId": rid, "message": {"text": text}, "response": []},
+    st.sampled_from(["a", "b", "c"]),
+    _text,
+)
+_index = st.integers(min_value=0, max_value=4)
+_entry = st.one_of(
+    st.builds(lambda reqs: {"kind": 0, "v": session(*reqs)}, st.lists(_request, max_size=3)),
+    st.builds(
+        lambda reqs, i: {"kind": 2, "k": ["requests"], "v": reqs, **i},
+        st.lists(_request, max_size=3),
+        st.one_of(st.just({}), st.builds(lambda n: {"i": n}, _index)),
+    ),
+    st.builds(
+        lambda reqs: {"kind": 1, "k": ["requests"], "v": reqs}, st.lists(_request, max_size=3)
+    ),
+    st.builds(lambda n, r: {"kind": 1, "k": ["requests", n], "v": r}, _index, _request),
+    st.builds(
+        lambda n, t: {"kind": 1, "k": ["requests", n, "message"], "v": {"text": t}}, _index, _text
+    ),
+    st.builds(
+        lambda n, t: {"kind": 1, "k": ["requests", n, "message", "text"], "v": t}, _index, _text
+    ),
+    st.builds(
+        lambda n, tail: {"kind": 3, "k": ["requests", n, *tail]},
+        _index,
+        # Not [] or ["message"]: VS Code truncates requests rather than deleting slots.
+        st.sampled_from([["message", "text"], ["response"]]),
+    ),
+    st.builds(
+        lambda n: {"kind": 2, "k": ["requests", n, "response"], "v": [{"value": "ok"}]}, _index
+    ),
+    st.just({"kind": 3, "k": ["requests"]}),
+    st.just({"kind": 1, "k": ["customTitle"], "v": "T"}),
+)
+
+
+@settings(
+    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(entries=st.lists(_entry, max_size=12))
+def test_replay_and_raw_count_agree(tmp_path: Path, entries: list[dict[str, Any]]) -> None:
+    """Two independent readings of any request-shaped log agree on the prompt count."""
+    path = write_log(tmp_path / "prop.jsonl", *entries)
+    records, cursor, _ = parse(path)
+    assert cursor.units == raw_count(path)
+    assert cursor.units == sum(r.kind == "prompt" for r in records)
+
+
+_junk = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(
+            st.sampled_from(["kind", "k", "v", "i", "requests", "message", "text", "response"]),
+            inner,
+            max_size=4,
+        )
+    ),
+    max_leaves=12,
+)
+
+
+@settings(
+    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(lines=st.lists(_junk, max_size=8), raw=st.binary(max_size=40))
+def test_arbitrary_logs_never_raise(tmp_path: Path, lines: list[object], raw: bytes) -> None:
+    path = tmp_path / "junk.jsonl"
+    path.write_bytes(b"".join(json.dumps(x).encode() + b"\n" for x in lines) + raw)
+    parse(path)
+    raw_count(path)
+    as_json = tmp_path / "junk.json"
+    as_json.write_bytes(json.dumps(lines[0] if lines else None).encode())
+    parse(as_json)
+    raw_count(as_json)
+
+
+def test_registry_resolves_every_id_of_both_modules() -> None:
+    from agentdex.parsers._registry import PARSER_MODULES
+
+    ours = [pid for pid in PARSER_MODULES if pid.startswith(("gemini-cli.", "vscode-copilot."))]
+    assert len(ours) == 4
+    for parser_id in ours:
+        spec = get_parser(parser_id)
+        assert spec.id == parser_id and spec.count_raw is not None and not spec.resumable

@@ -19,16 +19,41 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-from test_index_fixtures import ROWS, register, store_dir, write_file
 
 from agentdex.api import search as api
 from agentdex.index import segments
 from agentdex.search.query import And, Field, Node, Not, Or, Term, parse_query
+from test_index_fixtures import ROWS, register, store_dir, write_file
 
 WORDS = ["retry", "backoff", "Retry", "BACKOFF", "the", "tests", "fix", "ok", "a", "x1", "foo_bar"]
-ODD = ["é", "É", "ß", "İ", "Σ", "ς", "K", "ſ", "日本", "🙂", "\x00", "\n", "  ", "-", "'", ".", "(", "?"]
+ODD = [
+    "é",
+    "É",
+    "ß",
+    "İ",
+    "Σ",
+    "ς",
+    "K",
+    "ſ",
+    "日本",
+    "🙂",
+    "\x00",
+    "\n",
+    "  ",
+    "-",
+    "'",
+    ".",
+    "(",
+    "?",
+]
 AGENT_SESSIONS = ["s-alpha", "s-beta", "t-gamma"]
-CWDS = [None, "/nonexistent/proj", "/nonexistent/proj/sub", "/nonexistent/other", "/nonexistent/projx"]
+CWDS = [
+    None,
+    "/nonexistent/proj",
+    "/nonexistent/proj/sub",
+    "/nonexistent/other",
+    "/nonexistent/projx",
+]
 
 fragments = st.sampled_from(WORDS + ODD + [" "] * 6)
 texts = st.lists(fragments, min_size=0, max_size=14).map("".join)
@@ -171,7 +196,19 @@ def queries(draw: st.DrawFn, recs: list[dict[str, Any]]) -> tuple[str, str, bool
     return query, case, word, False
 
 
-REGEXES = ["re.ry", "ba[ck]+off", r"\bfix\b", "^retry", "off$", "x1|ok", "(?i)RETRY", "é|ß", r"\d", "Σ", "k"]
+REGEXES = [
+    "re.ry",
+    "ba[ck]+off",
+    r"\bfix\b",
+    "^retry",
+    "off$",
+    "x1|ok",
+    "(?i)RETRY",
+    "é|ß",
+    r"\d",
+    "Σ",
+    "k",
+]
 
 
 @pytest.fixture(autouse=True)
@@ -187,8 +224,14 @@ def _index(home: Path, root: Path, recs: list[dict[str, Any]]) -> None:
 
 def _engine_set(root: Path, query: str, case: str, word: bool, regex: bool) -> set:
     result = api.search(
-        query, root=root, refresh_first=False, case=case, word=word, regex=regex,
-        limit=None, dedup=False,
+        query,
+        root=root,
+        refresh_first=False,
+        case=case,
+        word=word,
+        regex=regex,
+        limit=None,
+        dedup=False,
     )
     return {(r["session_id"], r["locator"]) for r in result.results}
 
@@ -221,16 +264,22 @@ def test_search_equals_brute_force(home: Path, data: st.DataObject, recs: list[d
 def test_many_blocks_prune_and_stay_exact(home: Path, tmp_path: Path) -> None:
     """Hundreds of tiny blocks: selective terms scan few blocks and still match the oracle."""
     recs = [
-        {"session": f"s{i % 7}", "role": "user", "kind": "prompt", "ts": 1_750_000_000 + i,
-         "text": f"record {i} " + ("needle-{i}" if i % 97 == 0 else "hay " * (i % 5))}
+        {
+            "session": f"s{i % 7}",
+            "role": "user",
+            "kind": "prompt",
+            "ts": 1_750_000_000 + i,
+            "text": f"record {i} " + ("needle-{i}" if i % 97 == 0 else "hay " * (i % 5)),
+        }
         for i in range(600)
     ]
     for i in range(0, 600, 97):
         recs[i]["text"] = f"record {i} uniqueneedle{i}"
     _index(home, tmp_path / "idx", recs)
     for query in ["uniqueneedle", "uniqueneedle194", "record 5", "hay -record", "needle OR hay"]:
-        result = api.search(query, root=tmp_path / "idx", refresh_first=False, limit=None,
-                            dedup=False)
+        result = api.search(
+            query, root=tmp_path / "idx", refresh_first=False, limit=None, dedup=False
+        )
         got = {(r["session_id"], r["locator"]) for r in result.results}
         assert got == oracle(recs, query, "smart", False, False), query
     selective = api.search("uniqueneedle194", root=tmp_path / "idx", refresh_first=False)
@@ -240,12 +289,34 @@ def test_many_blocks_prune_and_stay_exact(home: Path, tmp_path: Path) -> None:
 
 
 def test_unicode_case_edge_cases(home: Path, tmp_path: Path) -> None:
-    texts = ["ΑΣ", "Σ", "straße", "STRASSE", "İstanbul", "\u212aelvin", "ſecret", "a\x00b", "日本語"]
+    texts = [
+        "ΑΣ",
+        "Σ",
+        "straße",
+        "STRASSE",
+        "İstanbul",
+        "\u212aelvin",
+        "ſecret",
+        "a\x00b",
+        "日本語",
+    ]
     recs = [{"session": "s", "role": "user", "kind": "prompt", "text": t} for t in texts]
     _index(home, tmp_path / "idx", recs)
     cases = itertools.product(
-        ["σ", "Σ", "ας", "straße", "strasse", "istanbul", "i̇stanbul", "kelvin", "secret",
-         "a\x00b", "本", "ß"],
+        [
+            "σ",
+            "Σ",
+            "ας",
+            "straße",
+            "strasse",
+            "istanbul",
+            "i̇stanbul",
+            "kelvin",
+            "secret",
+            "a\x00b",
+            "本",
+            "ß",
+        ],
         ["smart", "insensitive", "sensitive"],
         [False, True],
     )

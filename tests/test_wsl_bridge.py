@@ -185,6 +185,16 @@ def test_vscode_appdata_pins_one_install(
     assert found.warnings == []
 
 
+def test_vscode_appdata_may_name_the_install_itself(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    install = tmp_path / "portable" / "data"  # a portable install: <dir>/User directly
+    write_session(install / "User", "file:///home/u/portable", "portable")
+    monkeypatch.setenv("VSCODE_APPDATA", str(install))
+    found = discover(home, agents=["vscode-copilot"])
+    assert [s.root.path for s in found.sources] == [install / "User"]
+
+
 def test_vscode_appdata_missing_falls_back_with_warning(
     home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -6,6 +6,7 @@ imports nothing from agentdex.
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal, get_args
@@ -103,8 +104,11 @@ def parse_timestamp(value: object) -> float | None:
     if value is None or isinstance(value, bool):
         return None
     if isinstance(value, int | float):
-        num = float(value)
-        if num != num or num <= 0:  # NaN or non-positive
+        try:
+            num = float(value)
+        except OverflowError:  # an int too large for a float
+            return None
+        if not math.isfinite(num) or num <= 0:  # NaN, inf (would never shrink) or non-positive
             return None
         # Values past year ~2286 in seconds are milliseconds (or micro).
         while num > 1e11:

@@ -12,11 +12,15 @@ ROWS = (
         holds="transcripts",
         format="json/jsonl",
         root="gemini",
-        patterns=("tmp/*/chats/session-*.json", "tmp/*/chats/session-*.jsonl"),
+        patterns=(
+            "tmp/*/chats/session-*.json",
+            "tmp/*/chats/session-*.jsonl",
+            "tmp/*/chats/*/*.jsonl",  # subagent sessions, under their parent's session id
+        ),
         parser="gemini-cli.chat.v1",
         env=_ENV,
         locations=_LOC,
-        description="Saved chats; .jsonl replays $set/$rewindTo and upserts by id.",
+        description="Saved chats and subagent chats; .jsonl replays $set/$rewindTo, upserts by id.",
     ),
     StoreRow(
         agent="gemini-cli",

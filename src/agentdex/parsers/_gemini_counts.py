@@ -37,20 +37,30 @@ def _loads(raw: bytes) -> Any:
             return None
 
 
+def superseded(path: Path) -> bool:
+    """True for a legacy .json chat the CLI migrated into a sibling .jsonl."""
+    try:
+        return Path(path).suffix == ".json" and Path(f"{path}l").is_file()
+    except OSError:
+        return False
+
+
 def count_chat_raw(path: Path) -> int:
     """Messages of a known type carrying content, thoughts or tool calls (see module doc)."""
 
     def qualifies(msg: object) -> bool:
-        if not isinstance(msg, dict) or msg.get("type") not in KNOWN_TYPES:
+        if not isinstance(msg, dict) or str(msg.get("type")) not in KNOWN_TYPES:
             return False
         content = msg.get("content")
         if isinstance(content, str) and content.strip():
             return True
         if isinstance(content, list) and content:
             return True
+        if msg.get("type") != "gemini":  # only model replies carry thoughts and tool calls
+            return False
         return any(isinstance(msg.get(k), list) and msg[k] for k in ("thoughts", "toolCalls"))
 
-    raw = _read_bytes(path)
+    raw = None if superseded(path) else _read_bytes(path)
     if raw is None:
         return 0
     if Path(path).suffix != ".jsonl":
@@ -64,10 +74,13 @@ def count_chat_raw(path: Path) -> int:
         if not isinstance(obj, dict):
             continue
         if isinstance(obj.get("$rewindTo"), str):
-            ids = list(live)
             target = obj["$rewindTo"]
-            for stale in ids[ids.index(target) :] if target in live else ids:
-                live.pop(stale)
+            if target not in live:
+                live.clear()
+                continue
+            while live:  # drop from the newest back to and including the target
+                if live.popitem()[0] == target:
+                    break
         elif isinstance(obj.get("id"), str):
             live[obj["id"]] = qualifies(obj)
         else:

@@ -90,7 +90,10 @@ def resolve_project_root(
     return None
 
 
-def project_dir(chat_or_log: Path) -> Path:
-    """``tmp/<dir>`` for a chat (``tmp/<dir>/chats/x``) or a ``tmp/<dir>/logs.json``."""
-    parent = chat_or_log.parent
+def project_dir(chat_or_log: Path, gemini_root: Path) -> Path:
+    """The ``tmp/<dir>`` holding a chat (``chats/x``, ``chats/<parent>/x``) or ``logs.json``."""
+    tmp = gemini_root / "tmp"
+    if chat_or_log.is_relative_to(tmp) and len(chat_or_log.relative_to(tmp).parts) > 1:
+        return tmp / chat_or_log.relative_to(tmp).parts[0]
+    parent = chat_or_log.parent  # a file outside the usual layout: nearest plausible dir
     return parent.parent if parent.name == "chats" else parent

@@ -52,36 +52,50 @@ def _loads(raw: bytes) -> Any:
             return None
 
 
-def _track(flags: list[bool], entry: dict[str, Any]) -> list[bool]:
+#: What the tracker knows about ``requests``: flags when it is an array, ``None`` when
+#: absent (a later push creates it), ``OTHER`` when it holds something else.
+OTHER = "other"
+Requests = list[bool] | None | str
+
+
+def _requests_from(value: object) -> Requests:
+    if isinstance(value, list):
+        return [_has_prompt(r) for r in value]
+    return None if value is None else OTHER
+
+
+def _track(flags: Requests, entry: dict[str, Any]) -> Requests:
     """Follow one log entry's effect on the per-request has-prompt flags."""
     kind, path, value = entry.get("kind"), entry.get("k"), entry.get("v")
     if kind == 0:
-        requests = value.get("requests") if isinstance(value, dict) else None
-        return [_has_prompt(r) for r in requests] if isinstance(requests, list) else []
+        return _requests_from(value.get("requests")) if isinstance(value, dict) else OTHER
     if not isinstance(path, list) or not path or path[0] != "requests":
         return flags
     if len(path) == 1:
         if kind == 1:
-            return [_has_prompt(r) for r in value] if isinstance(value, list) else []
-        if kind == 2:
+            return _requests_from(value)
+        if kind == 2 and flags != OTHER:
             index = entry.get("i")
-            kept = flags[:index] if isinstance(index, int) and index >= 0 else flags
+            valid = isinstance(index, int) and not isinstance(index, bool) and index >= 0
+            kept = flags if isinstance(flags, list) else []
+            kept = kept[:index] if valid else kept
             items = value if isinstance(value, list) else []
             return kept + [_has_prompt(r) for r in items]
-        if kind == 3:
-            return []
+        return None if kind == 3 else flags
+    n, rest = path[1], path[2:]
+    if not isinstance(flags, list) or not isinstance(n, int) or isinstance(n, bool):
         return flags
-    n = path[1]
-    if not isinstance(n, int) or not 0 <= n < len(flags):
+    if kind == 1 and not rest and n == len(flags):  # setting one past the end appends
+        return [*flags, _has_prompt(value)]
+    if not 0 <= n < len(flags):
         return flags
-    rest = path[2:]
     if kind == 1 and not rest:
         flags[n] = _has_prompt(value)
     elif kind == 1 and rest == ["message"]:
         flags[n] = _message_has_text(value)
     elif kind == 1 and rest == ["message", "text"]:
         flags[n] = isinstance(value, str) and bool(value.strip())
-    elif kind == 3 and rest in ([], ["message"]):
+    elif kind == 3 and rest in ([], ["message"], ["message", "text"]):
         flags[n] = False
     return flags
 
@@ -94,12 +108,14 @@ def count_session_raw(path: Path) -> int:
     except OSError:
         return 0
     if Path(path).suffix == ".jsonl":
-        flags: list[bool] = []
+        flags: Requests = OTHER
+        started = False  # entries before the initial (kind 0) one change nothing
         for chunk in raw.split(b"\n"):
             entry = _loads(chunk) if chunk.strip() else None
-            if isinstance(entry, dict):
+            if isinstance(entry, dict) and (started or entry.get("kind") == 0):
+                started = True
                 flags = _track(flags, entry)
-        return sum(flags)
+        return sum(flags) if isinstance(flags, list) else 0
     data = _loads(raw)
     requests = data.get("requests") if isinstance(data, dict) else None
     return sum(1 for r in requests if _has_prompt(r)) if isinstance(requests, list) else 0

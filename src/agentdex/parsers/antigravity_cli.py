@@ -28,6 +28,7 @@ from agentdex.parsers._agent_common import (
     strip_tags,
     tool_call_text,
 )
+from agentdex.parsers._jsonl import raw_objects
 from agentdex.parsers.base import ParseCursor, ParserSpec, SourceRef
 from agentdex.readers import Diagnostics, JsonlReader
 from agentdex.records import Record, parse_timestamp
@@ -62,13 +63,8 @@ def parse_history(
 
 def count_history(path: Path) -> int:
     count = 0
-    with open(path, encoding="utf-8", errors="replace") as handle:
-        for raw in handle:
-            try:
-                entry = json.loads(raw)
-            except ValueError:
-                continue
-            count += isinstance(entry, dict) and bool(str(entry.get("display") or "").strip())
+    for entry in raw_objects(path):
+        count += isinstance(entry, dict) and bool(str(entry.get("display") or "").strip())
     return count
 
 
@@ -178,18 +174,13 @@ def count_transcript(path: Path) -> int:
     if _has_full_sibling(path):
         return 0
     count = 0
-    with open(path, encoding="utf-8", errors="replace") as handle:
-        for raw in handle:
-            try:
-                step = json.loads(raw)
-            except ValueError:
-                continue
-            if not isinstance(step, dict):
-                continue
-            if step.get("type") == "PLANNER_RESPONSE":
-                count += bool(step.get("content") or step.get("tool_calls"))
-            elif step.get("type") == "USER_INPUT" or step.get("source") == "MODEL":
-                count += bool(str(step.get("content") or "").strip())
+    for step in raw_objects(path):
+        if not isinstance(step, dict):
+            continue
+        if step.get("type") == "PLANNER_RESPONSE":
+            count += bool(step.get("content") or step.get("tool_calls"))
+        elif step.get("type") == "USER_INPUT" or step.get("source") == "MODEL":
+            count += bool(str(step.get("content") or "").strip())
     return count
 
 

@@ -12,11 +12,11 @@ title found, so ``audit`` compares titles with titles.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
+from agentdex.parsers._jsonl import raw_objects
 from agentdex.parsers.base import ParseCursor, ParserSpec, SourceRef
 from agentdex.readers import Diagnostics, JsonlReader, connect_readonly
 from agentdex.records import Record
@@ -40,14 +40,9 @@ def parse_session_index(
 
 def count_session_index(path: Path) -> int:
     ids: set[str] = set()
-    with open(path, encoding="utf-8", errors="replace") as handle:
-        for raw in handle:
-            try:
-                entry = json.loads(raw)
-            except ValueError:
-                continue
-            if isinstance(entry, dict) and str(entry.get("thread_name") or "").strip():
-                ids.add(str(entry.get("id")))
+    for entry in raw_objects(path):
+        if isinstance(entry, dict) and str(entry.get("thread_name") or "").strip():
+            ids.add(str(entry.get("id")))
     return len(ids)
 
 

@@ -28,6 +28,7 @@ from agentdex.parsers._agent_common import (
     opt_str,
     tool_call_text,
 )
+from agentdex.parsers._jsonl import raw_objects
 from agentdex.parsers.base import ParseCursor, ParserSpec, SourceRef
 from agentdex.readers import Diagnostics, JsonlReader, read_json
 from agentdex.records import Record, parse_timestamp
@@ -130,22 +131,17 @@ def parse_events(ref: SourceRef, cursor: ParseCursor, diagnostics: Diagnostics) 
 
 def count_events(path: Path) -> int:
     count = 0
-    with open(path, encoding="utf-8", errors="replace") as handle:
-        for raw in handle:
-            try:
-                event = json.loads(raw)
-            except ValueError:
-                continue
-            if not isinstance(event, dict) or not isinstance(event.get("data"), dict):
-                continue
-            data = event["data"]
-            if event.get("type") in ("user.message", "assistant.reasoning"):
-                count += bool(str(data.get("content") or "").strip())
-            elif event.get("type") == "assistant.message":
-                count += bool(str(data.get("content") or "").strip() or data.get("toolRequests"))
-            elif event.get("type") == "tool.execution_complete":
-                result = data.get("result") or {}
-                count += bool(str(result.get("content") or "").strip() or data.get("error"))
+    for event in raw_objects(path):
+        if not isinstance(event, dict) or not isinstance(event.get("data"), dict):
+            continue
+        data = event["data"]
+        if event.get("type") in ("user.message", "assistant.reasoning"):
+            count += bool(str(data.get("content") or "").strip())
+        elif event.get("type") == "assistant.message":
+            count += bool(str(data.get("content") or "").strip() or data.get("toolRequests"))
+        elif event.get("type") == "tool.execution_complete":
+            result = data.get("result") or {}
+            count += bool(str(result.get("content") or "").strip() or data.get("error"))
     return count
 
 

@@ -24,6 +24,7 @@ from agentdex.parsers._agent_common import (
     strip_tags,
     tool_call_text,
 )
+from agentdex.parsers._jsonl import raw_objects
 from agentdex.parsers.base import ParseCursor, ParserSpec, SourceRef
 from agentdex.readers import Diagnostics, JsonlReader, read_json
 from agentdex.records import Record
@@ -126,25 +127,20 @@ def parse_transcript(
 def count_transcript(path: Path) -> int:
     """Lines of role user/assistant with at least one non-empty text or tool block."""
     count = 0
-    with open(path, encoding="utf-8", errors="replace") as handle:
-        for raw in handle:
-            try:
-                entry = json.loads(raw)
-            except ValueError:
-                continue
-            if not isinstance(entry, dict) or entry.get("role") not in ("user", "assistant"):
-                continue
-            content = (entry.get("message") or {}).get("content", entry.get("content"))
-            blocks = content if isinstance(content, list) else [content]
-            if any(
-                (isinstance(b, str) and b.strip())
-                or (
-                    isinstance(b, dict)
-                    and (b.get("type") == "tool_use" or str(b.get("text") or "").strip())
-                )
-                for b in blocks
-            ):
-                count += 1
+    for entry in raw_objects(path):
+        if not isinstance(entry, dict) or entry.get("role") not in ("user", "assistant"):
+            continue
+        content = (entry.get("message") or {}).get("content", entry.get("content"))
+        blocks = content if isinstance(content, list) else [content]
+        if any(
+            (isinstance(b, str) and b.strip())
+            or (
+                isinstance(b, dict)
+                and (b.get("type") == "tool_use" or str(b.get("text") or "").strip())
+            )
+            for b in blocks
+        ):
+            count += 1
     return count
 
 

@@ -19,9 +19,15 @@ Eras handled
   transcript, so it is used only when the file has no message records at
   all. Locators are ``line:<n>`` of the line that last wrote the message
   (+ ``#/thoughts/<j>`` ...); ``offset`` is that line's byte offset.
-  Memory: the replay keeps the message table (one dict per live message) in
-  memory — inherent to upsert/rewind semantics — so the parser is not
-  resumable and reparses the whole file.
+  Memory: the replay keeps a table of live message ids and line offsets
+  (upsert/rewind make that inherent), then re-reads the surviving lines, so
+  memory grows with the number of messages, not their size (a 53 MB log
+  peaks near 8 MB). A line that changed between the passes is skipped with
+  a diagnostic. Not resumable: the whole file is replayed each time.
+* When the CLI resumes an old .json chat it copies it into a sibling
+  ``.jsonl`` and continues there, leaving the .json behind: a .json with a
+  sibling .jsonl is skipped (with a diagnostic) so the chat is not indexed
+  twice.
 * **logs.json**: an array of ``{sessionId, messageId, timestamp, type:
   "user", message}`` prompts; locators ``json:/<i>``.
 
@@ -36,8 +42,9 @@ system/summary record and the session title.
 Units counted (``cursor.units`` and ``count_raw``)
 --------------------------------------------------
 Chats: live messages (after replay) of a known type that produced at least
-one record. ``count_raw`` counts, without the parser's code, messages of a
-known type with a non-empty ``content``, ``thoughts`` or ``toolCalls``: for
+one record. ``count_raw`` (:mod:`agentdex.parsers._gemini_counts`) counts,
+without the parser's code, messages of a known type with non-blank
+``content`` (or, for ``gemini``, non-empty ``thoughts``/``toolCalls``): for
 .json over ``messages[]``; for .jsonl by tracking only message ids, their
 qualification and rewinds. logs.json: entries with ``type == "user"`` and
 a non-empty string ``message``.
@@ -56,14 +63,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import orjson
 
-from agentdex.parsers._gemini_counts import count_chat_raw, count_logs_raw
+from agentdex.parsers._gemini_counts import count_chat_raw, count_logs_raw, superseded
 from agentdex.parsers._gemini_project import project_dir, resolve_project_root
 from agentdex.parsers.base import ParseCursor, ParserSpec, SourceRef
-from agentdex.readers import Diagnostics, JsonlReader, read_json
+from agentdex.readers import MAX_LINE_BYTES, Diagnostics, JsonlReader, read_json
 from agentdex.records import Kind, Record, Role, parse_timestamp
 
 _SYSTEM_TYPES = frozenset({"info", "error", "warning"})
@@ -75,15 +82,17 @@ MAX_ARGS_CHARS = 2000
 
 
 def content_text(content: object) -> str:
-    """Text of a Gemini ``content``: a string, a part, or a list of ``{text}`` parts."""
+    """Text of a Gemini ``content``: a string, a ``{text}`` part, or a list of those."""
     if isinstance(content, str):
         return content
-    if isinstance(content, dict):
-        text = content.get("text")
-        return text if isinstance(text, str) else ""
-    if isinstance(content, list):
-        return "".join(content_text(part) for part in content)
-    return ""
+    parts = content if isinstance(content, list) else [content]
+    texts: list[str] = []
+    for part in parts:
+        if isinstance(part, str):
+            texts.append(part)
+        elif isinstance(part, dict) and isinstance(part.get("text"), str):
+            texts.append(part["text"])
+    return "".join(texts)
 
 
 def _thought_text(thought: object) -> str:
@@ -187,7 +196,7 @@ class _Emitter:
 
     def message(self, msg: dict[str, Any], locator: str, sep: str, offset: int) -> list[Record]:
         """Records for one message (``sep`` joins sub-locators: ``/`` or ``#/``)."""
-        kind_of = msg.get("type")
+        kind_of = str(msg.get("type"))  # str(): a list here must not break set lookups
         stamp = msg.get("timestamp")
         extra = {"message_id": msg["id"]} if isinstance(msg.get("id"), str) else {}
         out: list[Record] = []
@@ -309,7 +318,9 @@ def _start(ref: SourceRef, emitter: _Emitter, meta: dict[str, Any]) -> None:
     sid = meta.get("sessionId")
     if isinstance(sid, str) and sid:
         emitter.session_id = sid
-    emitter.cwd = resolve_project_root(project_dir(ref.path), ref.root, _session_dirs(meta))
+    emitter.cwd = resolve_project_root(
+        project_dir(ref.path, ref.root), ref.root, _session_dirs(meta)
+    )
 
 
 # --------------------------------------------------------------------------- chats
@@ -333,11 +344,27 @@ def _parse_chat_json(ref: SourceRef, cursor: ParseCursor, diag: Diagnostics) -> 
     emitter.finish()
 
 
+def _reread(handle: BinaryIO, offset: int) -> Any:
+    """Decode the line at ``offset`` again (invalid UTF-8 replaced); ``None`` if it is not JSON."""
+    handle.seek(offset)
+    raw = handle.readline(MAX_LINE_BYTES + 1).strip()
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        try:
+            return orjson.loads(raw.decode("utf-8", "replace"))
+        except orjson.JSONDecodeError:
+            return None
+
+
 def _parse_chat_jsonl(ref: SourceRef, cursor: ParseCursor, diag: Diagnostics) -> Iterator[Record]:
+    # Pass 1 replays the log keeping only positions: message id -> (line, offset), in
+    # first-seen order as in the CLI. Pass 2 re-reads the surviving lines, so memory grows
+    # with the number of live ids, not with the size of their content.
     meta: dict[str, Any] = {}
-    # id -> (line number, byte offset, message): dict order is first-seen order, as in the CLI.
-    table: dict[str, tuple[int, int, dict[str, Any]]] = {}
+    table: dict[str, tuple[int, int]] = {}
     summary_at: tuple[int, int] = (0, -1)
+    snapshot_at: tuple[int, int] | None = None  # last line that set a non-empty messages[]
     saw_header = False
     reader = JsonlReader(ref.path, diag)
     for line in reader:
@@ -347,48 +374,68 @@ def _parse_chat_jsonl(ref: SourceRef, cursor: ParseCursor, diag: Diagnostics) ->
             continue
         rewind = value.get("$rewindTo")
         if isinstance(rewind, str):
-            if rewind in table:
-                ids = list(table)
-                for stale in ids[ids.index(rewind) :]:
-                    del table[stale]
-            else:
-                table.clear()
+            _rewind(table, rewind)
             continue
         if isinstance(value.get("id"), str):
-            table[value["id"]] = (line.lineno, line.offset, value)
+            table[value["id"]] = (line.lineno, line.offset)
             continue
         update = value.get("$set")
-        if isinstance(update, dict):
-            meta.update(update)
-            if "summary" in update:
-                summary_at = (line.lineno, line.offset)
+        if not isinstance(update, dict) and isinstance(value.get("sessionId"), str):
+            update, saw_header = value, True
+        if not isinstance(update, dict):
+            diag.add(ref.path, f"line:{line.lineno}", "unrecognized record; skipped")
             continue
-        if isinstance(value.get("sessionId"), str):
-            meta.update(value)
-            saw_header = True
-            if "summary" in value:
-                summary_at = (line.lineno, line.offset)
-            continue
-        diag.add(ref.path, f"line:{line.lineno}", "unrecognized record; skipped")
-    if not saw_header and not table:
+        if "messages" in update:
+            messages = update["messages"]
+            nonempty = isinstance(messages, list) and bool(messages)
+            snapshot_at = (line.lineno, line.offset) if nonempty else None
+        meta.update((k, v) for k, v in update.items() if k != "messages")
+        if "summary" in update:
+            summary_at = (line.lineno, line.offset)
+    if not saw_header and not table and snapshot_at is None:
         if reader.lines_read:
             diag.add(ref.path, "", "no Gemini header or messages found")
         return
     emitter = _Emitter(ref, cursor, diag)
     _start(ref, emitter, meta)
-    if table:
-        for lineno, offset, msg in table.values():
-            yield from emitter.message(msg, f"line:{lineno}", "#/", offset)
-    elif isinstance(meta.get("messages"), list):
-        # Only the metadata snapshot holds messages (no records were appended).
-        for i, msg in enumerate(meta["messages"]):
-            if isinstance(msg, dict):
-                yield from emitter.message(msg, f"meta:/messages/{i}", "/", -1)
+    with open(ref.path, "rb") as handle:
+        if table:
+            for mid, (lineno, offset) in table.items():
+                msg = _reread(handle, offset)
+                if not isinstance(msg, dict) or msg.get("id") != mid:
+                    diag.add(ref.path, f"line:{lineno}", "changed while reading; skipped")
+                    continue
+                yield from emitter.message(msg, f"line:{lineno}", "#/", offset)
+        elif snapshot_at is not None:
+            # Only a metadata snapshot holds messages (no records were appended).
+            holder = _reread(handle, snapshot_at[1])
+            holder = holder.get("$set", holder) if isinstance(holder, dict) else None
+            messages = holder.get("messages") if isinstance(holder, dict) else None
+            for i, msg in enumerate(messages if isinstance(messages, list) else []):
+                if isinstance(msg, dict):
+                    yield from emitter.message(msg, f"meta:/messages/{i}", "/", -1)
     lineno, offset = summary_at
     yield from emitter.summary(
         meta.get("summary"), f"line:{lineno}", meta.get("lastUpdated"), offset
     )
     emitter.finish()
+
+
+def _rewind(table: dict[str, tuple[int, int]], target: str) -> None:
+    """Drop ``target`` and every later message; an unknown target clears the table.
+
+    Walks from the end: a rewind names a recent message, so this stays cheap on long logs.
+    """
+    if target not in table:
+        table.clear()
+        return
+    stale: list[str] = []
+    for key in reversed(table):
+        stale.append(key)
+        if key == target:
+            break
+    for key in stale:
+        del table[key]
 
 
 def parse_chat(ref: SourceRef, cursor: ParseCursor, diagnostics: Diagnostics) -> Iterator[Record]:
@@ -397,6 +444,8 @@ def parse_chat(ref: SourceRef, cursor: ParseCursor, diagnostics: Diagnostics) ->
         return
     if ref.path.suffix == ".jsonl":
         yield from _parse_chat_jsonl(ref, cursor, diagnostics)
+    elif superseded(ref.path):
+        diagnostics.add(ref.path, "", f"migrated to {ref.path.name}l; read there instead")
     else:
         yield from _parse_chat_json(ref, cursor, diagnostics)
 
@@ -425,7 +474,7 @@ def parse_logs(ref: SourceRef, cursor: ParseCursor, diagnostics: Diagnostics) ->
         diagnostics.add(ref.path, "", "logs.json is not an array; skipped")
         return
     emitter = _Emitter(ref, cursor, diagnostics)
-    emitter.cwd = resolve_project_root(project_dir(ref.path), ref.root)
+    emitter.cwd = resolve_project_root(project_dir(ref.path, ref.root), ref.root)
     skipped = 0
     for i, entry in enumerate(data):
         if not isinstance(entry, dict) or entry.get("type") != "user":

@@ -29,6 +29,7 @@ from agentdex.parsers._agent_common import (
     str_of,
     tool_call_text,
 )
+from agentdex.parsers._jsonl import raw_objects
 from agentdex.parsers.base import ParseCursor, ParserSpec, SourceRef
 from agentdex.readers import Diagnostics, JsonlReader, read_json
 from agentdex.records import Record, parse_timestamp
@@ -151,24 +152,19 @@ def parse_chat_history(
 
 def count_chat_history(path: Path) -> int:
     count = 0
-    with open(path, encoding="utf-8", errors="replace") as handle:
-        for raw in handle:
-            try:
-                entry = json.loads(raw)
-            except ValueError:
-                continue
-            if not isinstance(entry, dict):
-                continue
-            kind = entry.get("type")
-            if (
-                (
-                    kind in ("user", "tool_result", "tool_use", "backend_tool_call")
-                    and entry.get("content")
-                )
-                or (kind == "assistant" and (entry.get("content") or entry.get("tool_calls")))
-                or (kind == "reasoning" and (entry.get("summary") or entry.get("content")))
-            ):
-                count += 1
+    for entry in raw_objects(path):
+        if not isinstance(entry, dict):
+            continue
+        kind = entry.get("type")
+        if (
+            (
+                kind in ("user", "tool_result", "tool_use", "backend_tool_call")
+                and entry.get("content")
+            )
+            or (kind == "assistant" and (entry.get("content") or entry.get("tool_calls")))
+            or (kind == "reasoning" and (entry.get("summary") or entry.get("content")))
+        ):
+            count += 1
     return count
 
 
@@ -204,14 +200,9 @@ def parse_prompt_history(
 
 def count_prompt_history(path: Path) -> int:
     count = 0
-    with open(path, encoding="utf-8", errors="replace") as handle:
-        for raw in handle:
-            try:
-                entry = json.loads(raw)
-            except ValueError:
-                continue
-            if isinstance(entry, dict) and str(entry.get("prompt") or "").strip():
-                count += 1
+    for entry in raw_objects(path):
+        if isinstance(entry, dict) and str(entry.get("prompt") or "").strip():
+            count += 1
     return count
 
 

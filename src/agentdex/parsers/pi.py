@@ -12,7 +12,6 @@ Abandoned branches are kept: they are history the user wrote.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ from agentdex.parsers._agent_common import (
     str_of,
     tool_call_text,
 )
+from agentdex.parsers._jsonl import raw_objects
 from agentdex.parsers.base import ParseCursor, ParserSpec, SourceRef
 from agentdex.readers import Diagnostics, JsonlReader
 from agentdex.records import Record, parse_timestamp
@@ -172,24 +172,19 @@ def parse_session(
 def count_raw(path: Path) -> int:
     """Message lines of a conversational role with content, plus summaries."""
     count = 0
-    with open(path, encoding="utf-8", errors="replace") as handle:
-        for raw in handle:
-            try:
-                entry = json.loads(raw)
-            except ValueError:
-                continue
-            if not isinstance(entry, dict):
-                continue
-            if entry.get("type") in ("compaction", "branch_summary") and entry.get("summary"):
-                count += 1
-            message = entry.get("message")
-            if entry.get("type") != "message" or not isinstance(message, dict):
-                continue
-            role = message.get("role")
-            if (role in ("user", "assistant", "toolResult") and message.get("content")) or (
-                role == "bashExecution" and message.get("command")
-            ):
-                count += 1
+    for entry in raw_objects(path):
+        if not isinstance(entry, dict):
+            continue
+        if entry.get("type") in ("compaction", "branch_summary") and entry.get("summary"):
+            count += 1
+        message = entry.get("message")
+        if entry.get("type") != "message" or not isinstance(message, dict):
+            continue
+        role = message.get("role")
+        if (role in ("user", "assistant", "toolResult") and message.get("content")) or (
+            role == "bashExecution" and message.get("command")
+        ):
+            count += 1
     return count
 
 

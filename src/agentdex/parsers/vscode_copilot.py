@@ -25,11 +25,12 @@ part); ``thinking`` -> assistant/reasoning; ``toolInvocationSerialized`` /
 ``toolInvocation`` -> assistant/tool_call with a readable text (past-tense
 message, terminal command), plus tool/tool_result when output was saved;
 ``textEditGroup`` -> assistant/tool_call naming the edited file; ``warning``
--> system/message. Names in ``result.metadata.toolCallRounds[].toolCalls[]``
-not already shown by a tool part become tool_call records (older sessions
-keep only those). ``result.errorDetails.message`` -> system/message. UI-only
-parts (progress, undo stops, code-block URIs...) are skipped; unknown kinds
-are listed in one diagnostic per file. ``customTitle`` is the session title.
+-> system/message. When a request has no tool parts (older sessions), the
+calls in ``result.metadata.toolCallRounds[].toolCalls[]`` become tool_call
+records, with tool_result from ``toolCallResults[<id>].content`` when saved.
+``result.errorDetails.message`` -> system/message. UI-only parts (progress,
+undo stops, code-block URIs...) are skipped; unknown kinds are listed in one
+diagnostic per file. ``customTitle`` is the session title.
 
 cwd comes from the sibling ``workspaceStorage/<md5>/workspace.json``
 (``folder``, or the directory of a ``workspace`` ``.code-workspace`` file)
@@ -121,12 +122,12 @@ def _readable_links(text: str) -> str:
 
 
 def _uri_label(value: object) -> str:
-    """A path or name for a serialized URI / Location / string."""
+    """A path or name for a serialized URI, a Location (``{uri, range}``) or a string."""
+    if isinstance(value, dict) and "uri" in value:
+        value = value["uri"]  # a Location: one level, never recursive
     if isinstance(value, str):
         return uri_to_path(value) or value
     if isinstance(value, dict):
-        if "uri" in value:
-            return _uri_label(value["uri"])
         for key in ("fsPath", "path", "external"):
             if isinstance(value.get(key), str):
                 return str(value[key])
@@ -254,28 +255,11 @@ class _Session:
             yield from self.response(i, response, stamp, model, base, shown)
         result = request.get("result")
         metadata = result.get("metadata") if isinstance(result, dict) else None
-        rounds = metadata.get("toolCallRounds") if isinstance(metadata, dict) else None
-        for r, round_ in enumerate(rounds if isinstance(rounds, list) else []):
-            calls = round_.get("toolCalls") if isinstance(round_, dict) else None
-            for c, call in enumerate(calls if isinstance(calls, list) else []):
-                name = call.get("name") if isinstance(call, dict) else None
-                if not isinstance(name, str) or not name:
-                    continue
-                if shown[name] > 0:
-                    shown[name] -= 1
-                    continue
-                args = call.get("arguments")
-                text = f"{name}({_compact(args)})" if args not in (None, "", "{}") else name
-                loc = f"json:/requests/{i}/result/metadata/toolCallRounds/{r}/toolCalls/{c}"
-                yield self.record(
-                    loc,
-                    "assistant",
-                    "tool_call",
-                    text,
-                    stamp,
-                    model,
-                    {**base, "tool": name, "call_id": call.get("id")},
-                )
+        if isinstance(metadata, dict) and not shown:
+            # Older sessions keep tool calls only here. When tool parts exist they already
+            # show every call (under VS Code tool ids, which differ from these model-facing
+            # names, so the two cannot be matched one by one).
+            yield from self.rounds(i, metadata, stamp, model, base)
         error = result.get("errorDetails") if isinstance(result, dict) else None
         if isinstance(error, dict) and isinstance(error.get("message"), str) and error["message"]:
             yield self.record(
@@ -287,6 +271,41 @@ class _Session:
                 model,
                 {**base, "type": "error"},
             )
+
+    def rounds(
+        self,
+        i: int,
+        metadata: dict[str, Any],
+        stamp: float | None,
+        model: str | None,
+        base: dict[str, Any],
+    ) -> Iterator[Record]:
+        """Tool calls (and saved results) from ``result.metadata.toolCallRounds``."""
+        rounds = metadata.get("toolCallRounds")
+        results = metadata.get("toolCallResults")
+        results = results if isinstance(results, dict) else {}
+        for r, round_ in enumerate(rounds if isinstance(rounds, list) else []):
+            calls = round_.get("toolCalls") if isinstance(round_, dict) else None
+            for c, call in enumerate(calls if isinstance(calls, list) else []):
+                name = call.get("name") if isinstance(call, dict) else None
+                if not isinstance(name, str) or not name:
+                    continue
+                args = call.get("arguments")
+                text = f"{name}({_compact(args)})" if args not in (None, "", "{}") else name
+                loc = f"json:/requests/{i}/result/metadata/toolCallRounds/{r}/toolCalls/{c}"
+                call_id = call.get("id")
+                extra = {**base, "tool": name, "call_id": call_id}
+                yield self.record(loc, "assistant", "tool_call", text, stamp, model, extra)
+                saved = results.get(call_id) if isinstance(call_id, str) else None
+                content = saved.get("content") if isinstance(saved, dict) else None
+                output = "\n".join(
+                    part["value"]
+                    for part in (content if isinstance(content, list) else [])
+                    if isinstance(part, dict) and isinstance(part.get("value"), str)
+                )
+                if output.strip():
+                    loc = f"json:/requests/{i}/result/metadata/toolCallResults/{call_id}"
+                    yield self.record(loc, "tool", "tool_result", output, stamp, None, dict(extra))
 
     def response(
         self,
@@ -317,7 +336,8 @@ class _Session:
         for j, part in enumerate(parts):
             if not isinstance(part, dict):
                 continue
-            kind = part.get("kind")
+            raw_kind = part.get("kind")
+            kind = None if raw_kind is None else str(raw_kind)  # hashable for set lookups
             piece: str | None = None
             piece_kind: Kind = "message"
             if kind is None or kind in _MARKDOWN_KINDS:
@@ -380,8 +400,7 @@ class _Session:
         shown: Counter[str],
     ) -> Iterator[Record]:
         tool_id = part.get("toolId") if isinstance(part.get("toolId"), str) else None
-        if tool_id:
-            shown[tool_id] += 1
+        shown[tool_id or ""] += 1
         said = markdown_value(part.get("pastTenseMessage")) or markdown_value(
             part.get("invocationMessage")
         )
