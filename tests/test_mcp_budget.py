@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from agentdex.mcp.budget import (
     BUDGET_ENV,
@@ -18,7 +20,9 @@ from agentdex.mcp.budget import (
     fit_text,
     resolve_max_bytes,
 )
+from agentdex.mcp.server import AgentdexMCP
 from mcp_support import (
+    TOOL_NAMES,
     json_of,
     require_parser,
     stdio_session,
@@ -144,3 +148,38 @@ def test_max_bytes_option_sets_the_budget(home: Path) -> None:
             assert len(codex.text.encode()) <= 4096  # type: ignore[union-attr]
 
     asyncio.run(scenario())
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=40),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    name=st.sampled_from([*sorted(TOOL_NAMES), "nope"]),
+    arguments=st.dictionaries(
+        st.sampled_from(["query", "ref", "limit", "offset", "agent", "cwd", "repo", "x"]),
+        _JSON,
+        max_size=4,
+    ),
+)
+def test_any_arguments_give_a_result_within_budget(
+    home: Path, name: str, arguments: dict[str, Any]
+) -> None:
+    """Whatever a client sends, a tool answers (error or not) and never beyond the budget."""
+    core = AgentdexMCP(home=str(home), cwd=str(home), max_bytes=4096)
+    result = core.call(name, arguments)
+    assert len(text_of(result).encode()) <= 4096
+    if not result.is_error:
+        json.loads(text_of(result))
+    else:
+        assert "internal error" not in text_of(result), text_of(result)
