@@ -95,6 +95,8 @@ def _with_items(
     cut = f"kept the first {kept} of {len(items)} {paging.key}"
     if arguments is not None:
         cut += f"; call {paging.tool} with the arguments in 'next' for the rest"
+    elif kept < len(items):
+        cut += "; ask for fewer at a time (a smaller limit) or narrow the request"
     data = dict(payload)
     data[paging.key] = items[:kept]
     next_call = {"tool": paging.tool, "arguments": arguments} if arguments is not None else None
