@@ -23,6 +23,7 @@ from agentdex.mcp.budget import (
 from agentdex.mcp.server import AgentdexMCP
 from mcp_support import (
     TOOL_NAMES,
+    api_present,
     json_of,
     require_parser,
     stdio_session,
@@ -183,3 +184,23 @@ def test_any_arguments_give_a_result_within_budget(
         json.loads(text_of(result))
     else:
         assert "internal error" not in text_of(result), text_of(result)
+
+
+def test_search_results_cut_by_the_budget_say_so(home: Path) -> None:
+    """The run can be complete while the response is cut: two different markers."""
+    require_parser("claude_code")
+    if not api_present("search", "search"):
+        pytest.skip("agentdex.api.search.search is not in this build")
+    turns = [("user", f"needle {i} " + "hay " * 500) for i in range(60)]
+    write_claude_session(home, "ne3d1e00-0001", home / "proj", turns)
+    core = AgentdexMCP(home=str(home), cwd=str(home), max_bytes=8192)
+    arguments = {"query": "needle", "limit": 60, "full_text": True}
+    text = text_of(core.call("search", arguments))
+    assert len(text.encode()) <= 8192
+    data = json.loads(text)
+    assert data["run"]["status"] == "complete"  # the search itself returned every match
+    kept = len(data["results"])
+    assert 0 < kept < 60
+    cut = data[MARKER_KEY]["cut"]
+    assert f"kept the first {kept} of 60 results" in cut and "smaller limit" in cut
+    assert "next" not in data[MARKER_KEY]
