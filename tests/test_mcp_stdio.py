@@ -394,3 +394,14 @@ def test_protocol_tools_resources_and_errors(home: Path) -> None:
             await _check_unavailable_exactly_when_api_missing(session)
 
     asyncio.run(scenario())
+
+
+def test_garbage_on_stdin_and_eof_end_cleanly(run_cli: Any) -> None:
+    """Not JSON, an unknown method, then EOF: JSON-RPC errors, exit 0, no traceback."""
+    garbage = 'not json\n{"jsonrpc":"2.0","id":1,"method":"bogus"}\n'
+    done = run_cli("mcp", input=garbage, timeout=30)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    replies = [json.loads(line) for line in done.stdout.splitlines()]
+    assert len(replies) == 1  # stdout carries only protocol messages
+    assert replies[0]["id"] == 1 and replies[0]["error"]["code"] == -32601  # method not found
