@@ -405,3 +405,20 @@ def test_garbage_on_stdin_and_eof_end_cleanly(run_cli: Any) -> None:
     replies = [json.loads(line) for line in done.stdout.splitlines()]
     assert len(replies) == 1  # stdout carries only protocol messages
     assert replies[0]["id"] == 1 and replies[0]["error"]["code"] == -32601  # method not found
+
+
+def test_query_language_page_without_the_doc(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """An installed build has no docs folder: the page lists what the search API publishes."""
+    require_api("search", "query_fields")
+    from agentdex.api.search import SORTS, query_fields
+    from agentdex.mcp import resources
+
+    monkeypatch.setattr(resources, "DOCS_DIR", tmp_path)
+    page = resources.query_language_text()
+    assert page.startswith("# agentdex query language")
+    for name in query_fields():
+        assert f"- `{name}:`" in page
+    for value in (*agents(), *SORTS):
+        assert f"- `{value}`" in page

@@ -123,11 +123,11 @@ def _generated_query_page(search_api: Any) -> str:
         "# agentdex query language",
         "",
         "The full reference (docs/query-language.md) is not part of this build; this page",
-        "lists what the search API itself publishes. Use the validate_query tool (when",
-        "available) or a small `search` to check a query.",
+        "lists what the search API itself publishes. Use the validate_query tool to check",
+        "a query before searching.",
         "",
     ]
-    fields = getattr(search_api, "QUERY_FIELDS", None)
+    fields = getattr(search_api, "query_fields", None)
     if callable(fields):
         fields = fields()
     if isinstance(fields, dict) and fields:
