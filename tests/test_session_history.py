@@ -91,9 +91,7 @@ def _claude_transcript(home: Path, cwd: Path, session_id: str, when: float, text
 def test_show_lists_transcripts_from_the_real_index(
     tmp_path: Path, home: Path, run_cli: CliRun
 ) -> None:
-    """Enabled once agentdex.api.search lands: real transcripts, real index, real CLI."""
-    if not _has_search():
-        pytest.skip("agentdex.api.search.conversations_for_workdir is not in this build yet")
+    """Real transcripts, a real index, the real CLI."""
     workdir = tmp_path / "proj"
     other = tmp_path / "other"
     workdir.mkdir()
