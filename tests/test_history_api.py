@@ -159,3 +159,35 @@ def test_cli_sources_show_audit_json(run_cli, claude_home: Path) -> None:  # typ
     assert result.returncode == 0 and json.loads(result.stdout)["totals"]["problems"] == 0
     result = run_cli("--home", str(claude_home), "sources", "--bogus")
     assert result.returncode == 2
+
+
+def test_show_uses_the_index_when_no_file_is_named_after_the_session(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A prompt-log-only session is found in the index without parsing every store."""
+    from agentdex.api import search
+
+    (home / ".codex").mkdir()
+    (home / ".codex/history.jsonl").write_text(
+        json.dumps({"session_id": "abc-123", "ts": 1795168800, "text": "rename the cli flag"})
+        + "\n"
+    )
+    search.refresh(home=str(home))
+    parsed: list[str] = []
+    real = history._records_of
+    monkeypatch.setattr(
+        history, "_records_of", lambda c, sid: parsed.extend(map(str, c)) or real(c, sid)
+    )
+    data = history.show("abc-123", str(home))
+    assert [r["text"] for r in data["records"]] == ["rename the cli flag"]
+    assert parsed == []  # no store was parsed: the index answered
+
+
+def test_show_without_index_parses_the_stores(home: Path) -> None:
+    (home / ".codex").mkdir()
+    (home / ".codex/history.jsonl").write_text(
+        json.dumps({"session_id": "abc-123", "ts": 1795168800, "text": "rename the cli flag"})
+        + "\n"
+    )
+    data = history.show("abc", str(home))
+    assert data["session_id"] == "abc-123" and data["records"][0]["role"] == "user"

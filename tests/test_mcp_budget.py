@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from agentdex.mcp.budget import (
     BUDGET_ENV,
@@ -15,9 +17,13 @@ from agentdex.mcp.budget import (
     MARKER_KEY,
     Paging,
     fit,
+    fit_text,
     resolve_max_bytes,
 )
+from agentdex.mcp.server import AgentdexMCP
 from mcp_support import (
+    TOOL_NAMES,
+    api_present,
     json_of,
     require_parser,
     stdio_session,
@@ -78,6 +84,16 @@ def test_payload_too_wide_to_clip_is_replaced_by_the_marker() -> None:
     assert "too large even with text clipped" in json.loads(text)[MARKER_KEY]["cut"]
 
 
+def test_text_documents_are_cut_at_a_line_with_a_marker() -> None:
+    doc = "".join(f"line {i}: " + "é" * 50 + "\n" for i in range(500))
+    text = fit_text(doc, 4096, "the rest is elsewhere")
+    assert len(text.encode()) <= 4096
+    body, marker = text.rsplit("\n\n", 1)
+    assert doc.startswith(body + "\n")  # whole lines, nothing rewritten
+    assert marker.startswith(f"[{MARKER_KEY}: this document is {len(doc.encode())} bytes")
+    assert fit_text("short\n", 4096, "x") == "short\n"
+
+
 def test_budget_resolution(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(BUDGET_ENV, raising=False)
     assert resolve_max_bytes() == DEFAULT_MAX_BYTES == 24 * 1024
@@ -124,5 +140,67 @@ def test_max_bytes_option_sets_the_budget(home: Path) -> None:
             result = await session.call_tool("show_session", {"ref": "smallbudget-01"})
             assert len(text_of(result).encode()) <= 4096
             assert "4096" in json_of(result)[MARKER_KEY]["reason"]
+            # Resources respect the budget too; the catalogue points at its per-agent slices.
+            whole = (await session.read_resource("agentdex://catalogue")).contents[0]
+            assert len(whole.text.encode()) <= 4096  # type: ignore[union-attr]
+            marker = json.loads(whole.text)[MARKER_KEY]  # type: ignore[union-attr]
+            assert "agentdex://catalogue/codex" in marker["next"]["arguments"]["uris"]
+            codex = (await session.read_resource("agentdex://catalogue/codex")).contents[0]
+            assert len(codex.text.encode()) <= 4096  # type: ignore[union-attr]
 
     asyncio.run(scenario())
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=40),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    name=st.sampled_from([*sorted(TOOL_NAMES), "nope"]),
+    arguments=st.dictionaries(
+        st.sampled_from(["query", "ref", "limit", "offset", "agent", "cwd", "repo", "x"]),
+        _JSON,
+        max_size=4,
+    ),
+)
+def test_any_arguments_give_a_result_within_budget(
+    home: Path, name: str, arguments: dict[str, Any]
+) -> None:
+    """Whatever a client sends, a tool answers (error or not) and never beyond the budget."""
+    core = AgentdexMCP(home=str(home), cwd=str(home), max_bytes=4096)
+    result = core.call(name, arguments)
+    assert len(text_of(result).encode()) <= 4096
+    if not result.is_error:
+        json.loads(text_of(result))
+    else:
+        assert "internal error" not in text_of(result), text_of(result)
+
+
+def test_search_results_cut_by_the_budget_say_so(home: Path) -> None:
+    """The run can be complete while the response is cut: two different markers."""
+    require_parser("claude_code")
+    if not api_present("search", "search"):
+        pytest.skip("agentdex.api.search.search is not in this build")
+    turns = [("user", f"needle {i} " + "hay " * 500) for i in range(60)]
+    write_claude_session(home, "ne3d1e00-0001", home / "proj", turns)
+    core = AgentdexMCP(home=str(home), cwd=str(home), max_bytes=8192)
+    arguments = {"query": "needle", "limit": 60, "full_text": True}
+    text = text_of(core.call("search", arguments))
+    assert len(text.encode()) <= 8192
+    data = json.loads(text)
+    assert data["run"]["status"] == "complete"  # the search itself returned every match
+    kept = len(data["results"])
+    assert 0 < kept < 60
+    cut = data[MARKER_KEY]["cut"]
+    assert f"kept the first {kept} of 60 results" in cut and "smaller limit" in cut
+    assert "next" not in data[MARKER_KEY]

@@ -9,10 +9,13 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -23,7 +26,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 
 from agentdex.asgi import MCP_PATH, build_app
-from mcp_support import TOOL_NAMES, json_of, write_claude_session
+from mcp_support import TOOL_NAMES, json_of, server_env, write_claude_session
 
 TOKEN = "test-token-0123456789"
 
@@ -38,7 +41,7 @@ def _free_port() -> int:
 @pytest.fixture
 def served(home: Path) -> Iterator[str]:
     """``build_app`` on uvicorn at 127.0.0.1:<free port>; yields the base URL."""
-    app = build_app(TOKEN, home=str(home))
+    app = build_app(TOKEN, home=str(home), cwd=str(home))
     port = _free_port()
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
@@ -56,7 +59,7 @@ def served(home: Path) -> Iterator[str]:
         assert not thread.is_alive()
 
 
-async def _session_calls(url: str, token: str) -> tuple[set[str], dict[str, object]]:
+async def _session_calls(url: str, token: str) -> tuple[set[str], dict[str, Any]]:
     client = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
     async with (
         client,
@@ -68,7 +71,8 @@ async def _session_calls(url: str, token: str) -> tuple[set[str], dict[str, obje
         sources = json_of(await session.call_tool("list_sources", {}))
         bad = await session.call_tool("list_sources", {"limit": "many"})
         assert bad.is_error
-        return names, sources
+        context = json_of(await session.call_tool("workspace_context", {}))
+        return names, {**sources, "default_workspace": context["workspace"]}
 
 
 def test_mcp_over_http_with_the_serve_token(served: str, home: Path) -> None:
@@ -96,11 +100,44 @@ def test_mcp_without_or_with_a_wrong_token_is_401(served: str) -> None:
             response = client.post(MCP_PATH, json=init, headers=sent)
             assert response.status_code == 401, auth
             assert response.headers["www-authenticate"] == "Bearer"
-        # The serve token itself opens it.
+        # The serve token itself opens it, and the REST API takes the very same token.
         good = {**headers, "Authorization": f"Bearer {TOKEN}"}
         assert client.post(MCP_PATH, json=init, headers=good).status_code == 200
+        rest = "/api/v0/context/snapshot"
+        assert client.get(rest).status_code == 401
+        assert client.get(rest, headers={"Authorization": f"Bearer {TOKEN}"}).status_code != 401
 
     # The SDK client itself is refused too (it reports the 401 as an error response).
     with pytest.raises(ExceptionGroup) as refused:
         asyncio.run(asyncio.wait_for(_session_calls(served + MCP_PATH, "wrong-token"), 20))
     assert refused.group_contains(MCPError, match="error response")
+
+
+@pytest.mark.serial
+def test_agentdex_serve_process_serves_mcp_behind_its_token(home: Path) -> None:
+    """`agentdex serve` as a real process: MCP at /mcp with the printed token, 401 without."""
+    path = write_claude_session(home, "5e7e0000-0001", home / "shop", [("user", "served")])
+    workspace = home / "ws"
+    workspace.mkdir()
+    command = ["-m", "agentdex", "--home", str(home), "serve", "--port", "0", "--json"]
+    proc = subprocess.Popen(
+        [sys.executable, *command, "--workspace", str(workspace)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env=server_env(),
+    )
+    try:
+        assert proc.stdout is not None
+        info = json.loads(proc.stdout.readline())
+        assert info["url"].startswith("http://127.0.0.1:")
+        assert info["mcp"] == info["url"] + MCP_PATH
+        names, sources = asyncio.run(_session_calls(info["mcp"], info["token"]))
+        assert names == TOOL_NAMES
+        assert str(path) in json.dumps(sources)  # the global --home reached the MCP tools
+        assert sources["default_workspace"] == str(workspace.resolve())  # --workspace too
+        response = httpx.post(info["mcp"], json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
+        assert response.status_code == 401
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)

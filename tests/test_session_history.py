@@ -19,21 +19,6 @@ from agentdex.records import iso_utc
 CliRun = Callable[..., subprocess.CompletedProcess[str]]
 
 
-def _has_search() -> bool:
-    try:
-        from agentdex.api.search import conversations_for_workdir  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
-def test_without_the_search_index_history_is_unavailable(tmp_path: Path) -> None:
-    if _has_search():
-        pytest.skip("agentdex.api.search is merged; see the integration test below")
-    shown = api.show_session(api.new_session(workdir=str(tmp_path))["id"])
-    assert shown["history"] == [] and shown["history_available"] is False
-
-
 def test_each_workdir_period_is_asked_separately(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -106,9 +91,7 @@ def _claude_transcript(home: Path, cwd: Path, session_id: str, when: float, text
 def test_show_lists_transcripts_from_the_real_index(
     tmp_path: Path, home: Path, run_cli: CliRun
 ) -> None:
-    """Enabled once agentdex.api.search lands: real transcripts, real index, real CLI."""
-    if not _has_search():
-        pytest.skip("agentdex.api.search.conversations_for_workdir is not in this build yet")
+    """Real transcripts, a real index, the real CLI."""
     workdir = tmp_path / "proj"
     other = tmp_path / "other"
     workdir.mkdir()

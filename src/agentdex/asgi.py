@@ -71,9 +71,13 @@ def build_app(
     *,
     data: Path | None = None,
     home: str | None = None,
+    cwd: str | None = None,
     max_bytes: int | None = None,
 ) -> FastAPI:
-    """The ``agentdex serve`` app: ``create_app(token=...)`` plus MCP at ``/mcp``, one token."""
+    """The ``agentdex serve`` app: ``create_app(token=...)`` plus MCP at ``/mcp``, one token.
+
+    ``cwd`` is the directory MCP tools default to (``serve --workspace``).
+    """
     from starlette.routing import Route
 
     from agentdex.http.app import create_app
@@ -81,7 +85,7 @@ def build_app(
 
     app = create_app(token=token, data=data)
     expected: str = app.state.token
-    mcp_app, manager = streamable_http(home=home, max_bytes=max_bytes)
+    mcp_app, manager = streamable_http(home=home, cwd=cwd, max_bytes=max_bytes)
     guarded = BearerGuard(mcp_app, expected)
     # A Route (not a Mount) so "/mcp" itself answers without a redirect to "/mcp/".
     app.router.routes.append(Route(MCP_PATH, endpoint=guarded, include_in_schema=False))

@@ -97,9 +97,29 @@ def _parse_all(source: Source, diagnostics: Diagnostics, cursor: ParseCursor) ->
         diagnostics.add(source.path, "", f"parser error: {exc!r}")
 
 
-def _candidate_files(found: Discovery, session_id: str) -> list[Source]:
-    named = [s for s in found.sources if session_id in os.path.basename(s.path)]
-    return named or [s for s in found.sources if s.row.parser is not None]
+def _records_of(candidates: list[Source], session_id: str) -> list[Record]:
+    """Records of ``session_id`` (exact id first, else a unique prefix) in ``candidates``."""
+    parsed = [r for s in candidates for r in _parse_all(s, Diagnostics(), ParseCursor())]
+    exact = [r for r in parsed if r.session_id == session_id]
+    return exact or [r for r in parsed if r.session_id.startswith(session_id)]
+
+
+def _from_index(session_id: str, locator: str | None) -> dict[str, Any] | None:
+    """The conversation from the search index, when it is there (no store-wide parse)."""
+    from agentdex.api import search
+
+    ref = f"{session_id}@{locator}" if locator else session_id
+    try:
+        data = search.resolve_ref(ref)
+    except NotFoundError:
+        return None
+    return {
+        "session_id": data["session_id"],
+        "agent": data["agent"],
+        "project": data["project"],
+        "focus": data["position"],
+        "records": data["records"],
+    }
 
 
 def split_ref(ref: str) -> tuple[str, str | None]:
@@ -114,17 +134,15 @@ def show(ref: str, home: str | None = None, *, agent: str | None = None) -> dict
     if not session_id:
         raise UsageError("show needs a session id (or a search result reference)")
     found = discover_sources(home, agents=[agent] if agent else None)
-    records: list[Record] = []
-    candidates = _candidate_files(found, session_id)
-    for prefix_pass in (False, True):
-        for source in candidates:
-            for record in _parse_all(source, Diagnostics(), ParseCursor()):
-                sid = record.session_id
-                if sid == session_id or (prefix_pass and sid.startswith(session_id)):
-                    records.append(record)
-        if records:
-            break
-        candidates = [s for s in found.sources if s.row.parser is not None]
+    named = [s for s in found.sources if session_id in os.path.basename(s.path)]
+    records = _records_of(named, session_id)
+    if not records and not agent:
+        indexed = _from_index(session_id, locator)
+        if indexed is not None:
+            return indexed
+    if not records:
+        parsed = [s for s in found.sources if s.row.parser is not None]
+        records = _records_of(parsed, session_id)
     if not records:
         raise NotFoundError(f"no conversation with id {session_id!r}")
     sessions = {r.session_id for r in records}

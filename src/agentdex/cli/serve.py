@@ -66,7 +66,7 @@ def _bind(host: str, port: int) -> socket.socket:
     "--workspace",
     type=click.Path(file_okay=False, path_type=str),
     default=None,
-    help="Default workspace of the context endpoints (default: current directory).",
+    help="Default workspace of the context endpoints and MCP tools (default: current directory).",
 )
 @click.option(
     "--log-level",
@@ -105,7 +105,7 @@ def serve(
     bound_port = sock.getsockname()[1]
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{bound_port}"
-    app = build_app(token, home=home_of(ctx))
+    app = build_app(token, home=home_of(ctx), cwd=ws)
     app.state.context_workspace = ws
     app.state.context_home = home_of(ctx)
     if as_json:

@@ -95,6 +95,8 @@ def _with_items(
     cut = f"kept the first {kept} of {len(items)} {paging.key}"
     if arguments is not None:
         cut += f"; call {paging.tool} with the arguments in 'next' for the rest"
+    elif kept < len(items):
+        cut += "; ask for fewer at a time (a smaller limit) or narrow the request"
     data = dict(payload)
     data[paging.key] = items[:kept]
     next_call = {"tool": paging.tool, "arguments": arguments} if arguments is not None else None
@@ -192,3 +194,18 @@ def _clip_strings(payload: dict[str, Any], max_bytes: int, *, already_cut: bool)
             )
         }
     )
+
+
+def fit_text(text: str, max_bytes: int, rest: str) -> str:
+    """A plain-text document cut at a line boundary to fit, ending with a marker line."""
+    data = text.encode("utf-8")
+    if len(data) <= max_bytes:
+        return text
+    marker = (
+        f"\n\n[{MARKER_KEY}: this document is {len(data)} bytes, over the size budget of "
+        f"{max_bytes} bytes; {rest}]\n"
+    )
+    room = max_bytes - len(marker.encode("utf-8"))
+    head = data[:room].decode("utf-8", errors="ignore")
+    cut = head.rfind("\n")
+    return (head[:cut] if cut > 0 else head) + marker

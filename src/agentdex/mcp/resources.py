@@ -9,14 +9,14 @@ never with anything read from them.
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import orjson
-
-from agentdex.catalogue import CATALOGUE, Coverage, StoreRow
-from agentdex.mcp.tools import Unavailable, api_function
+from agentdex.catalogue import CATALOGUE, Coverage, StoreRow, agents
+from agentdex.mcp import budget
+from agentdex.mcp.budget import Paging
 
 #: The docs folder of a source checkout (absent in an installed wheel).
 DOCS_DIR = Path(__file__).resolve().parents[3] / "docs"
@@ -48,6 +48,14 @@ CATALOGUE_RESOURCE = ResourceSpec(
     mime_type="application/json",
 )
 RESOURCES: tuple[ResourceSpec, ...] = (QUERY_LANGUAGE, CATALOGUE_RESOURCE)
+#: One agent's catalogue rows; ``{agent}`` is a catalogue agent id.
+CATALOGUE_TEMPLATE = ResourceSpec(
+    uri="agentdex://catalogue/{agent}",
+    name="catalogue-agent",
+    title="One agent's stores",
+    description="The catalogue rows of one agent (agent ids: see agentdex://catalogue).",
+    mime_type="application/json",
+)
 
 
 def catalogue_rows() -> list[dict[str, Any]]:
@@ -74,44 +82,77 @@ def _row_json(row: StoreRow) -> dict[str, Any]:
     return data
 
 
-def catalogue_text() -> str:
-    body = {"coverage_levels": [c.value for c in Coverage], "stores": catalogue_rows()}
-    return orjson.dumps(body, option=orjson.OPT_INDENT_2).decode("utf-8")
+#: ``agentdex://catalogue/{agent}``: one agent's rows (a budget-sized slice of the catalogue).
+CATALOGUE_PREFIX = CATALOGUE_RESOURCE.uri + "/"
+
+
+def catalogue_text(max_bytes: int, agent: str | None = None) -> str:
+    """Compact JSON of the rows (one agent's, if given), cut to the budget with a marker."""
+    rows = [row for row in catalogue_rows() if agent in (None, row["agent"])]
+    body = {"coverage_levels": [c.value for c in Coverage], "stores": rows}
+    paging = Paging(
+        "read_resource",
+        "stores",
+        lambda _kept: {"uris": [CATALOGUE_PREFIX + a for a in agents()]},
+    )
+    return budget.fit(body, max_bytes, paging)
 
 
 def query_language_text() -> str:
-    """The query-language doc, or a page generated from the search API when the doc is absent."""
+    """The query-language doc, else a page built from what the search API publishes."""
     doc = DOCS_DIR / "query-language.md"
     try:
         return doc.read_text(encoding="utf-8")
     except OSError:
         pass
     try:
-        describe = api_function("search", "query_fields")
-    except Unavailable:
+        search_api = importlib.import_module("agentdex.api.search")
+    except ModuleNotFoundError as exc:
+        if exc.name != "agentdex.api.search":
+            raise
         return (
             "# agentdex query language\n\nSearch is not available in this build, so there is "
             "no query language to describe.\n"
         )
-    return _generated_query_page(describe())
+    return _generated_query_page(search_api)
 
 
-def _generated_query_page(fields: Any) -> str:
-    lines = ["# agentdex query language", "", "Fields a query can filter on:", ""]
-    if isinstance(fields, dict):
-        for name, meaning in fields.items():
-            lines.append(f"- `{name}:` {meaning}")
-    else:
-        for name in fields:
-            lines.append(f"- `{name}:`")
-    lines += ["", "Use the validate_query tool to check a query before searching."]
-    return "\n".join(lines) + "\n"
+def _generated_query_page(search_api: Any) -> str:
+    """Only facts the API and the catalogue publish; nothing retyped here."""
+    lines = [
+        "# agentdex query language",
+        "",
+        "The full reference (docs/query-language.md) is not part of this build; this page",
+        "lists what the search API itself publishes. Use the validate_query tool to check",
+        "a query before searching.",
+        "",
+    ]
+    fields = getattr(search_api, "query_fields", None)
+    if callable(fields):
+        fields = fields()
+    if isinstance(fields, dict) and fields:
+        lines += ["## Fields (`field:value`)", ""]
+        lines += [f"- `{name}:` {meaning}" for name, meaning in fields.items()]
+        lines.append("")
+    lines += ["## Agent ids (`agent:ID`)", "", *[f"- `{a}`" for a in agents()], ""]
+    for title, attr in (("Sort orders (`sort`)", "SORTS"), ("Case modes (`case`)", "CASES")):
+        values = getattr(search_api, attr, None)
+        if values:
+            lines += [f"## {title}", "", *[f"- `{v}`" for v in values], ""]
+    return "\n".join(lines)
 
 
-def read(uri: str) -> tuple[ResourceSpec, str] | None:
-    """The resource at ``uri`` and its text, or None when there is no such resource."""
+def read(uri: str, max_bytes: int) -> tuple[str, str] | None:
+    """(mime type, text within the budget) of the resource at ``uri``; None when there is none."""
     if uri == QUERY_LANGUAGE.uri:
-        return QUERY_LANGUAGE, query_language_text()
+        text = budget.fit_text(query_language_text(), max_bytes, _DOC_REST)
+        return QUERY_LANGUAGE.mime_type, text
     if uri == CATALOGUE_RESOURCE.uri:
-        return CATALOGUE_RESOURCE, catalogue_text()
+        return CATALOGUE_RESOURCE.mime_type, catalogue_text(max_bytes)
+    agent = uri.removeprefix(CATALOGUE_PREFIX)
+    if uri.startswith(CATALOGUE_PREFIX) and agent in agents():
+        return CATALOGUE_RESOURCE.mime_type, catalogue_text(max_bytes, agent)
     return None
+
+
+_DOC_REST = "the rest is in docs/query-language.md of the agentdex source"

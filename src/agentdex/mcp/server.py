@@ -121,14 +121,28 @@ class AgentdexMCP:
             for spec in resources.RESOURCES
         ]
 
+    def list_resource_templates(self) -> list[types.ResourceTemplate]:
+        spec = resources.CATALOGUE_TEMPLATE
+        return [
+            types.ResourceTemplate(
+                uri_template=spec.uri,
+                name=spec.name,
+                title=spec.title,
+                description=spec.description,
+                mime_type=spec.mime_type,
+            )
+        ]
+
     def read_resource(self, uri: str) -> types.ReadResourceResult:
-        found = resources.read(uri)
+        found = resources.read(uri, self.max_bytes)
         if found is None:
-            known = ", ".join(spec.uri for spec in resources.RESOURCES)
-            raise MCPError(RESOURCE_NOT_FOUND, f"no resource {uri!r}; resources: {known}")
-        spec, text = found
+            known = [spec.uri for spec in (*resources.RESOURCES, resources.CATALOGUE_TEMPLATE)]
+            raise MCPError(
+                RESOURCE_NOT_FOUND, f"no resource {uri!r}; resources: {', '.join(known)}"
+            )
+        mime_type, text = found
         return types.ReadResourceResult(
-            contents=[types.TextResourceContents(uri=spec.uri, mime_type=spec.mime_type, text=text)]
+            contents=[types.TextResourceContents(uri=uri, mime_type=mime_type, text=text)]
         )
 
 
@@ -148,6 +162,11 @@ def build_server(
     async def on_list_resources(_ctx: Any, _params: Any) -> types.ListResourcesResult:
         return types.ListResourcesResult(resources=core.list_resources())
 
+    async def on_list_resource_templates(
+        _ctx: Any, _params: Any
+    ) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(resource_templates=core.list_resource_templates())
+
     async def on_read_resource(
         _ctx: Any, params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
@@ -162,6 +181,7 @@ def build_server(
         on_list_tools=on_list_tools,
         on_call_tool=on_call_tool,
         on_list_resources=on_list_resources,
+        on_list_resource_templates=on_list_resource_templates,
         on_read_resource=on_read_resource,
     )
 

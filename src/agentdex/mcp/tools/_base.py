@@ -65,10 +65,10 @@ def api_function(module: str, attr: str) -> Callable[..., Any]:
     except ModuleNotFoundError as exc:
         if exc.name != name:
             raise
-        raise Unavailable(f"{name} is not available in this build") from None
+        raise Unavailable(f"it needs {name}.{attr}, which this build lacks") from None
     function = getattr(loaded, attr, None)
     if function is None:
-        raise Unavailable(f"{name}.{attr} is not available in this build")
+        raise Unavailable(f"it needs {name}.{attr}, which this build lacks")
     result: Callable[..., Any] = function
     return result
 

@@ -178,7 +178,8 @@ LIST_SESSIONS = ToolSpec(
 
 def _validate_query(arguments: dict[str, Any], settings: Settings) -> dict[str, Any]:
     validate = api_function("search", "validate_query")
-    result = validate(arguments["query"])
+    options = {name: arguments[name] for name in ("regex", "word") if name in arguments}
+    result = validate(arguments["query"], **options)
     data: dict[str, Any] = result.to_json() if hasattr(result, "to_json") else dict(result)
     return data
 
@@ -190,7 +191,11 @@ VALIDATE_QUERY = ToolSpec(
         "Explain how agentdex reads a query (terms, phrases, field filters, operators), or "
         "say exactly what is wrong with it. Does not search."
     ),
-    properties={"query": {"type": "string", "description": "The query to check."}},
+    properties={
+        "query": {"type": "string", "description": "The query to check."},
+        "regex": {"type": "boolean", "default": False, "description": "Terms are regexes."},
+        "word": {"type": "boolean", "default": False, "description": "Whole words only."},
+    },
     required=("query",),
     handler=_validate_query,
 )
