@@ -53,6 +53,7 @@ def _indexer(home: Path, workers: int = 0) -> subprocess.Popen[str]:
     env = dict(os.environ)
     env["AGENTDEX_INDEX_COMMIT_BYTES"] = "40000"
     env["AGENTDEX_INDEX_WORKERS"] = str(workers)
+    env["AGENTDEX_INDEX_PARALLEL_MIN_BYTES"] = "0"
     script = SCRIPT.format(src=str(SRC_DIR), tests=str(TESTS_DIR))
     return subprocess.Popen(
         [sys.executable, "-c", script, str(home)],

@@ -262,6 +262,7 @@ def test_parallel_parse_workers_index_the_same(home: Path, monkeypatch: pytest.M
     fx.VANISH.add("gone.jsonl")
     monkeypatch.setenv("AGENTDEX_INDEX_WORKERS", "1")
     monkeypatch.setattr("agentdex.index.refresh.IN_FLIGHT_BYTES", 2000)
+    monkeypatch.setattr("agentdex.index.refresh.PARALLEL_MIN_BYTES", 0)
     try:
         stats = refresh(home)
     finally:
