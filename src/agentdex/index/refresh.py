@@ -141,6 +141,8 @@ class _Refresher:
             self.db.execute("ROLLBACK")
         except sqlite3.Error:
             pass
+        finally:
+            self.writer.close()
         self.db.close()
 
     def _bump_meta(self, key: str, amount: int) -> None:

@@ -17,7 +17,9 @@ import sqlite3
 import zlib
 from array import array
 from bisect import bisect_right
+from collections import deque
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 from agentdex.index.signatures import SignatureWriter
@@ -114,6 +116,9 @@ class BlockWriter:
         self._rows: list[tuple[object, ...]] = []
         self._size = 0
         self.text_bytes = 0
+        self._pool: ThreadPoolExecutor | None = None
+        self._pending: deque[tuple[int, int, int, bytes, bytes, Future[tuple[bytes, bytes, int]]]]
+        self._pending = deque()
 
     def add(self, record: Record, file_id: int) -> None:
         self.add_prepared(prepare(record), file_id)
@@ -131,7 +136,12 @@ class BlockWriter:
             self.seal()
 
     def seal(self) -> None:
-        """Write the pending block (text, offsets, signature bits) and its records."""
+        """Close the open block: its records now, its text once a helper thread packed it.
+
+        Compression and trigram hashing run on one helper thread (zlib and
+        numpy release the GIL) while this thread keeps parsing; ``flush``
+        waits for them. Blocks are inserted in order, before any commit.
+        """
         if not self._rows:
             return
         lower_starts = array("I")
@@ -145,33 +155,63 @@ class BlockWriter:
             original_starts.append(pos)
             pos += len(part_s) + 1
         lower = SEP_B.join(self._lower)
-        original = pack_original(encode(SEP.join(self._original)), lower)
-        self.signatures.add(self.next_block, lower)
-        text_bytes = len(lower)
-        lower = zlib.compress(lower, 1)
-        self.db.execute(
-            "INSERT INTO blocks (id, first_id, count, lower, lower_starts, original,"
-            " original_starts) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        original = encode(SEP.join(self._original))
+        job = self._executor().submit(
+            _pack_block, self.signatures, self.next_block, lower, original
+        )
+        self._pending.append(
             (
                 self.next_block,
                 self.next_record,
                 len(self._rows),
-                lower,
                 lower_starts.tobytes(),
-                original,
                 original_starts.tobytes(),
-            ),
+                job,
+            )
         )
         self.db.executemany(_INSERT_RECORD, self._rows)
-        self.text_bytes += text_bytes
         self.next_record += len(self._rows)
         self.next_block += 1
         self._lower, self._original, self._rows, self._size = [], [], [], 0
+        while len(self._pending) > 2:
+            self._write_packed()
+
+    def _executor(self) -> ThreadPoolExecutor:
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="agentdex-pack")
+        return self._pool
+
+    def _write_packed(self) -> None:
+        block_id, first_id, count, lower_starts, original_starts, job = self._pending.popleft()
+        lower, original, text_bytes = job.result()
+        self.db.execute(
+            "INSERT INTO blocks (id, first_id, count, lower, lower_starts, original,"
+            " original_starts) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (block_id, first_id, count, lower, lower_starts, original, original_starts),
+        )
+        self.text_bytes += text_bytes
 
     def flush(self) -> None:
-        """Seal the open block and write signature bits; the caller then commits."""
+        """Seal the open block, write every packed block and the signature bits; then commit."""
         self.seal()
+        while self._pending:
+            self._write_packed()
         self.signatures.flush()
+
+    def close(self) -> None:
+        """Stop the helper thread (pending, uncommitted blocks are dropped)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+        self._pending.clear()
+
+
+def _pack_block(
+    signatures: SignatureWriter, block_id: int, lower: bytes, original: bytes
+) -> tuple[bytes, bytes, int]:
+    """Helper thread: signature bits, then both compressed texts (in block order)."""
+    signatures.add(block_id, lower)
+    return zlib.compress(lower, 1), pack_original(original, lower), len(lower)
 
 
 @dataclass(slots=True)
