@@ -91,12 +91,12 @@ def refresh(
     from agentdex.index.refresh import refresh as _refresh
 
     stats = _refresh(root, home=home, full=full, wait=wait, progress=progress, warn=warn, rows=rows)
-    if rows is None and (stats.records_added or stats.records_removed or stats.rebuilt):
-        if _write_known_projects(root):
-            again = _refresh(root, home=home, wait=wait, warn=warn)
-            stats.files_parsed += again.files_parsed
-            stats.records_added += again.records_added
-            stats.bytes_parsed += again.bytes_parsed
+    changed = stats.records_added or stats.records_removed or stats.rebuilt
+    if rows is None and changed and _write_known_projects(root):
+        again = _refresh(root, home=home, wait=wait, warn=warn)
+        stats.files_parsed += again.files_parsed
+        stats.records_added += again.records_added
+        stats.bytes_parsed += again.bytes_parsed
     return stats
 
 
