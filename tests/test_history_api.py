@@ -191,3 +191,33 @@ def test_show_without_index_parses_the_stores(home: Path) -> None:
     )
     data = history.show("abc", str(home))
     assert data["session_id"] == "abc-123" and data["records"][0]["role"] == "user"
+
+
+def test_index_finds_aider_history_in_projects_other_stores_name(home: Path) -> None:
+    """Aider keeps history in project roots: the index learns them from other agents' cwds."""
+    from agentdex.api import search
+    from agentdex.paths import data_dir
+
+    project = home / "src" / "notes"
+    project.mkdir(parents=True)
+    (project / ".aider.chat.history.md").write_text(
+        "# aider chat started at 2026-11-20 10:00:00\n\n#### add a healthz endpoint\n\nDone.\n"
+    )
+    session = home / ".claude/projects/-src-notes"
+    session.mkdir(parents=True)
+    (session / "s1.jsonl").write_text(
+        json.dumps(
+            {
+                "type": "user",
+                "sessionId": "s1",
+                "cwd": str(project),
+                "timestamp": "2026-11-20T10:00:00Z",
+                "message": {"role": "user", "content": "hello"},
+            }
+        )
+        + "\n"
+    )
+    search.refresh(home=str(home))
+    assert json.loads((data_dir() / "projects.json").read_text()) == [str(project)]
+    result = search.search("healthz", home=str(home), refresh_first=False)
+    assert [hit["agent"] for hit in result.to_json()["results"]] == ["aider"]

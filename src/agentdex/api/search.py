@@ -81,10 +81,55 @@ def refresh(
     warn: Callable[[str], None] | None = None,
     rows: Iterable[StoreRow] | None = None,
 ) -> RefreshStats:
-    """Bring the index up to date (``full``: rebuild from scratch)."""
+    """Bring the index up to date (``full``: rebuild from scratch).
+
+    Afterwards the set of project dirs seen is written to
+    ``<data dir>/projects.json``, which discovery reads to find per-project
+    stores (Aider). When that set grew, one more (cheap: unchanged files cost
+    a stat) refresh picks up the stores it reveals.
+    """
     from agentdex.index.refresh import refresh as _refresh
 
-    return _refresh(root, home=home, full=full, wait=wait, progress=progress, warn=warn, rows=rows)
+    stats = _refresh(root, home=home, full=full, wait=wait, progress=progress, warn=warn, rows=rows)
+    changed = stats.records_added or stats.records_removed or stats.rebuilt
+    if rows is None and changed and _write_known_projects(root):
+        again = _refresh(root, home=home, wait=wait, warn=warn)
+        stats.files_parsed += again.files_parsed
+        stats.records_added += again.records_added
+        stats.bytes_parsed += again.bytes_parsed
+    return stats
+
+
+def _write_known_projects(root: str | os.PathLike[str] | None) -> bool:
+    """Write the indexed project dirs to ``projects.json``; True when new ones appeared."""
+    import orjson
+
+    from agentdex.paths import data_dir
+
+    with _reader(root) as engine:
+        if engine is None:
+            return False
+        rows = engine.db.execute(
+            "SELECT DISTINCT project FROM records WHERE project IS NOT NULL"
+        ).fetchall()
+    projects = sorted({p for (p,) in rows if isinstance(p, str) and os.path.isabs(p)})
+    target = data_dir() / "projects.json"
+    try:
+        before = set(orjson.loads(target.read_bytes()))
+    except (OSError, orjson.JSONDecodeError, TypeError):
+        before = set()
+    if set(projects) == before:
+        return False
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_suffix(f".{os.getpid()}.tmp")
+    try:
+        tmp.write_bytes(orjson.dumps(projects))
+        os.replace(tmp, target)
+    except OSError:
+        with suppress(OSError):
+            tmp.unlink()
+        return False
+    return bool(set(projects) - before)
 
 
 @contextmanager
