@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Sequence
+from typing import Any
 
 from agentdex.errors import UsageError
 from agentdex.index.segments import Block, encode
@@ -161,48 +163,19 @@ class TermMatcher:
             block.lower_starts,
             block.count,
         )
-        n = len(needle)
-        out: list[int] = []
         if local is not None and len(local) * 8 < count:
+            out: list[int] = []
             for i in local:
                 start, end = block.lower_span(i)
                 if data.find(needle, start, end) != -1:
                     out.append(i)
             return out
-        size = len(data)
-        pos = data.find(needle)
-        while pos != -1:
-            idx = bisect_right(starts, pos) - 1
-            end = starts[idx + 1] - 1 if idx + 1 < count else size
-            if pos + n <= end:
-                out.append(idx)
-                pos = data.find(needle, end + 1)
-            else:
-                pos = data.find(needle, pos + 1)
-        if local is not None:
-            wanted = set(local)
-            out = [i for i in out if i in wanted]
-        return out
+        return _records_containing(data, needle, starts, count, local)
 
     def _scan_literal_str(self, block: Block, local: list[int] | None) -> list[int]:
         data, needle = block.original, self.text
         starts, count = block.original_starts, block.count
-        n = len(needle)
-        out: list[int] = []
-        size = len(data)
-        pos = data.find(needle)
-        while pos != -1:
-            idx = bisect_right(starts, pos) - 1
-            end = starts[idx + 1] - 1 if idx + 1 < count else size
-            if pos + n <= end:
-                out.append(idx)
-                pos = data.find(needle, end + 1)
-            else:
-                pos = data.find(needle, pos + 1)
-        if local is not None:
-            wanted = set(local)
-            out = [i for i in out if i in wanted]
-        return out
+        return _records_containing(data, needle, starts, count, local)
 
     def _scan_regex(self, block: Block, local: list[int] | None) -> list[int]:
         assert self.pattern is not None
@@ -211,3 +184,30 @@ class TermMatcher:
         search = self.pattern.search
         indices = local if local is not None else range(block.count)
         return [i for i in indices if search(block.original_text(i)) is not None]
+
+
+def _records_containing(
+    data: Any, needle: Any, starts: Sequence[int], count: int, local: list[int] | None
+) -> list[int]:
+    """Indexes of the records (``starts`` are their offsets in ``data``) holding ``needle``.
+
+    One ``find`` per match; after a hit the scan jumps to the next record, so
+    a record is reported once however often it matches. ``local`` restricts
+    the answer to those records.
+    """
+    out: list[int] = []
+    n = len(needle)
+    size = len(data)
+    pos = data.find(needle)
+    while pos != -1:
+        idx = bisect_right(starts, pos) - 1
+        end = starts[idx + 1] - 1 if idx + 1 < count else size
+        if pos + n <= end:
+            out.append(idx)
+            pos = data.find(needle, end + 1)
+        else:
+            pos = data.find(needle, pos + 1)
+    if local is not None:
+        wanted = set(local)
+        out = [i for i in out if i in wanted]
+    return out
