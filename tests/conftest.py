@@ -69,6 +69,11 @@ def hermetic_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
         "[user]\n\tname = agentdex tests\n\temail = tests@agentdex.invalid\n"
         "[init]\n\tdefaultBranch = main\n"
     )
+    # Commands that default to the current directory (worktree add, context,
+    # the HTTP API's default repo) must never act on the developer's checkout.
+    workdir = base / "cwd"
+    workdir.mkdir()
+    monkeypatch.chdir(workdir)
     from agentdex.gitinfo import git_info
 
     git_info.cache_clear()
