@@ -80,7 +80,11 @@ def test_resync_publishes_a_new_version(client: TestClient, ws: Path) -> None:
     first = client.get("/api/v0/context/snapshot").json()["version"]
     (ws / "AGENTS.md").write_text("# Shop v2\n")
     body = client.post("/api/v0/context/resync").json()
-    assert body["version"] == first + 1
+    # The live watcher may publish the edit first; either way the resync
+    # answers with a newer version that already holds the edit.
+    assert body["version"] > first
+    names = {r["name"] for r in body["resources"] if r["source"].endswith("AGENTS.md")}
+    assert names == {"Shop v2"}
 
 
 def test_sources_crud(client: TestClient, home: Path) -> None:

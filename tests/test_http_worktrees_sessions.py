@@ -154,3 +154,17 @@ def test_sessions_api(client: TestClient, tmp_path: Path, git_repo: Path) -> Non
     )
     assert bound.status_code == 201
     assert bound.json()["created"]["worktree"] == str(git_repo.parent / "repo-wt-bound")
+
+
+def test_worktree_routes_default_to_the_served_workspace(git_repo: Path) -> None:
+    """Without ?repo=, the API acts on `serve --workspace`, never on the process cwd."""
+    from fastapi.testclient import TestClient
+
+    from agentdex.http.app import create_app
+
+    app = create_app(token="t")
+    app.state.context_workspace = str(git_repo)
+    client = TestClient(app)
+    listed = client.get("/api/v0/worktrees", headers={"Authorization": "Bearer t"})
+    assert listed.status_code == 200
+    assert [w["path"] for w in listed.json()["worktrees"]] == [str(git_repo)]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 
@@ -25,34 +25,41 @@ class AddWorktreeBody(BaseModel):
     baseBranch: str | None = None
 
 
-def _repo(repo: str | None) -> str:
-    return repo if repo else os.getcwd()
+def _repo(request: Request, repo: str | None) -> str:
+    """The repository asked for, else the workspace ``serve`` was started for, else cwd."""
+    if repo:
+        return repo
+    workspace = getattr(request.app.state, "context_workspace", None)
+    return str(workspace) if workspace else os.getcwd()
 
 
 @router.get("")
-def list_worktrees(repo: str | None = Query(None)) -> dict[str, Any]:
-    """Every worktree of ``repo`` (default: the server's current directory)."""
-    return {"worktrees": api.list_worktrees(_repo(repo))}
+def list_worktrees(request: Request, repo: str | None = Query(None)) -> dict[str, Any]:
+    """Every worktree of ``repo`` (default: the server's workspace)."""
+    return {"worktrees": api.list_worktrees(_repo(request, repo))}
 
 
 @router.post("", status_code=201)
-def add_worktree(body: AddWorktreeBody, repo: str | None = Query(None)) -> dict[str, Any]:
+def add_worktree(
+    request: Request, body: AddWorktreeBody, repo: str | None = Query(None)
+) -> dict[str, Any]:
     """Create the sibling worktree for ``branch`` (``createBranch`` makes a new branch)."""
     created = api.add_worktree(
-        body.branch, create=body.createBranch, base=body.baseBranch, repo=_repo(repo)
+        body.branch, create=body.createBranch, base=body.baseBranch, repo=_repo(request, repo)
     )
     return {"created": created}
 
 
 @router.delete("", response_model=None)
 def remove_worktree(
+    request: Request,
     path: str = Query(..., min_length=1),
     force: bool = Query(False),
     repo: str | None = Query(None),
 ) -> dict[str, Any] | JSONResponse:
     """Remove a linked worktree and detach the sessions bound to it."""
     try:
-        return api.remove_worktree(path, force=force, repo=_repo(repo))
+        return api.remove_worktree(path, force=force, repo=_repo(request, repo))
     except api.WorktreeDirtyError as exc:
         body = {
             "error": exc.code,
