@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
 from typing import Any
 
 import orjson
 
-from agentdex.parsers.base import SourceRef
+from agentdex.parsers.base import ParseCursor, SourceRef
 from agentdex.records import Kind, Record, Role
 
 #: Tool inputs/outputs longer than this are cut (the source keeps the rest).
@@ -42,6 +43,22 @@ def make_record(
         host=ref.host,
         **fields,
     )
+
+
+def typed_prompts(
+    ref: SourceRef, cursor: ParseCursor, items: list[Any], pointer: str, session_id: str
+) -> Iterator[Record]:
+    """One prompt per non-blank string of a prompt-history list (no timestamps: file mtime).
+
+    ``pointer`` is the JSON pointer of the list (``""`` for a top-level array).
+    """
+    mtime = file_mtime(ref.path)
+    for index, item in enumerate(items):
+        if isinstance(item, str) and item.strip():
+            cursor.units += 1
+            yield make_record(
+                ref, f"json:{pointer}/{index}", session_id, "user", "prompt", item, timestamp=mtime
+            )
 
 
 def clip(text: str, limit: int = MAX_TOOL_TEXT) -> str:

@@ -23,10 +23,10 @@ from agentdex.parsers._agent_common import (
     as_text,
     clip,
     dict_of,
-    file_mtime,
     make_record,
     opt_str,
     tool_call_text,
+    typed_prompts,
 )
 from agentdex.parsers._jsonl import raw_objects
 from agentdex.parsers.base import ParseCursor, ParserSpec, SourceRef
@@ -217,19 +217,7 @@ def parse_command_history(
         if data is not None:
             diagnostics.add(ref.path, "", "no commandHistory list; skipped")
         return
-    mtime = file_mtime(ref.path)
-    for index, item in enumerate(history):
-        if isinstance(item, str) and item.strip():
-            cursor.units += 1
-            yield make_record(
-                ref,
-                f"json:/commandHistory/{index}",
-                "copilot-cli.command_history",
-                "user",
-                "prompt",
-                item,
-                timestamp=mtime,
-            )
+    yield from typed_prompts(ref, cursor, history, "/commandHistory", "copilot-cli.command_history")
 
 
 def count_command_history(path: Path) -> int:

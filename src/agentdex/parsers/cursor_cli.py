@@ -23,6 +23,7 @@ from agentdex.parsers._agent_common import (
     make_record,
     strip_tags,
     tool_call_text,
+    typed_prompts,
 )
 from agentdex.parsers._jsonl import raw_objects
 from agentdex.parsers.base import ParseCursor, ParserSpec, SourceRef
@@ -153,19 +154,7 @@ def parse_prompt_history(
     if not isinstance(data, list):
         diagnostics.add(ref.path, "", "prompt history is not a JSON array; skipped")
         return
-    mtime = file_mtime(ref.path)
-    for index, item in enumerate(data):
-        if isinstance(item, str) and item.strip():
-            cursor.units += 1
-            yield make_record(
-                ref,
-                f"json:/{index}",
-                "cursor-cli.prompt_history",
-                "user",
-                "prompt",
-                item,
-                timestamp=mtime,
-            )
+    yield from typed_prompts(ref, cursor, data, "", "cursor-cli.prompt_history")
 
 
 def count_prompt_history(path: Path) -> int:
