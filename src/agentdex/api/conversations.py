@@ -1,0 +1,154 @@
+"""Conversations: list them (newest first), optionally those matching a query or a work dir."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from agentdex.api.index import maybe_refresh, reader, refresh
+from agentdex.errors import UsageError
+from agentdex.records import iso_utc
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from agentdex.catalogue import StoreRow
+    from agentdex.search.engine import Engine
+
+MAX_LIMIT = 10_000
+
+
+@dataclass(slots=True)
+class ConversationsResult:
+    query: str | None
+    status: str = "ok"
+    conversations: list[dict[str, Any]] = field(default_factory=list)
+    stats: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "query": self.query,
+            "status": self.status,
+            "stats": self.stats,
+            "conversations": self.conversations,
+        }
+
+
+def _session_rows(engine: Engine, where: str, params: list[object]) -> list[tuple[Any, ...]]:
+    return list(
+        engine.db.execute(
+            "SELECT agent, session_id, min(timestamp), max(timestamp), count(*),"
+            " max(project), max(cwd) FROM records"
+            f" WHERE {where} GROUP BY agent, session_id",
+            params,
+        )
+    )
+
+
+def conversation_title(engine: Engine, agent: str, session_id: str) -> str | None:
+    row = engine.db.execute(
+        "SELECT title FROM titles WHERE agent = ? AND session_id = ?", (agent, session_id)
+    ).fetchone()
+    if row and row[0]:
+        return str(row[0])
+    first = engine.all_hits(
+        "r.agent = ? AND r.session_id = ? AND r.kind = 'prompt' ORDER BY r.timestamp, r.id LIMIT 1",
+        (agent, session_id),
+    )
+    if not first:
+        return None
+    text = " ".join(engine.original_text(first[0]).split())
+    return text[:77] + "…" if len(text) > 80 else text
+
+
+def _conversation_json(engine: Engine, row: tuple[Any, ...]) -> dict[str, Any]:
+    agent, session_id, first, last, count, project, cwd = row
+    return {
+        "agent": agent,
+        "session_id": session_id,
+        "title": conversation_title(engine, agent, session_id),
+        "project": project,
+        "cwd": cwd,
+        "first_activity": iso_utc(first),
+        "last_activity": iso_utc(last),
+        "message_count": count,
+    }
+
+
+def conversations(
+    query: str | None = None,
+    *,
+    root: str | os.PathLike[str] | None = None,
+    home: str | None = None,
+    refresh_first: bool = True,
+    limit: int | None = 50,
+    rows: Iterable[StoreRow] | None = None,
+    now: float | None = None,
+) -> ConversationsResult:
+    """Conversations (newest activity first), optionally only those with a record matching."""
+    if limit is not None and not (0 < limit <= MAX_LIMIT):
+        raise UsageError(f"limit must be between 1 and {MAX_LIMIT}")
+    if query:
+        from agentdex.search.query import parse_query
+
+        parse_query(query, now=now)
+    result = ConversationsResult(query=query or None)
+    maybe_refresh(refresh_first, root, home, rows, result.stats)
+    with reader(root) as engine:
+        if engine is None:
+            result.status = "no-index"
+            result.stats["total"] = 0
+            return result
+        if query:
+            from agentdex.api.search import matching_rows
+
+            matched, _, _ = matching_rows(engine, query, now=now)
+            keys = {(r[5], r[6]) for r in matched}
+            sessions = {k[1] for k in keys}
+            found: list[tuple[Any, ...]] = []
+            ids = sorted(sessions)
+            for i in range(0, len(ids), 900):
+                chunk = ids[i : i + 900]
+                marks = ",".join("?" * len(chunk))
+                found.extend(_session_rows(engine, f"session_id IN ({marks})", list(chunk)))
+            rows_found = [r for r in found if (r[0], r[1]) in keys]
+        else:
+            rows_found = _session_rows(engine, "1", [])
+        rows_found.sort(key=lambda r: (r[3] is None, -(r[3] or 0.0), r[1]))
+        result.stats["total"] = len(rows_found)
+        shown = rows_found[:limit] if limit is not None else rows_found
+        result.conversations = [_conversation_json(engine, r) for r in shown]
+    return result
+
+
+def conversations_for_workdir(
+    workdir: str,
+    since: float | None,
+    until: float | None,
+    home: str | None = None,
+    *,
+    root: str | os.PathLike[str] | None = None,
+    refresh_first: bool = True,
+) -> list[dict[str, Any]]:
+    """Conversations with a record whose cwd is ``workdir`` or inside it, active in the window."""
+    base = os.path.normpath(os.path.abspath(os.path.expanduser(workdir)))
+    if refresh_first:
+        refresh(root, home=home, wait=False)
+    with reader(root) as engine:
+        if engine is None:
+            return []
+        prefix = base.rstrip("/") + "/"
+        rows = _session_rows(
+            engine, "cwd = ? OR substr(cwd, 1, ?) = ?", [base, len(prefix), prefix]
+        )
+        out = []
+        for row in rows:
+            first, last = row[2], row[3]
+            if since is not None and (last is None or last < since):
+                continue
+            if until is not None and (first is None or first > until):
+                continue
+            out.append(_conversation_json(engine, row))
+        out.sort(key=lambda c: c["last_activity"] or "", reverse=True)
+        return out

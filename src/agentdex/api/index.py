@@ -1,0 +1,157 @@
+"""Index access for the library API: refresh it, open a read snapshot, report its status.
+
+:func:`reader` is the one way the other API modules open the current index
+generation: an :class:`~agentdex.search.engine.Engine` inside one read
+transaction (a consistent WAL snapshot).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agentdex.errors import CorruptError
+
+if TYPE_CHECKING:
+    from agentdex.catalogue import StoreRow
+    from agentdex.index.refresh import RefreshStats
+    from agentdex.search.engine import Engine
+
+
+def refresh(
+    root: str | os.PathLike[str] | None = None,
+    *,
+    home: str | None = None,
+    full: bool = False,
+    wait: bool | float = True,
+    progress: Callable[[int, int, int, int], None] | None = None,
+    warn: Callable[[str], None] | None = None,
+    rows: Iterable[StoreRow] | None = None,
+) -> RefreshStats:
+    """Bring the index up to date (``full``: rebuild from scratch).
+
+    Afterwards the set of project dirs seen is written to
+    ``<data dir>/projects.json``, which discovery reads to find per-project
+    stores (Aider). When that set grew, one more (cheap: unchanged files cost
+    a stat) refresh picks up the stores it reveals.
+    """
+    from agentdex.index.refresh import refresh as _refresh
+
+    stats = _refresh(root, home=home, full=full, wait=wait, progress=progress, warn=warn, rows=rows)
+    changed = stats.records_added or stats.records_removed or stats.rebuilt
+    if rows is None and changed and _write_known_projects(root):
+        again = _refresh(root, home=home, wait=wait, warn=warn)
+        stats.files_parsed += again.files_parsed
+        stats.records_added += again.records_added
+        stats.bytes_parsed += again.bytes_parsed
+    return stats
+
+
+def _write_known_projects(root: str | os.PathLike[str] | None) -> bool:
+    """Write the indexed project dirs to ``projects.json``; True when new ones appeared."""
+    import orjson
+
+    from agentdex.paths import data_dir
+
+    with reader(root) as engine:
+        if engine is None:
+            return False
+        rows = engine.db.execute(
+            "SELECT DISTINCT project FROM records WHERE project IS NOT NULL"
+        ).fetchall()
+    projects = sorted({p for (p,) in rows if isinstance(p, str) and os.path.isabs(p)})
+    target = data_dir() / "projects.json"
+    try:
+        before = set(orjson.loads(target.read_bytes()))
+    except (OSError, orjson.JSONDecodeError, TypeError):
+        before = set()
+    if set(projects) == before:
+        return False
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_suffix(f".{os.getpid()}.tmp")
+    try:
+        tmp.write_bytes(orjson.dumps(projects))
+        os.replace(tmp, target)
+    except OSError:
+        with suppress(OSError):
+            tmp.unlink()
+        return False
+    return bool(set(projects) - before)
+
+
+@contextmanager
+def reader(root: str | os.PathLike[str] | None) -> Iterator[Engine | None]:
+    """An engine over the current generation inside one read snapshot (None: no index)."""
+    from agentdex.index.store import Location, index_root, open_reader_db
+    from agentdex.search.engine import Engine
+
+    location = Location(index_root(root))
+    gen = location.current()
+    if gen is None or not (gen / "index.db").exists():
+        yield None
+        return
+    db = open_reader_db(gen)
+    engine: Engine | None = None
+    try:
+        db.execute("BEGIN")
+        try:
+            engine = Engine(db, gen)
+            yield engine
+        except sqlite3.DatabaseError as exc:
+            raise CorruptError(
+                f"index is corrupt ({exc}); run `agentdex index --full` to rebuild it"
+            ) from exc
+    finally:
+        if engine is not None:
+            engine.close()
+        with suppress(sqlite3.Error):
+            db.execute("ROLLBACK")
+        db.close()
+
+
+def maybe_refresh(
+    do_refresh: bool,
+    root: Any,
+    home: str | None,
+    rows: Iterable[StoreRow] | None,
+    stats: dict[str, Any],
+    progress: Callable[[int, int, int, int], None] | None = None,
+) -> None:
+    if not do_refresh:
+        return
+    done = refresh(root, home=home, wait=False, rows=rows, progress=progress)
+    if done.skipped_busy:
+        stats["refresh"] = "skipped: another agentdex process is indexing"
+    else:
+        stats["refresh"] = {
+            "seconds": done.seconds,
+            "files_parsed": done.files_parsed + done.files_resumed,
+            "files_removed": done.files_removed,
+            "records_added": done.records_added,
+        }
+        if done.warnings:
+            stats["warnings"] = done.warnings
+
+
+def index_status(root: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+    """Counts and location of the current index (for ``agentdex index --json``)."""
+    from agentdex.index.store import Location, index_root
+
+    location = Location(index_root(root))
+    gen = location.current()
+    info: dict[str, Any] = {"path": str(location.root), "generation": gen.name if gen else None}
+    if gen is None:
+        return info
+    with reader(root) as engine:
+        if engine is None:
+            return info
+        db = engine.db
+        info["files"] = db.execute("SELECT count(*) FROM files").fetchone()[0]
+        info["records"] = db.execute("SELECT count(*) FROM records").fetchone()[0]
+        info["blocks"] = engine.n_blocks
+    info["bytes"] = sum(p.stat().st_size for p in Path(gen).iterdir() if p.is_file())
+    return info

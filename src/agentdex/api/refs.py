@@ -1,0 +1,75 @@
+"""Result references (``SESSION@LOCATOR``): a conversation's records from the index, in order."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+from agentdex.api.conversations import conversation_title
+from agentdex.api.index import reader
+from agentdex.errors import NotFoundError, UsageError
+
+if TYPE_CHECKING:
+    from agentdex.search.engine import Hit
+
+
+def resolve_ref(ref: str, *, root: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+    """A conversation's records from the index, in order, and the position of ``ref``.
+
+    ``ref`` is ``<session_id>@<locator>`` (as search results give) or a bare
+    session id (or unique prefix). Returns ``{session_id, agent, title,
+    project, position, records}``; ``position`` is None when the locator is
+    not found (or not given).
+    """
+    from agentdex.api.search import hit_json
+
+    session_id, sep, locator = ref.strip().partition("@")
+    if not session_id:
+        raise UsageError("a reference needs a session id: <session_id>@<locator>")
+    with reader(root) as engine:
+        if engine is None:
+            raise NotFoundError("nothing is indexed yet; run `agentdex index`")
+        hits = engine.all_hits("r.session_id = ?", (session_id,))
+        if not hits:
+            hits = engine.all_hits("substr(r.session_id, 1, ?) = ?", (len(session_id), session_id))
+        if not hits:
+            raise NotFoundError(f"no indexed conversation with id {session_id!r}")
+        keys = {(h.agent, h.session_id) for h in hits}
+        if len(keys) > 1:
+            names = ", ".join(f"{a}:{s}" for a, s in sorted(keys)[:5])
+            raise UsageError(f"{session_id!r} matches {len(keys)} conversations: {names}")
+        ordered = _conversation_order(hits)
+        position = None
+        if sep and locator:
+            position = next((i for i, h in enumerate(ordered) if h.locator == locator), None)
+        records = []
+        for hit in ordered:
+            hit.text = engine.original_text(hit)
+            data = hit_json(hit)
+            data.pop("snippet")
+            data.pop("score")
+            records.append(data)
+        agent, sid = next(iter(keys))
+        return {
+            "session_id": sid,
+            "agent": agent,
+            "title": conversation_title(engine, agent, sid),
+            "project": next((h.project for h in ordered if h.project), None),
+            "position": position,
+            "records": records,
+        }
+
+
+def _conversation_order(hits: list[Hit]) -> list[Hit]:
+    """Parse order within a file; files interleaved by time (missing times carried forward)."""
+    hits.sort(key=lambda h: (h.source_path, h.id))
+    keyed: list[tuple[float, int, Hit]] = []
+    last_path, carried = None, 0.0
+    for hit in hits:
+        if hit.source_path != last_path:
+            last_path, carried = hit.source_path, 0.0
+        if hit.timestamp is not None:
+            carried = hit.timestamp
+        keyed.append((carried, hit.id, hit))
+    keyed.sort(key=lambda item: (item[0], item[1]))
+    return [item[2] for item in keyed]
