@@ -16,19 +16,37 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from agentdex.api.conversations import (
-    ConversationsResult,
-    conversations,
-    conversations_for_workdir,
-)
 from agentdex.api.index import index_status, maybe_refresh, reader, refresh
-from agentdex.api.refs import resolve_ref
 from agentdex.errors import UsageError
 from agentdex.records import iso_utc
 
 if TYPE_CHECKING:
+    from agentdex.api.conversations import (
+        ConversationsResult,
+        conversations,
+        conversations_for_workdir,
+    )
+    from agentdex.api.refs import resolve_ref
     from agentdex.catalogue import StoreRow
     from agentdex.search.engine import Engine, Hit
+
+#: re-exported for callers of ``api.search``, imported on first use (keeps ``search`` light)
+_LAZY = {
+    "ConversationsResult": "agentdex.api.conversations",
+    "conversations": "agentdex.api.conversations",
+    "conversations_for_workdir": "agentdex.api.conversations",
+    "resolve_ref": "agentdex.api.refs",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)
+
 
 __all__ = [
     "ConversationsResult",
