@@ -177,22 +177,28 @@ def test_the_first_page_is_the_exact_top_without_verifying_every_match(
 
 
 def test_vocabulary_lookups(tmp_path: Path) -> None:
-    postings.write_vocabulary(tmp_path, ["retry", "autoretry", "retrying", "backoff"])
+    terms = [("retry", 40), ("autoretry", 3), ("retrying", 7), ("backoff", 9), ("x1999", 1999)]
+    postings.write_vocabulary(tmp_path, terms)
     postings.append_vocabulary(tmp_path, ["retrofit"])
     vocab = postings.Vocabulary(tmp_path)
     try:
-        assert vocab.lookup("retr", starts=True, ends=False, limit=10) == [
-            "retrofit",
-            "retry",
-            "retrying",
-        ]
-        assert vocab.lookup("retry", starts=False, ends=True, limit=10) == ["autoretry", "retry"]
-        assert vocab.lookup("try", starts=False, ends=False, limit=10) == [
+        assert vocab.lookup("retr", starts=True, ends=False, limit=10) == (
+            ["retrofit", "retry", "retrying"],
+            40,
+        )
+        assert vocab.lookup("retry", starts=False, ends=True, limit=10) == (
+            ["autoretry", "retry"],
+            40,
+        )
+        assert vocab.lookup("try", starts=False, ends=False, limit=10)[0] == [
             "autoretry",
             "retry",
             "retrying",
         ]
-        assert vocab.lookup("r", starts=False, ends=False, limit=2) is None
-        assert vocab.lookup("zzz", starts=False, ends=False, limit=5) == []
+        assert vocab.lookup("r", starts=False, ends=False, limit=2)[0] is None
+        assert vocab.lookup("zzz", starts=False, ends=False, limit=5) == ([], 0)
+        # digits of a record count are not part of any term
+        assert vocab.lookup("99", starts=False, ends=False, limit=5) == (["x1999"], 1999)
+        assert vocab.lookup("40", starts=False, ends=False, limit=5) == ([], 0)
     finally:
         vocab.close()

@@ -325,12 +325,14 @@ def search(
         head = ordered if want is None else ordered[:want]
         by_id = {hit.id: hit for hit in engine.hits(r[0] for _, r in head)}
         hits = []
+        # ranking reads the lower-cased text (half the decompression); results show the original
+        lower_only = sort == "relevance" and not sensitive and limit is not None
         for score, row in head:
             hit = by_id.get(row[0])
             if hit is None:
                 continue
             hit.score = score
-            hit.text = engine.original_text(hit)
+            hit.text = engine.lower_text(hit) if lower_only else engine.original_text(hit)
             hits.append(hit)
         needles = [t.text for t in positive_terms(node)]
         if sort == "relevance":
@@ -339,6 +341,9 @@ def search(
             for hit in hits:
                 hit.score = 0.0
         shown = hits[:limit] if limit is not None else hits
+        if lower_only:
+            for hit in shown:
+                hit.text = engine.original_text(hit)
         patterns = highlight_patterns(needles, regex=regex, sensitive=sensitive)
         for hit in shown:
             hit.snippet, spans = make_snippet(hit.text, patterns)

@@ -1,4 +1,4 @@
-"""Append-only text blocks: records' text packed ~32 KiB at a time.
+"""Append-only text blocks: records' text packed ~16 KiB at a time.
 
 A block holds consecutive records (ids ``first_id .. first_id + count - 1``):
 their lower-cased UTF-8 joined by NUL bytes (what substring verification
@@ -31,7 +31,7 @@ from agentdex.search.scores import level_of
 if TYPE_CHECKING:
     from concurrent.futures import Future, ThreadPoolExecutor
 
-BLOCK_BYTES = 32 * 1024
+BLOCK_BYTES = 16 * 1024
 #: a run of this many characters that are neither spaces nor ASCII punctuation may hold a
 #: token too long for the postings (MAX_TERM_BYTES, at most 4 bytes a character)
 LONG_TOKEN_CHARS = MAX_TERM_BYTES // 4
