@@ -46,6 +46,16 @@ class SourceRef:
 
 ParseFn = Callable[[SourceRef, ParseCursor, Diagnostics], Iterator[Record]]
 CountFn = Callable[[Path], int]
+#: conversation id -> {"prompts": n, "replies": n}; ``"abandoned": 1`` marks a
+#: branch the agent no longer shows (kept searchable, not a mismatch).
+RoleCounts = dict[str, dict[str, int]]
+RoleCountFn = Callable[[Path], RoleCounts]
+
+
+def add_role(counts: RoleCounts, session: str, role: str, n: int = 1) -> None:
+    """Add ``n`` to ``counts[session][role]`` (``role``: "prompts" or "replies")."""
+    entry = counts.setdefault(session, {"prompts": 0, "replies": 0})
+    entry[role] = entry.get(role, 0) + n
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,9 +65,13 @@ class ParserSpec:
     ``count_raw`` is the *independent* count ``audit`` compares against: a
     deliberately simple pass over the raw file (not the parser's code path)
     counting the conversational units the parser should turn into records.
+    ``count_roles`` is the same kind of pass counting, per conversation,
+    the prompts a person typed and the replies the agent gave, so a parser
+    that reads harness text as prompts or splits a reply is a mismatch.
     """
 
     id: str
     parse: ParseFn
     resumable: bool = False
     count_raw: CountFn | None = None
+    count_roles: RoleCountFn | None = None
