@@ -171,7 +171,8 @@ def _walk_log(raw: bytes) -> Any:
                 items = items if isinstance(items, list) else []
                 if isinstance(entry.get("i"), int) and entry["i"] >= 0:
                     del items[entry["i"] :]
-                items.extend(entry.get("v") if isinstance(entry.get("v"), list) else [])
+                pushed = entry.get("v")
+                items.extend(pushed if isinstance(pushed, list) else [])
                 node[last] = items
             elif entry.get("kind") == 3:
                 if isinstance(node, dict):
