@@ -10,7 +10,8 @@ Transcripts (``claude-code.transcript_jsonl.v1``)
     bookkeeping line types, which are skipped silently.
 
     Per line (``locator`` ``line:N``, ``offset`` = byte offset of the line;
-    a line giving several records numbers them in ``extra["part"]``):
+    a line giving several records numbers them in ``extra["part"]`` and
+    locates the further ones ``line:N#1``, ``line:N#2``):
 
     * ``user`` line: its text (a string, or all ``text`` blocks joined) is
       one record. It is ``user``/``prompt`` (a person typed it) unless it is
@@ -40,11 +41,14 @@ Transcripts (``claude-code.transcript_jsonl.v1``)
     least one record, i.e. a ``user``/``assistant`` line whose
     ``message.content`` is a non-blank string or holds a non-blank ``text``
     or ``thinking`` block, a ``tool_use`` or a ``tool_result`` block; or a
-    ``summary`` line with a non-blank ``summary``.
+    ``summary`` line with a non-blank ``summary``. **Roles**
+    (``count_roles``, :mod:`agentdex.parsers._claude_counts`): per session,
+    user lines whose text a person typed, and assistant text blocks.
 
 History (``claude-code.history_jsonl.v1``)
     ``history.jsonl``: ``{display, pastedContents, timestamp (ms), project,
-    sessionId}``, one ``user``/``prompt`` record per line; ``cwd`` is
+    sessionId}``, one ``user``/``prompt`` record per line (its roles: one
+    prompt per line, by ``sessionId``); ``cwd`` is
     ``project``. ``[Pasted text #N ...]`` placeholders expand from
     ``pastedContents[N].content`` or, when only a ``contentHash`` was kept,
     from ``paste-cache/<hash>.txt`` beside ``history.jsonl``; a placeholder
@@ -64,6 +68,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from agentdex.parsers._claude_counts import count_history_roles, count_transcript_roles
 from agentdex.parsers._jsonl import LineStream, clip, compact_json, raw_objects
 from agentdex.parsers.base import ParseCursor, ParserSpec, SourceRef
 from agentdex.readers import Diagnostics, guard
@@ -251,7 +256,7 @@ def parse_transcript(ref: SourceRef, cursor: ParseCursor, diag: Diagnostics) -> 
                 agent=ref.agent,
                 store=ref.store,
                 source_path=source,
-                locator=f"line:{line.lineno}",
+                locator=f"line:{line.lineno}#{part}" if part else f"line:{line.lineno}",
                 session_id=session,
                 role=role,
                 kind=kind,
@@ -391,11 +396,13 @@ PARSERS: tuple[ParserSpec, ...] = (
         parse=parse_transcript,
         resumable=True,
         count_raw=count_transcript,
+        count_roles=count_transcript_roles,
     ),
     ParserSpec(
         id="claude-code.history_jsonl.v1",
         parse=parse_history,
         resumable=True,
         count_raw=count_history,
+        count_roles=count_history_roles,
     ),
 )
