@@ -235,3 +235,9 @@ def count_inline_raw(path: Path) -> int:
         if isinstance(entry, str) and entry.strip():
             count += 1
     return count
+
+
+def count_inline_roles(path: Path) -> dict[str, dict[str, int]]:
+    """Every inline-chat prompt is a prompt of the one ``inline-chat-history`` conversation."""
+    prompts = count_inline_raw(path)
+    return {"inline-chat-history": {"prompts": prompts, "replies": 0}} if prompts else {}

@@ -10,7 +10,7 @@ incremental run starts. Non-resumable parsers reparse the whole file.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -56,6 +56,15 @@ def add_role(counts: RoleCounts, session: str, role: str, n: int = 1) -> None:
     """Add ``n`` to ``counts[session][role]`` (``role``: "prompts" or "replies")."""
     entry = counts.setdefault(session, {"prompts": 0, "replies": 0})
     entry[role] = entry.get(role, 0) + n
+
+
+def prompts_by_session(entries: Iterable[tuple[str, object]]) -> RoleCounts:
+    """A prompt log's role count: one prompt per ``(session, text)`` whose text is not blank."""
+    counts: RoleCounts = {}
+    for session, text in entries:
+        if isinstance(text, str) and text.strip():
+            add_role(counts, session, "prompts")
+    return counts
 
 
 @dataclass(frozen=True, slots=True)

@@ -64,7 +64,12 @@ from typing import Any
 
 import orjson
 
-from agentdex.parsers._vscode_counts import count_inline_raw, count_session_raw, count_session_roles
+from agentdex.parsers._vscode_counts import (
+    count_inline_raw,
+    count_inline_roles,
+    count_session_raw,
+    count_session_roles,
+)
 from agentdex.parsers._vscode_inline import parse_inline_history
 from agentdex.parsers._vscode_mutation_log import replay
 from agentdex.parsers.base import ParseCursor, ParserSpec, SourceRef
@@ -505,5 +510,6 @@ PARSERS: tuple[ParserSpec, ...] = (
         parse_inline_history,
         resumable=False,
         count_raw=count_inline_raw,
+        count_roles=count_inline_roles,
     ),
 )

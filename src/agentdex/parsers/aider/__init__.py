@@ -43,7 +43,12 @@ from pathlib import Path
 from typing import TextIO
 
 from agentdex.parsers._agent_common import clip, make_record
-from agentdex.parsers.aider._counts import count_chat_history, count_input_history, count_roles
+from agentdex.parsers.aider._counts import (
+    count_chat_history,
+    count_input_history,
+    count_input_roles,
+    count_roles,
+)
 from agentdex.parsers.base import ParseCursor, ParserSpec, SourceRef
 from agentdex.readers import Diagnostics, guard
 from agentdex.records import Kind, Record, Role
@@ -280,5 +285,10 @@ PARSERS = (
         count_raw=count_chat_history,
         count_roles=count_roles,
     ),
-    ParserSpec("aider.input_history.v1", parse_input_history, count_raw=count_input_history),
+    ParserSpec(
+        "aider.input_history.v1",
+        parse_input_history,
+        count_raw=count_input_history,
+        count_roles=count_input_roles,
+    ),
 )

@@ -47,6 +47,12 @@ def count_input_history(path: Path) -> int:
     return count
 
 
+def count_input_roles(path: Path) -> RoleCounts:
+    """Every input-history entry is a prompt of the folder's prompt log."""
+    prompts = count_input_history(path)
+    return {f"aider-input:{path.parent}": {"prompts": prompts, "replies": 0}} if prompts else {}
+
+
 def _labels(lines: list[str]) -> list[str]:
     """One label per line: ``start``, ``in``, ``out`` or ``text``."""
     labels = ["text"] * len(lines)
