@@ -222,3 +222,31 @@ def test_corpus_files_in_a_configured_root(
     monkeypatch.setenv("AGENTDEX_PROJECT_ROOTS", str(tmp_path / "code"))
     stores = sorted(s.store for s in discover(home, agents=["aider"]).sources)
     assert stores == ["aider.chat_history", "aider.input_history"]
+
+
+REAL = Path(__file__).parent / "fixtures" / "real" / "aider"
+
+
+@pytest.mark.parametrize(
+    ("name", "prompts", "replies", "reasoning", "reports"),
+    [("afi-core", 6, 9, 0, 9), ("mozgoslav", 3, 2, 2, 2)],
+)
+def test_vendored_real_excerpts(
+    name: str, prompts: int, replies: int, reasoning: int, reports: int
+) -> None:
+    """Trimmed real histories (tests/fixtures/real/SOURCES.md): one reply per model answer
+    (Aider reports tokens once per answer), reasoning apart, counters agree."""
+    chat = REAL / name / ".aider.chat.history.md"
+    records, cursor, diags = parse(CHAT, chat)
+    kinds = Counter((r.role, r.kind) for r in records)
+    assert kinds["user", "prompt"] == prompts and kinds["assistant", "message"] == replies
+    assert kinds["assistant", "reasoning"] == reasoning
+    assert sum(r.text.count("Tokens: ") for r in records if r.role == "tool") == reports
+    assert not any(r.text.startswith(">>>>>>>") for r in records if r.role == "tool")
+    assert len({r.locator for r in records}) == len(records)
+    assert cursor.units == count_raw(CHAT, chat) and diags.count == 0
+    spec = get_parser(CHAT)
+    assert spec.count_roles is not None
+    counted = spec.count_roles(chat)
+    assert sum(c["prompts"] for c in counted.values()) == prompts
+    assert sum(c["replies"] for c in counted.values()) == replies
