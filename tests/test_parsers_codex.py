@@ -516,7 +516,9 @@ def test_history_resume(tmp_path: Path) -> None:
         handle.write(json.dumps({"session_id": SID, "ts": 1795000061, "text": ""}) + "\n")
     resumed = ParseCursor(offset=cursor.resume_offset, line=cursor.resume_line, state=cursor.state)
     records, resumed, _ = _parse(path, resumed, fn=parse_history)
-    assert [(r.text, r.locator, r.timestamp) for r in records] == [("b", "line:2", 1795000060.0)]
+    assert [(r.text, r.locator, r.timestamp) for r in records] == [
+        ("b", "history.jsonl:line:2", 1795000060.0)
+    ]
     assert resumed.units == count_history(path) == 2
 
 

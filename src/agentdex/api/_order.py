@@ -18,8 +18,9 @@ from typing import TypeVar
 
 T = TypeVar("T")
 
-#: A locator starts with its scheme (``line:``, ``json:``, ``row:``...).
-_LOCATOR = re.compile(r"^[a-z]+:")
+#: A locator is a scheme (``line:``, ``json:``, ``row:``...), optionally after the name
+#: of the file it is in (``history.jsonl:line:3``) when a conversation spans files.
+_LOCATOR = re.compile(r"^(?:[^@\s/]*?:)?(?:line|json|row|part|meta|request|key):")
 
 
 def conversation_order(

@@ -131,6 +131,8 @@ def show(ref: str, home: str | None = None, *, agent: str | None = None) -> dict
     found = discover_sources(home, agents=[agent] if agent else None)
     named = [s for s in found.sources if session_id in os.path.basename(s.path)]
     records = _records_of(named, session_id)
+    if locator and not any(r.locator == locator for r in records):
+        records = []  # the reference is to another file of the conversation (a prompt log)
     if not records and not agent:
         indexed = _from_index(session_id, locator)
         if indexed is not None:
@@ -146,9 +148,10 @@ def show(ref: str, home: str | None = None, *, agent: str | None = None) -> dict
             f"{session_id!r} matches {len(sessions)} conversations: "
             + ", ".join(sorted(sessions)[:5])
         )
+    every = records
     records = _prefer_transcripts(records)
     records = conversation_order(records, lambda r: r.source_path, lambda r: r.timestamp)
-    focus = next((i for i, r in enumerate(records) if locator and r.locator == locator), None)
+    focus = _focus(records, every, locator)
     first = records[0]
     return {
         "session_id": first.session_id,
@@ -159,12 +162,29 @@ def show(ref: str, home: str | None = None, *, agent: str | None = None) -> dict
     }
 
 
+def _focus(shown: list[Record], parsed: list[Record], locator: str | None) -> int | None:
+    """Where ``locator`` is in the conversation shown; a prompt-log entry left out in
+    favour of the transcript focuses the transcript's copy of the same prompt."""
+    if not locator:
+        return None
+    found = next((i for i, r in enumerate(shown) if r.locator == locator), None)
+    if found is not None:
+        return found
+    logged = next((r for r in parsed if r.locator == locator), None)
+    if logged is None:
+        return None
+    same = (logged.role, logged.text.strip())
+    return next((i for i, r in enumerate(shown) if (r.role, r.text.strip()) == same), None)
+
+
 def _prefer_transcripts(records: list[Record]) -> list[Record]:
-    """Drop prompt-log copies when the session's transcript is present (they repeat it)."""
+    """Drop prompt-log entries the session's transcript repeats (same role and text); an
+    entry the transcript lacks (a rewound prompt) stays."""
     holds = {r.store: _holds(r.store) for r in records}
-    if any(h != "prompt log" for h in holds.values()):
-        return [r for r in records if holds[r.store] != "prompt log"]
-    return records
+    said = {(r.role, r.text.strip()) for r in records if holds[r.store] != "prompt log"}
+    return [
+        r for r in records if holds[r.store] != "prompt log" or (r.role, r.text.strip()) not in said
+    ]
 
 
 def _holds(store_id: str) -> str:

@@ -57,7 +57,7 @@ def parse_history(
         cursor.units += 1
         yield make_record(
             ref,
-            f"line:{line.lineno}",
+            f"{Path(ref.path).name}:line:{line.lineno}",  # the transcript has lines too
             sid if isinstance(sid, str) and sid else "antigravity-cli.history",
             "user",
             "prompt",

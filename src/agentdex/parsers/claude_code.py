@@ -11,7 +11,9 @@ Transcripts (``claude-code.transcript_jsonl.v1``)
 
     Per line (``locator`` ``line:N``, ``offset`` = byte offset of the line;
     a line giving several records numbers them in ``extra["part"]`` and
-    locates the further ones ``line:N#1``, ``line:N#2``):
+    locates the further ones ``line:N#1``, ``line:N#2``; a subagent file,
+    which shares its parent's session, prefixes its name:
+    ``agent-<id>.jsonl:line:N``):
 
     * ``user`` line: its text (a string, or all ``text`` blocks joined) is
       one record. It is ``user``/``prompt`` (a person typed it) unless it is
@@ -48,7 +50,8 @@ Transcripts (``claude-code.transcript_jsonl.v1``)
 History (``claude-code.history_jsonl.v1``)
     ``history.jsonl``: ``{display, pastedContents, timestamp (ms), project,
     sessionId}``, one ``user``/``prompt`` record per line (its roles: one
-    prompt per line, by ``sessionId``); ``cwd`` is
+    prompt per line, by ``sessionId``), located ``history.jsonl:line:N``
+    (the session's transcript has lines of its own); ``cwd`` is
     ``project``. ``[Pasted text #N ...]`` placeholders expand from
     ``pastedContents[N].content`` or, when only a ``contentHash`` was kept,
     from ``paste-cache/<hash>.txt`` beside ``history.jsonl``; a placeholder
@@ -205,6 +208,8 @@ def parse_transcript(ref: SourceRef, cursor: ParseCursor, diag: Diagnostics) -> 
     """Stream the records of one transcript (main session or subagent file)."""
     parent, file_agent = _subagent_of(ref.path)
     default_session = parent or ref.path.stem
+    # A subagent file shares its parent's session: its locators name the file.
+    qualifier = f"{ref.path.name}:" if parent is not None or file_agent is not None else ""
     stream = LineStream(
         ref, cursor, diag, {"session": None, "cwd": None, "branch": None, "title_rank": {}}
     )
@@ -256,7 +261,7 @@ def parse_transcript(ref: SourceRef, cursor: ParseCursor, diag: Diagnostics) -> 
                 agent=ref.agent,
                 store=ref.store,
                 source_path=source,
-                locator=f"line:{line.lineno}#{part}" if part else f"line:{line.lineno}",
+                locator=f"{qualifier}line:{line.lineno}" + (f"#{part}" if part else ""),
                 session_id=session,
                 role=role,
                 kind=kind,
@@ -369,7 +374,7 @@ def parse_history(ref: SourceRef, cursor: ParseCursor, diag: Diagnostics) -> Ite
             agent=ref.agent,
             store=ref.store,
             source_path=source,
-            locator=where,
+            locator=f"{ref.path.name}:{where}",
             session_id=session if isinstance(session, str) and session else "unknown",
             role="user",
             kind="prompt",

@@ -213,7 +213,7 @@ def parse_prompt_history(
         cursor.units += 1
         yield make_record(
             ref,
-            f"line:{line.lineno}",
+            f"{path.name}:line:{line.lineno}",  # the session's chat history has lines too
             sid or f"grok-prompts:{path.parent.name}",
             "user",
             "prompt",

@@ -73,7 +73,8 @@ def parse_legacy(ref: SourceRef, cursor: ParseCursor, diag: Diagnostics) -> Iter
 
 
 def parse_history(ref: SourceRef, cursor: ParseCursor, diag: Diagnostics) -> Iterator[Record]:
-    """One ``user``/``prompt`` record per line of ``history.jsonl``."""
+    """One ``user``/``prompt`` record per line of ``history.jsonl``, located
+    ``history.jsonl:line:N`` (the session's rollout has lines of its own)."""
     stream = LineStream(ref, cursor, diag, {})
     source = os.fspath(ref.path)
     for line, obj in stream.lines():
@@ -86,7 +87,7 @@ def parse_history(ref: SourceRef, cursor: ParseCursor, diag: Diagnostics) -> Ite
             agent=ref.agent,
             store=ref.store,
             source_path=source,
-            locator=f"line:{line.lineno}",
+            locator=f"{ref.path.name}:line:{line.lineno}",
             session_id=session if isinstance(session, str) and session else "unknown",
             role="user",
             kind="prompt",
