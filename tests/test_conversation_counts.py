@@ -89,3 +89,40 @@ def test_cli_sessions_json_and_text(fixture_home: Path, run_cli: Any) -> None:
     line = next(x for x in out.stdout.splitlines() if x.split("\t")[1] == CLINE_TASK)
     assert line.split("\t")[3:6] == ["5", "6", "12"]
     assert line.endswith("\tadd a retry to the checkout client")
+
+
+def test_prompt_log_copies_are_not_counted_twice(home: Path) -> None:
+    """Claude's history.jsonl repeats the transcript's prompts: the count stays two."""
+    session = "5d0c2b1e-1111-4222-8333-444455556666"
+    project = home / ".claude" / "projects" / "-work-shop"
+    project.mkdir(parents=True)
+    lines = [
+        ("user", "fix the flaky checkout test", "2026-11-20T10:00:00Z"),
+        ("assistant", "Adding retry with backoff.", "2026-11-20T10:00:05Z"),
+        ("user", "now run it", "2026-11-20T10:01:00Z"),
+    ]
+    (project / f"{session}.jsonl").write_text(
+        "".join(
+            json.dumps(
+                {
+                    "type": kind,
+                    "sessionId": session,
+                    "timestamp": ts,
+                    "message": {"role": kind, "content": text},
+                }
+            )
+            + "\n"
+            for kind, text, ts in lines
+        )
+    )
+    (home / ".claude" / "history.jsonl").write_text(
+        "".join(
+            json.dumps({"display": text, "timestamp": 1795168800000 + i, "sessionId": session})
+            + "\n"
+            for i, text in enumerate(["fix the flaky checkout test", "now run it"])
+        )
+    )
+    api.refresh(home=str(home))
+    (conversation,) = api.conversations(refresh_first=False).conversations
+    assert (conversation["prompts"], conversation["replies"]) == (2, 1)
+    assert conversation["records"] == 5  # the log's copies are indexed, just not counted

@@ -42,11 +42,25 @@ REPLY_SQL = "kind = 'message' AND role = 'assistant'"
 TOOL_SQL = "kind IN ('tool_call', 'tool_result')"
 
 
+def _prompt_logs() -> str:
+    """The catalogue's prompt-log stores as an SQL list: their entries repeat the prompts
+    a conversation's transcript holds, so they count only where there is no transcript."""
+    from agentdex.catalogue import CATALOGUE
+
+    logs = sorted({row.store for row in CATALOGUE if row.holds == "prompt log"})
+    return ",".join("'" + store.replace("'", "''") + "'" for store in logs) or "''"
+
+
 def _session_rows(engine: Engine, where: str, params: list[object]) -> list[tuple[Any, ...]]:
+    logs = _prompt_logs()
+    told = f"store NOT IN ({logs})"
+    prompts = (
+        f"CASE WHEN sum({told}) > 0 THEN sum({PROMPT_SQL} AND {told}) ELSE sum({PROMPT_SQL}) END"
+    )
     return list(
         engine.db.execute(
             "SELECT agent, session_id, min(timestamp), max(timestamp), count(*),"
-            f" max(project), max(cwd), sum({PROMPT_SQL}), sum({REPLY_SQL}), sum({TOOL_SQL})"
+            f" max(project), max(cwd), {prompts}, sum({REPLY_SQL}), sum({TOOL_SQL})"
             f" FROM records WHERE {where} GROUP BY agent, session_id",
             params,
         )
@@ -72,7 +86,8 @@ def conversation_title(engine: Engine, agent: str, session_id: str) -> str | Non
 def _conversation_json(engine: Engine, row: tuple[Any, ...]) -> dict[str, Any]:
     """One conversation: its counts say who said what (``docs/search.md``).
 
-    ``prompts`` (typed by a person), ``replies`` (the agent's answers),
+    ``prompts`` (typed by a person; a prompt log's copies count only when the
+    conversation has no transcript), ``replies`` (the agent's answers),
     ``tool_events`` (tool calls and results), ``records`` (everything indexed,
     reasoning and harness text included); ``message_count`` is prompts plus
     replies, the exchange as the person saw it.

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from agentdex.parsers._jsonl import raw_objects
-from agentdex.parsers.base import RoleCounts
+from agentdex.parsers.base import RoleCounts, prompts_by_session
 from agentdex.parsers.codex._items import (
     DELEGATION_PREFIX,
     IDE_WRAPPERS,
@@ -245,10 +245,7 @@ def count_history(path: Path) -> int:
 
 def count_history_roles(path: Path) -> RoleCounts:
     """Each line with text is one prompt of its ``session_id``."""
-    counts: RoleCounts = {}
-    for obj in raw_objects(path):
-        if isinstance(obj.get("text"), str) and obj["text"].strip():
-            session = obj.get("session_id")
-            session = session if isinstance(session, str) and session else "unknown"
-            counts.setdefault(session, {"prompts": 0, "replies": 0})["prompts"] += 1
-    return counts
+    return prompts_by_session(
+        (str(obj.get("session_id") or "") or "unknown", obj.get("text"))
+        for obj in raw_objects(path)
+    )
