@@ -40,6 +40,8 @@ from agentdex.search.query import And, Field, Node, Not, Or, Term
 
 #: a partial token matching more terms than this constrains nothing
 MAX_EXPANSION = 100_000
+#: a partial token shorter than this constrains nothing (it is part of most terms)
+MIN_PARTIAL = 2
 #: phrase positions expand to at most this many terms (an alternation regex)
 PHRASE_TERMS = 64
 _ASCII_RUN = re.compile(r"[\x00-\x7f]+")
@@ -188,6 +190,8 @@ class Planner:
                 positions.append((token.position, None))
             elif starts and ends:
                 positions.append((token.position, [token.text]))
+            elif len(token.text) < MIN_PARTIAL:
+                positions.append((token.position, None))  # in most terms: not worth a lookup
             else:
                 found = self.vocabulary.lookup(
                     token.text, starts=starts, ends=ends, limit=MAX_EXPANSION
