@@ -2,8 +2,11 @@
 
 Example (every key optional)::
 
+    archive = false                      # keep no copy of conversations (default true;
+                                         # also accepted as [index] archive = false)
+
     [index]
-    path = "~/big-disk/agentdex"        # where the search index lives
+    path = "~/big-disk/agentdex"        # where the search index (and its archive) lives
 
     [projects]
     roots = ["~/src", "~/work"]          # extra project roots (Aider files, context)
@@ -53,6 +56,8 @@ class Config:
     store_paths: dict[str, tuple[Path, ...]] = field(default_factory=dict)
     max_worktrees: int = DEFAULT_MAX_WORKTREES
     context_roots: tuple[Path, ...] = ()
+    #: keep agentdex's own copy of every conversation indexed (docs/archive.md)
+    archive: bool = True
 
 
 def _line_of(text: str, dotted: str) -> int:
@@ -92,6 +97,20 @@ class _Reader:
         return tuple(Path(v).expanduser() for v in self.strings(table, dotted))
 
 
+def _archive_switch(reader: _Reader, data: dict[str, Any]) -> bool:
+    """``archive = false`` at the top of the file, or under ``[index]`` (where a key
+    written after the ``[index]`` header lands)."""
+    index = data.get("index")
+    dotted, value = "archive", data.get("archive")
+    if value is None and isinstance(index, dict):
+        dotted, value = "index.archive", index.get("archive")
+    if value is None:
+        return True
+    if not isinstance(value, bool):
+        raise reader.error(dotted, "must be true or false")
+    return value
+
+
 def load_config(path: Path | None = None) -> Config:
     """Read and validate the config; a missing file is the default config."""
     path = path or config_path()
@@ -106,6 +125,9 @@ def load_config(path: Path | None = None) -> Config:
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
     reader = _Reader(path, text, data)
+    archive = _archive_switch(reader, data)
+    data = {key: value for key, value in data.items() if key != "archive"}
+    reader.data = data
     known = {"index", "projects", "agents", "stores", "worktrees", "context"}
     for key in data:
         if key not in known:
@@ -137,4 +159,5 @@ def load_config(path: Path | None = None) -> Config:
         store_paths=store_paths,
         max_worktrees=max_worktrees,
         context_roots=reader.paths(reader.table("context"), "context.roots"),
+        archive=archive,
     )

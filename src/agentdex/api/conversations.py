@@ -51,6 +51,19 @@ def _prompt_logs() -> str:
     return ",".join("'" + store.replace("'", "''") + "'" for store in logs) or "''"
 
 
+def _gone_sql(engine: Engine) -> str:
+    """SQL over ``records``: is this record kept only by the archive (its source lost it)?"""
+    from agentdex.archive.keys import ARCHIVED_HIGH, ARCHIVED_LOW
+
+    ids = [
+        int(r[0])
+        for r in engine.db.execute(
+            "SELECT id FROM files WHERE path >= ? AND path < ?", (ARCHIVED_LOW, ARCHIVED_HIGH)
+        )
+    ]
+    return f"file_id IN ({','.join(map(str, ids))})" if ids else "0"
+
+
 def _session_rows(engine: Engine, where: str, params: list[object]) -> list[tuple[Any, ...]]:
     logs = _prompt_logs()
     told = f"store NOT IN ({logs})"
@@ -60,7 +73,8 @@ def _session_rows(engine: Engine, where: str, params: list[object]) -> list[tupl
     return list(
         engine.db.execute(
             "SELECT agent, session_id, min(timestamp), max(timestamp), count(*),"
-            f" max(project), max(cwd), {prompts}, sum({REPLY_SQL}), sum({TOOL_SQL})"
+            f" max(project), max(cwd), {prompts}, sum({REPLY_SQL}), sum({TOOL_SQL}),"
+            f" max({_gone_sql(engine)})"
             f" FROM records WHERE {where} GROUP BY agent, session_id",
             params,
         )
@@ -90,9 +104,11 @@ def _conversation_json(engine: Engine, row: tuple[Any, ...]) -> dict[str, Any]:
     conversation has no transcript), ``replies`` (the agent's answers),
     ``tool_events`` (tool calls and results), ``records`` (everything indexed,
     reasoning and harness text included); ``message_count`` is prompts plus
-    replies, the exchange as the person saw it.
+    replies, the exchange as the person saw it. ``source_gone``: some of its
+    records are kept only by agentdex's archive (the agent deleted, truncated
+    or rewrote the file that held them).
     """
-    agent, session_id, first, last, count, project, cwd, prompts, replies, tools = row
+    agent, session_id, first, last, count, project, cwd, prompts, replies, tools, gone = row
     return {
         "agent": agent,
         "session_id": session_id,
@@ -106,6 +122,7 @@ def _conversation_json(engine: Engine, row: tuple[Any, ...]) -> dict[str, Any]:
         "tool_events": tools or 0,
         "records": count,
         "message_count": (prompts or 0) + (replies or 0),
+        "source_gone": bool(gone),
     }
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from agentdex.api.index import index_status, maybe_refresh, reader, refresh
+from agentdex.archive.keys import ARCHIVED_PREFIX
 from agentdex.errors import UsageError
 from agentdex.records import iso_utc
 
@@ -99,6 +100,8 @@ def ref_of(session_id: str, locator: str) -> str:
 
 
 def hit_json(hit: Hit) -> dict[str, Any]:
+    """A result as JSON; ``source_gone``: only agentdex's archive still holds this record."""
+    gone = hit.source_path.startswith(ARCHIVED_PREFIX)
     return {
         "agent": hit.agent,
         "store": hit.store,
@@ -114,10 +117,11 @@ def hit_json(hit: Hit) -> dict[str, Any]:
         "worktree": hit.worktree,
         "model": hit.model,
         "host": hit.host,
-        "source_path": hit.source_path,
+        "source_path": hit.source_path[len(ARCHIVED_PREFIX) :] if gone else hit.source_path,
         "locator": hit.locator,
         "score": hit.score,
         "ref": ref_of(hit.session_id, hit.locator),
+        "source_gone": gone,
     }
 
 

@@ -12,6 +12,12 @@ a killed refresh leaves a consistent index that the next run continues.
 Big refreshes parse in forked worker processes (one per core) while this
 process writes: at most ``IN_FLIGHT_BYTES`` of input is parsed ahead of the
 writer, so memory stays bounded at any corpus size.
+
+The archive (:mod:`agentdex.archive.indexing`) takes part at fixed points:
+every record indexed is offered to it, a vanished file's records are kept
+as archived ones instead of deleted, records of forgotten conversations are
+skipped, and before the final commit what the sources no longer hold is
+re-imported from it.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agentdex.archive.keys import is_archived
 from agentdex.catalogue import Coverage, StoreRow
 from agentdex.discovery import Source, observe
 from agentdex.errors import CorruptError
@@ -96,18 +103,43 @@ _Parsed = tuple[list[Prepared], ParseCursor, list[Diagnostic], int, str | None]
 class _Refresher:
     """Plans each changed file and feeds its records to the :class:`IndexWriter`."""
 
-    def __init__(self, gen: Path, stats: RefreshStats, diagnostics: Diagnostics) -> None:
+    def __init__(
+        self, gen: Path, stats: RefreshStats, diagnostics: Diagnostics, *, archive: bool
+    ) -> None:
+        from agentdex.archive.indexing import IndexingArchive
+
         self.stats = stats
         self.diagnostics = diagnostics
         self.index = IndexWriter(gen)
+        try:
+            self.archive = IndexingArchive(gen.parent, self.index, enabled=archive)
+        except BaseException:
+            self.index.close(False)
+            raise
 
     @property
     def files(self) -> dict[str, tuple[Any, ...]]:
         return self.index.files
 
     def remove_file(self, old: tuple[Any, ...]) -> None:
-        self.stats.records_removed += self.index.remove_file(old)
+        if not self.archive.keep_vanished(old):
+            self.stats.records_removed += self.index.remove_file(old)
         self.stats.files_removed += 1
+
+    def _add(self, prepared: Prepared, file_id: int) -> bool:
+        """Index (and archive) one record unless its conversation is forgotten."""
+        if self.archive.skips(prepared):
+            return False
+        self.index.add(prepared, file_id)
+        self.archive.offer(prepared)
+        return True
+
+    def close(self, ok: bool) -> None:
+        """The archive first: its batch commits before the index's (never behind it)."""
+        try:
+            self.archive.close(ok)
+        finally:
+            self.index.close(ok)
 
     def plan(self, source: Source) -> _Plan | None:
         """Decide how to (re)index ``source``: None when there is nothing to parse."""
@@ -160,8 +192,7 @@ class _Refresher:
         before = self.diagnostics.count
         try:
             for record in run(source, plan.cursor, self.diagnostics):
-                self.index.add(prepare(record), file_id)
-                added += 1
+                added += self._add(prepare(record), file_id)
         except Exception as exc:  # a parser bug costs this file, not the run
             if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EFBIG):
                 raise
@@ -181,13 +212,15 @@ class _Refresher:
         if error is not None:
             self.diagnostics.add(plan.source.path, "", f"parser error: {error}")
             self.stats.files_failed += 1
+        added = 0
         for record in prepared:
-            self.index.add(record, file_id)
-        self._finish(plan, file_id, len(prepared), before)
+            added += self._add(record, file_id)
+        self._finish(plan, file_id, added, before)
 
     def _begin(self, plan: _Plan) -> int:
         """Drop what will be re-read (all, or past the resume point); the file's row id."""
         source = plan.source
+        self.archive.begin_source(source)
         if plan.old is not None:
             self.stats.records_removed += self.index.delete_records(plan.old[0], plan.resume_from)
             return int(plan.old[0])
@@ -226,7 +259,7 @@ class _Refresher:
                 "indexed_at": time.time(),
             },
         )
-        self.index.set_titles(source.agent, cursor.titles)
+        self.index.set_titles(source.agent, self.archive.titles(source.agent, cursor.titles))
         self.stats.records_added += added
         parsed = source.size if resume_from is None else max(0, source.size - resume_from)
         if resume_from is not None:
@@ -321,9 +354,12 @@ def _choose_generation(location: Location, full: bool) -> tuple[Path, bool]:
 def _open_refresher(
     location: Location, stats: RefreshStats, full: bool, warn: Callable[[str], None]
 ) -> tuple[Path, _Refresher]:
+    from agentdex.archive.indexing import archive_enabled
+
+    archive = archive_enabled()
     gen, first_build = _choose_generation(location, full)
     try:
-        refresher = _Refresher(gen, stats, Diagnostics())
+        refresher = _Refresher(gen, stats, Diagnostics(), archive=archive)
         if first_build:
             location.set_current(gen)  # migrated: readers now see progress as it commits
     except CorruptError as exc:
@@ -334,7 +370,7 @@ def _open_refresher(
         gen = location.new_generation()
         location.set_building(gen)
         stats.rebuilt = True
-        refresher = _Refresher(gen, stats, Diagnostics())
+        refresher = _Refresher(gen, stats, Diagnostics(), archive=archive)
     return gen, refresher
 
 
@@ -358,8 +394,10 @@ def _refresh_locked(
     manifest.discard(location.root)
     ok = False
     try:
+        refresher.archive.start()
         with observe.recording() as notes:
             _run(refresher, home, rows, progress, warn)
+        refresher.archive.finish()
         refresher.index.finish(big=stats.bytes_parsed >= BIG_REFRESH_BYTES)
         ok = True
     except (OSError, sqlite3.OperationalError, ValueError) as exc:
@@ -367,7 +405,9 @@ def _refresh_locked(
         raise
     finally:
         stats.diagnostics = refresher.diagnostics.count
-        refresher.index.close(ok)
+        stats.records_archived += refresher.archive.archived
+        stats.records_restored += refresher.archive.restored
+        refresher.close(ok)
     if location.building() == gen:
         location.set_current(gen)
     location.remove_stale()
@@ -430,6 +470,8 @@ def _run(
     seen_paths = {str(s.path) for s in sources}
     in_scope = {row.store for row in rows} if rows is not None else None
     for path, old in list(refresher.files.items()):
+        if is_archived(path):
+            continue  # kept from the archive: no source to compare with
         if path not in seen_paths and (in_scope is None or old[12] in in_scope):
             refresher.remove_file(old)
     changed = [s for s in sources if _maybe_changed(refresher, s)]

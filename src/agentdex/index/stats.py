@@ -23,6 +23,9 @@ class RefreshStats:
     files_failed: int = 0
     records_added: int = 0
     records_removed: int = 0
+    #: records new to the archive, and records re-imported from it (their source lost them)
+    records_archived: int = 0
+    records_restored: int = 0
     bytes_parsed: int = 0
     seconds: float = 0.0
     rebuilt: bool = False

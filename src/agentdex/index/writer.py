@@ -16,6 +16,11 @@ A process killed between the steps leaves SQLite ahead of tantivy;
 re-adds the records past ``postings_rid`` from their stored text, and readers
 verify those records directly until then. So a kill at any point loses
 nothing that was committed and never shows half a batch.
+
+With the archive on (:mod:`agentdex.archive`), step 1 is preceded by the
+archive's own commit, and ``archived_rid`` (every record below it was
+offered to the archive) is committed with the records: the archive is
+never behind the index.
 """
 
 from __future__ import annotations
@@ -25,10 +30,11 @@ import sqlite3
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from agentdex.archive.keys import ARCHIVE_PARSER, archived_path
 from agentdex.index import postings as postings_mod
 from agentdex.index.postings import LONG_TOKEN, PostingsWriter, role_kind, rust_safe
 from agentdex.index.segments import (
@@ -37,9 +43,14 @@ from agentdex.index.segments import (
     Prepared,
     has_long_token,
     load_block,
+    prepare,
 )
 from agentdex.index.store import open_writer_db
+from agentdex.records import Record
 from agentdex.search.scores import level_of
+
+if TYPE_CHECKING:
+    from agentdex.archive.writer import ArchiveWriter
 
 #: a refresh that adds more text than this rebuilds the whole term list at its end
 #: instead of tokenizing the new text again in Python for the delta
@@ -85,6 +96,11 @@ class IndexWriter:
         row = self.db.execute("SELECT value FROM meta WHERE key = 'text_chars'").fetchone()
         self.text_chars: set[str] = set(row[0]) if row and row[0] else set()
         self._chars_grew = False
+        #: the archive batch committed just before each index commit (None: archive off)
+        self.archive: ArchiveWriter | None = None
+        #: contexts whose records were deleted, or added, since the writer opened
+        self.touched_contexts: set[int] = set()
+        self.added_contexts: set[int] = set()
         self.db.execute("BEGIN IMMEDIATE")
         self.recover()
 
@@ -126,6 +142,7 @@ class IndexWriter:
     # -- records ------------------------------------------------------------------------
     def add(self, prepared: Prepared, file_id: int) -> None:
         rid, context_id = self.blocks.add_prepared(prepared, file_id)
+        self.added_contexts.add(context_id)
         timestamp = prepared.meta[5]
         self.postings.add(
             rid,
@@ -157,6 +174,12 @@ class IndexWriter:
         ).fetchone()
         if not count:
             return 0
+        self.touched_contexts.update(
+            row[0]
+            for row in self.db.execute(
+                f"SELECT DISTINCT context_id FROM record_rows WHERE {where}", args
+            )
+        )
         self.db.execute(f"DELETE FROM record_rows WHERE {where}", args)
         from_rid = None if from_offset is None else int(first)
         self.db.execute(
@@ -174,10 +197,138 @@ class IndexWriter:
         self.db.execute("DELETE FROM files WHERE id = ?", (old[0],))
         return removed
 
+    # -- archive integration --------------------------------------------------------------
+    def keep_as_archived(self, old: tuple[Any, ...]) -> bool:
+        """A vanished file's records stay, marked as kept by the archive; False if they cannot.
+
+        The file row is renamed to its archived path (:mod:`agentdex.archive.keys`),
+        so its records and postings stay as they are: nothing is re-indexed.
+        Only possible while no archived row of that path exists (else the caller
+        removes the file and the archive sync re-adds what is missing).
+        """
+        path = archived_path(old[1])
+        if path in self.files:
+            return False
+        self.db.execute(
+            "UPDATE files SET path = ?, parser = ?, size = 0, mtime = 0, resume_offset = 0,"
+            " resume_line = 0, state = '{}', wal_sig = '', indexed_at = ? WHERE id = ?",
+            (path, ARCHIVE_PARSER, time.time(), old[0]),
+        )
+        self.files.pop(old[1], None)
+        self.files[path] = self.db.execute(
+            f"SELECT {FILE_COLUMNS} FROM files WHERE id = ?", (old[0],)
+        ).fetchone()
+        self.touched_contexts.update(
+            row[0]
+            for row in self.db.execute(
+                "SELECT DISTINCT context_id FROM record_rows WHERE file_id = ?", (old[0],)
+            )
+        )
+        return True
+
+    def drop_records(self, file_id: int, rids: set[int]) -> int:
+        """Delete the records ``rids`` of one file, keeping its others; returns how many.
+
+        The postings journal deletes a file's records from an id on, so the
+        file's records past the first dropped one are deleted and the kept ones
+        re-added from their stored text (new ids, same file, same order): a
+        kill between the commits is recovered like any other batch.
+        """
+        if not rids:
+            return 0
+        self.blocks.flush()  # records added in this batch are read back from their blocks
+        first = min(rids)
+        kept = [
+            (record, path)
+            for rid, record, path in self.stored_records(
+                "r.file_id = ? AND r.id >= ?", (file_id, first)
+            )
+            if rid not in rids
+        ]
+        dropped = self.delete_from_rid(file_id, first) - len(kept)
+        for record, _path in kept:
+            self.add(prepare(record), file_id)
+        return dropped
+
+    def delete_from_rid(self, file_id: int, from_rid: int) -> int:
+        """Delete a file's records with ids >= ``from_rid``; returns how many."""
+        where, args = "file_id = ? AND id >= ?", (file_id, from_rid)
+        count, dead = self.db.execute(
+            f"SELECT count(*), coalesce(sum(tlen + 1), 0) FROM record_rows WHERE {where}", args
+        ).fetchone()
+        if not count:
+            return 0
+        self.touched_contexts.update(
+            row[0]
+            for row in self.db.execute(
+                f"SELECT DISTINCT context_id FROM record_rows WHERE {where}", args
+            )
+        )
+        self.db.execute(f"DELETE FROM record_rows WHERE {where}", args)
+        self.db.execute(
+            "INSERT INTO postings_deletes (file_id, from_rid) VALUES (?, ?)", (file_id, from_rid)
+        )
+        if self._postings is None:
+            self._queued_deletes.append((file_id, from_rid))
+        else:
+            self._postings.delete_file(file_id, from_rid)
+        self.dead_bytes += dead
+        return int(count)
+
+    def stored_records(
+        self, where: str, params: tuple[Any, ...] = ()
+    ) -> Iterator[tuple[int, Record, str]]:
+        """``(id, record, file path)`` of the records matching ``where`` (over ``records r``
+        joined with ``files f``), in id order, with their original text from the blocks.
+
+        Read a page of ids at a time, so memory stays flat on any index size.
+        """
+        last = -1
+        block = None
+        while True:
+            rows = self.db.execute(
+                "SELECT r.id, r.block_id, r.agent, r.store, r.session_id, r.role, r.kind,"
+                " r.timestamp, r.model, r.cwd, r.project, r.branch, r.worktree, r.host,"
+                " r.locator, r.offset, f.path FROM records r JOIN files f ON f.id = r.file_id"
+                f" WHERE ({where}) AND r.id > ? ORDER BY r.id LIMIT 2000",
+                (*params, last),
+            ).fetchall()
+            if not rows:
+                return
+            last = rows[-1][0]
+            for row in rows:
+                rid, block_id = row[0], row[1]
+                if block is None or block.id != block_id:
+                    block = load_block(self.db, self.block_file, block_id)
+                if block is None:
+                    continue
+                record = Record(
+                    agent=row[2],
+                    store=row[3],
+                    source_path=str(row[16]),
+                    locator=row[14],
+                    session_id=row[4],
+                    role=row[5],
+                    kind=row[6],
+                    text=block.original_text(rid - block.first_id),
+                    timestamp=row[7],
+                    model=row[8],
+                    cwd=row[9],
+                    project=row[10],
+                    branch=row[11],
+                    worktree=row[12],
+                    host=row[13],
+                    offset=row[15],
+                )
+                yield rid, record, str(row[16])
+
     # -- batches --------------------------------------------------------------------------
     def commit(self) -> None:
         """Commit the batch: SQLite, then the postings, then the markers (module docstring)."""
         self.blocks.flush()
+        if self.archive is not None:
+            self.archive.commit()
+            self._set_meta("archived_rid", self.blocks.next_record)
         if self._chars_grew:
             self._set_meta("text_chars", "".join(sorted(self.text_chars)))
             self._chars_grew = False

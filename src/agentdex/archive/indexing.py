@@ -1,0 +1,130 @@
+"""The archive's part in one refresh, behind one object the refresh calls at fixed points.
+
+:class:`IndexingArchive` is opened by the refresh after its index writer
+(and under the same writer lock):
+
+* :meth:`start`: apply tombstones the generation has not seen, copy into the
+  archive whatever the index holds that it lacks (:func:`sync.backfill`),
+  commit;
+* per file: :meth:`begin_source`, then :meth:`offer` for each record the
+  index takes (:meth:`skips` says which records are forgotten); a vanished
+  file goes through :meth:`keep_vanished`;
+* :meth:`finish`, before the index's final commit: re-import what the
+  sources no longer hold (:func:`sync.reconcile`).
+
+With ``archive = false`` in the config nothing is archived, kept or
+re-imported; tombstones still apply, so a forgotten conversation stays
+forgotten either way.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agentdex.archive import sync
+from agentdex.archive.store import ArchiveStore, archive_path
+
+if TYPE_CHECKING:
+    from agentdex.discovery import Source
+    from agentdex.index.segments import Prepared
+    from agentdex.index.writer import IndexWriter
+
+
+def archive_enabled() -> bool:
+    """The config's ``archive`` switch (on unless ``archive = false``)."""
+    from agentdex.config import load_config
+
+    return load_config().archive
+
+
+class IndexingArchive:
+    """Archive work of one refresh over one index generation."""
+
+    def __init__(self, root: Path, index: IndexWriter, *, enabled: bool) -> None:
+        self.index = index
+        self.enabled = enabled
+        self.store: ArchiveStore | None = None
+        if enabled or (archive_path(root) / "archive.db").is_file():
+            self.store = ArchiveStore(root, write=True)
+        self.forgotten = sync.Forgotten(self.store.tombstones() if self.store else ())
+        self.writer = None
+        if enabled and self.store is not None:
+            from agentdex.archive.writer import ArchiveWriter
+
+            self.writer = ArchiveWriter(self.store)
+            index.archive = self.writer
+        self.restored = 0
+        self.forgotten_records = 0
+
+    @property
+    def archived(self) -> int:
+        return self.writer.added if self.writer is not None else 0
+
+    def start(self) -> None:
+        """Tombstones first (nothing forgotten is backfilled), then the backfill; commit."""
+        changed = False
+        if self.store is not None:
+            self.forgotten_records = sync.apply_tombstones(self.index, self.store)
+            changed = self.forgotten_records > 0
+        if self.writer is not None:
+            changed = sync.backfill(self.index, self.writer) > 0 or changed
+        if changed:
+            self.index.commit()
+        if self.writer is not None:
+            self.writer.stop_threads()  # parse workers may be forked next
+
+    # -- per file -----------------------------------------------------------------------------
+    def begin_source(self, source: Source) -> None:
+        if self.writer is not None:
+            self.writer.begin_source(str(source.path), jsonl="jsonl" in source.row.format)
+
+    def skips(self, prepared: Prepared) -> bool:
+        """Is this record in a forgotten conversation (never indexed nor archived)?"""
+        return bool(self.forgotten) and self.forgotten.holds(prepared.meta[0], prepared.meta[2])
+
+    def offer(self, prepared: Prepared) -> None:
+        if self.writer is not None:
+            self.writer.offer(prepared)
+
+    def titles(self, agent: str, titles: dict[str, str]) -> dict[str, str]:
+        """The titles to index (forgotten ones left out), archived as well."""
+        if self.forgotten:
+            titles = {s: t for s, t in titles.items() if not self.forgotten.holds(agent, s)}
+        if self.writer is not None:
+            self.writer.set_titles(agent, titles)
+        return titles
+
+    def keep_vanished(self, old: tuple[Any, ...]) -> bool:
+        """Keep a vanished file's records as archived ones; False: delete them as usual."""
+        return self.writer is not None and self.index.keep_as_archived(old)
+
+    # -- end ------------------------------------------------------------------------------------
+    def finish(self) -> None:
+        """Re-import what the sources no longer hold (with the archive on)."""
+        index = self.index
+        if self.writer is None or self.store is None:
+            if index.touched_contexts:
+                index._set_meta("archive_synced", 0)  # deletes the archive did not see
+            return
+        index.commit()  # the batch's archive entries first: reconcile reads them
+        if index.meta_int("archive_synced", 0) != 1:
+            sessions = None
+        else:
+            files = sync.archived_files(index)
+            sessions = sync.sessions_of_contexts(index, index.touched_contexts)
+            if files and index.added_contexts:
+                added = sync.sessions_of_contexts(index, index.added_contexts)
+                sessions |= added & sync.sessions_with_archived_rows(index, files)
+        if sessions is None or sessions:
+            result = sync.reconcile(index, self.store, sessions)
+            self.restored += result.restored
+        index._set_meta("archive_synced", 1)
+
+    def close(self, ok: bool) -> None:
+        try:
+            if self.writer is not None:
+                self.writer.close(ok)
+        finally:
+            if self.store is not None:
+                self.store.close()

@@ -1,0 +1,446 @@
+"""The archive on disk: one SQLite database and one append-only file of compressed chunks.
+
+Layout under ``<index root>/archive/`` (beside the index generations, so a
+rebuild never touches it)::
+
+    archive.db            SQLite (WAL): entries (one per distinct record), their
+                          contexts and source paths, titles, tombstones, the chunk list
+    chunks-000001.blobs   zlib-compressed chunks of ~256 KiB: record texts, and (in
+                          chunks of their own) the raw source lines kept for records
+
+Crash safety, the pattern of the index's ``text.blocks``: a batch's chunks
+are appended and fsynced *before* the SQLite transaction that references
+them commits, and a writer opening the archive truncates the file to the
+end of the last chunk SQLite lists. So a process killed at any point leaves
+either the whole batch or none of it visible, and never a reference to
+bytes that are not on disk.
+
+Removal (``forget``, ``prune``) writes a new chunk file without the removed
+text (unaffected chunks are copied as they are, affected ones re-packed),
+fsyncs it, then switches ``meta.blob_file`` to it in the same transaction
+that deletes the entries; the old file is deleted after the commit (or, if
+the process died first, by the next writer). ``secure_delete`` zeroes the
+deleted rows' pages and the WAL is truncated after the commit, so removed
+text leaves every archive file.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+import zlib
+from collections import OrderedDict
+from collections.abc import Iterable
+from contextlib import suppress
+from pathlib import Path
+from typing import Any
+
+from agentdex.errors import CorruptError
+
+ARCHIVE_DIR = "archive"
+DB_NAME = "archive.db"
+FORMAT = "agentdex-archive-1"
+#: uncompressed bytes per chunk: big enough for zlib to find repeats, small to read one record
+CHUNK_BYTES = 256 * 1024
+#: zlib level 4: within 5% of level 6's size at half its time (docs/archive.md)
+LEVEL = 4
+TEXT, RAW = 0, 1
+CHUNK_CACHE = 8
+
+ENTRY_COLUMNS = (
+    "e.key, c.agent, c.store, c.session_id, e.role, e.kind, e.timestamp, c.model, c.cwd,"
+    " c.project, c.branch, c.worktree, c.host, s.path, e.locator, e.offset, e.text_chunk,"
+    " e.text_start, e.text_size, e.raw_chunk, e.raw_start, e.raw_size, e.archived_at"
+)
+ENTRY_FROM = "entries e JOIN contexts c ON c.id = e.context_id JOIN sources s ON s.id = e.source_id"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
+-- who said it where: each distinct (agent, store, session, paths, model) once
+CREATE TABLE IF NOT EXISTS contexts (
+    id INTEGER PRIMARY KEY,
+    agent TEXT NOT NULL,
+    store TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    model TEXT,
+    cwd TEXT,
+    project TEXT,
+    branch TEXT,
+    worktree TEXT,
+    host TEXT
+);
+CREATE INDEX IF NOT EXISTS contexts_session ON contexts(session_id);
+CREATE TABLE IF NOT EXISTS sources (id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE);
+CREATE TABLE IF NOT EXISTS chunks (
+    id INTEGER PRIMARY KEY,
+    kind INTEGER NOT NULL,      -- 0: record texts, 1: raw source lines
+    offset INTEGER NOT NULL,    -- in the blob file
+    size INTEGER NOT NULL,      -- compressed
+    raw_size INTEGER NOT NULL   -- uncompressed
+);
+-- one row per distinct record, in the order first archived (dense pages); key:
+-- agentdex.archive.keys.record_key
+CREATE TABLE IF NOT EXISTS entries (
+    id INTEGER PRIMARY KEY,
+    key INTEGER NOT NULL UNIQUE,
+    context_id INTEGER NOT NULL,
+    source_id INTEGER NOT NULL,
+    role TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    timestamp REAL,
+    locator TEXT NOT NULL,
+    offset INTEGER NOT NULL,
+    text_chunk INTEGER NOT NULL,
+    text_start INTEGER NOT NULL,
+    text_size INTEGER NOT NULL,
+    raw_chunk INTEGER,
+    raw_start INTEGER,
+    raw_size INTEGER,
+    archived_at INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS entries_context ON entries(context_id);
+CREATE TABLE IF NOT EXISTS titles (
+    agent TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    title TEXT NOT NULL,
+    PRIMARY KEY (agent, session_id)
+);
+-- forgotten conversations: never indexed or archived again (agent NULL: any agent)
+CREATE TABLE IF NOT EXISTS tombstones (
+    id INTEGER PRIMARY KEY,
+    agent TEXT,
+    session_id TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    created_at REAL NOT NULL
+);
+"""
+
+
+def archive_path(root: Path) -> Path:
+    """The archive dir of the index at ``root``."""
+    return root / ARCHIVE_DIR
+
+
+def _blob_name(number: int) -> str:
+    return f"chunks-{number:06d}.blobs"
+
+
+class ArchiveStore:
+    """An open archive: ``write=True`` for the one writer (under the index writer lock)."""
+
+    def __init__(self, root: Path, *, write: bool) -> None:
+        self.dir = archive_path(root)
+        self.write = write
+        if write:
+            self.dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+        elif not (self.dir / DB_NAME).is_file():
+            raise FileNotFoundError(self.dir / DB_NAME)
+        try:
+            self.db = sqlite3.connect(self.dir / DB_NAME, timeout=30.0, isolation_level=None)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            self.db.execute("PRAGMA secure_delete=ON")
+            self.db.execute("PRAGMA cache_size=-32000")  # entries are keyed by hash: random pages
+            if write:
+                self._migrate()
+            else:
+                self.db.execute("PRAGMA query_only=1")
+            self.blob_file = self._meta("blob_file") or _blob_name(1)
+        except sqlite3.DatabaseError as exc:
+            raise CorruptError(
+                f"archive database {self.dir / DB_NAME} is unreadable: {exc}"
+                "; move the archive folder away to start a new one"
+            ) from exc
+        self._fd = -1
+        self._end = 0
+        self._cache: OrderedDict[int, bytes] = OrderedDict()
+        self._chunk_rows: dict[int, tuple[int, int]] = {}
+        if write:
+            self._open_blobs_for_writing()
+        else:
+            self._open_blobs_for_reading()
+
+    # -- schema and meta ----------------------------------------------------------------
+    def _migrate(self) -> None:
+        fmt = None
+        if self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'meta'").fetchone():
+            fmt = self._meta("format")
+        if fmt is not None and fmt != FORMAT:
+            raise CorruptError(f"{self.dir / DB_NAME}: unknown archive format {fmt!r}")
+        self.db.executescript(_SCHEMA)
+        if fmt is None:
+            self.set_meta("format", FORMAT)
+
+    def _meta(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def meta_int(self, key: str, default: int = 0) -> int:
+        value = self._meta(key)
+        return int(value) if value is not None and value.lstrip("-").isdigit() else default
+
+    def set_meta(self, key: str, value: object) -> None:
+        self.db.execute(
+            "INSERT INTO meta (key, value) VALUES (?, ?)"
+            " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (key, str(value)),
+        )
+
+    # -- the blob file --------------------------------------------------------------------
+    def _open_blobs_for_writing(self) -> None:
+        """Open the named chunk file; drop a killed writer's unreferenced tail and old files."""
+        path = self.dir / self.blob_file
+        self._fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
+        end = self.db.execute("SELECT max(offset + size) FROM chunks").fetchone()[0] or 0
+        size = os.fstat(self._fd).st_size
+        if size < end:
+            raise CorruptError(
+                f"{path} is shorter than its chunk list ({size} < {end} bytes)"
+                "; move the archive folder away to start a new one"
+            )
+        if size > end:
+            os.ftruncate(self._fd, end)
+        self._end = end
+        for other in self.dir.glob("chunks-*.blobs"):
+            if other.name != self.blob_file:
+                other.unlink(missing_ok=True)
+
+    def _open_blobs_for_reading(self) -> None:
+        """Open the chunk file this read snapshot names (a removal may switch files meanwhile)."""
+        for _attempt in range(5):
+            self.db.execute("BEGIN")
+            self.blob_file = self._meta("blob_file") or _blob_name(1)
+            try:
+                self._fd = os.open(self.dir / self.blob_file, os.O_RDONLY)
+                return
+            except FileNotFoundError:
+                self.db.execute("ROLLBACK")
+                if not self.db.execute("SELECT 1 FROM chunks LIMIT 1").fetchone():
+                    self.db.execute("BEGIN")
+                    return
+        raise CorruptError(f"{self.dir / self.blob_file} is missing")
+
+    def append_chunk(
+        self, kind: int, data: bytes, packed: bytes | None = None, chunk_id: int | None = None
+    ) -> int:
+        """Append ``data`` as a chunk (``packed``: already compressed); its chunk id.
+
+        The chunk's row is inserted in the caller's open transaction, which
+        must commit only after :meth:`sync`.
+        """
+        if packed is None:
+            packed = zlib.compress(data, LEVEL)
+        offset = self._end
+        self._write(packed)
+        cursor = self.db.execute(
+            "INSERT INTO chunks (id, kind, offset, size, raw_size) VALUES (?, ?, ?, ?, ?)",
+            (chunk_id, kind, offset, len(packed), len(data)),
+        )
+        chunk_id = int(cursor.lastrowid or 0)
+        self._chunk_rows[chunk_id] = (offset, len(packed))
+        self._cache[chunk_id] = data
+        self._trim_cache()
+        return chunk_id
+
+    def _write(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            written = os.write(self._fd, view)
+            view = view[written:]
+        self._end += len(data)
+
+    def sync(self) -> None:
+        if self._fd >= 0:
+            os.fsync(self._fd)
+
+    def chunk(self, chunk_id: int) -> bytes:
+        """The uncompressed bytes of a chunk (a few recent ones are cached)."""
+        cached = self._cache.get(chunk_id)
+        if cached is not None:
+            self._cache.move_to_end(chunk_id)
+            return cached
+        where = self._chunk_rows.get(chunk_id)
+        if where is None:
+            row = self.db.execute(
+                "SELECT offset, size FROM chunks WHERE id = ?", (chunk_id,)
+            ).fetchone()
+            if row is None:
+                raise CorruptError(f"archive chunk {chunk_id} is not listed in {DB_NAME}")
+            where = (int(row[0]), int(row[1]))
+        offset, size = where
+        packed = os.pread(self._fd, size, offset) if self._fd >= 0 else b""
+        try:
+            data = zlib.decompress(packed)
+        except zlib.error as exc:
+            raise CorruptError(f"archive chunk {chunk_id} in {self.blob_file} is damaged") from exc
+        self._cache[chunk_id] = data
+        self._trim_cache()
+        return data
+
+    def _trim_cache(self) -> None:
+        while len(self._cache) > CHUNK_CACHE:
+            self._cache.popitem(last=False)
+
+    def text(self, chunk_id: int, start: int, size: int) -> str:
+        return self.chunk(chunk_id)[start : start + size].decode("utf-8", "surrogatepass")
+
+    def raw(self, chunk_id: int | None, start: int | None, size: int | None) -> bytes | None:
+        if chunk_id is None or start is None or size is None:
+            return None
+        return self.chunk(chunk_id)[start : start + size]
+
+    # -- removal ----------------------------------------------------------------------------
+    def remove_entries(self, keys: Iterable[int]) -> int:
+        """Delete entries (by key) and every byte of their text from the archive's files;
+        how many. Runs its own transaction (the caller holds the writer lock, no batch open).
+        """
+        doomed = sorted(set(keys))
+        if not doomed:
+            return 0
+        old_fd, old_name, old_end = self._fd, self.blob_file, self._end
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            self.db.execute("CREATE TEMP TABLE IF NOT EXISTS doomed (id INTEGER PRIMARY KEY)")
+            self.db.execute("DELETE FROM doomed")
+            self.db.executemany(
+                "INSERT OR IGNORE INTO doomed (id) VALUES (?)", ((i,) for i in doomed)
+            )
+            inside = "key IN (SELECT id FROM doomed)"
+            removed = self.db.execute(f"SELECT count(*) FROM entries WHERE {inside}").fetchone()[0]
+            affected = {
+                int(c)
+                for row in self.db.execute(
+                    f"SELECT text_chunk, raw_chunk FROM entries WHERE {inside}"
+                )
+                for c in row
+                if c is not None
+            }
+            self.db.execute(f"DELETE FROM entries WHERE {inside}")
+            self.db.execute("DELETE FROM doomed")
+            self._rewrite_without(affected)
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            if self._fd != old_fd:
+                os.close(self._fd)
+                (self.dir / self.blob_file).unlink(missing_ok=True)
+            self._fd, self.blob_file, self._end = old_fd, old_name, old_end
+            self._cache.clear()
+            self._chunk_rows.clear()
+            raise
+        os.close(old_fd)
+        (self.dir / old_name).unlink(missing_ok=True)
+        self.checkpoint()
+        return int(removed)
+
+    def _rewrite_without(self, affected: set[int]) -> None:
+        """Inside a transaction: write a new chunk file, re-packing the ``affected`` chunks
+        from the entries still in them and copying every other chunk as it is."""
+        old_fd, old_name = self._fd, self.blob_file
+        number = int(old_name.removeprefix("chunks-").removesuffix(".blobs") or 0) + 1
+        new_name = _blob_name(number)
+        new_path = self.dir / new_name
+        new_path.unlink(missing_ok=True)
+        self._fd = os.open(new_path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
+        self.blob_file = new_name
+        self._end = 0
+        self._cache.clear()
+        self._chunk_rows.clear()
+        chunks = self.db.execute("SELECT id, kind, offset, size FROM chunks ORDER BY id")
+        for chunk_id, kind, offset, size in chunks.fetchall():
+            if chunk_id in affected:
+                self._repack(old_fd, chunk_id, kind, offset, size)
+                continue
+            data = os.pread(old_fd, size, offset)
+            self.db.execute("UPDATE chunks SET offset = ? WHERE id = ?", (self._end, chunk_id))
+            self._write(data)
+        os.fsync(self._fd)
+        self.set_meta("blob_file", new_name)
+
+    def _repack(self, old_fd: int, chunk_id: int, kind: int, offset: int, size: int) -> None:
+        data = zlib.decompress(os.pread(old_fd, size, offset))
+        column = "text" if kind == TEXT else "raw"
+        users = self.db.execute(
+            f"SELECT id, {column}_start, {column}_size FROM entries WHERE {column}_chunk = ?"
+            f" ORDER BY {column}_start",
+            (chunk_id,),
+        ).fetchall()
+        self.db.execute("DELETE FROM chunks WHERE id = ?", (chunk_id,))
+        if not users:
+            return
+        parts: list[bytes] = []
+        moves: list[tuple[int, int]] = []
+        position = 0
+        placed: dict[tuple[int, int], int] = {}  # raw lines are shared by a line's records
+        for entry_id, start, length in users:
+            at = placed.get((start, length))
+            if at is None:
+                at = placed[(start, length)] = position
+                parts.append(data[start : start + length])
+                position += length
+            moves.append((entry_id, at))
+        new_id = self.append_chunk(kind, b"".join(parts))
+        self.db.executemany(
+            f"UPDATE entries SET {column}_chunk = ?, {column}_start = ? WHERE id = ?",
+            [(new_id, at, entry_id) for entry_id, at in moves],
+        )
+
+    def checkpoint(self) -> None:
+        """Fold the WAL into the database and truncate it (removed rows leave the WAL too)."""
+        # a reader holding an old snapshot makes it fail: the next checkpoint folds it
+        with suppress(sqlite3.OperationalError):
+            self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    # -- tombstones and titles ----------------------------------------------------------------
+    def tombstones(self, after: int = 0) -> list[tuple[int, str | None, str]]:
+        """``(id, agent, session_id)`` of every tombstone with an id past ``after``."""
+        rows = self.db.execute(
+            "SELECT id, agent, session_id FROM tombstones WHERE id > ? ORDER BY id", (after,)
+        )
+        return [(int(r[0]), r[1], str(r[2])) for r in rows]
+
+    def add_tombstones(self, sessions: Iterable[tuple[str | None, str]], reason: str) -> int:
+        """Record forgotten conversations (in the caller's transaction); the newest id."""
+        now = time.time()
+        for agent, session_id in sessions:
+            self.db.execute(
+                "INSERT INTO tombstones (agent, session_id, reason, created_at) VALUES (?,?,?,?)",
+                (agent, session_id, reason, now),
+            )
+        return int(self.db.execute("SELECT coalesce(max(id), 0) FROM tombstones").fetchone()[0])
+
+    def title(self, agent: str, session_id: str) -> str | None:
+        row = self.db.execute(
+            "SELECT title FROM titles WHERE agent = ? AND session_id = ?", (agent, session_id)
+        ).fetchone()
+        return None if row is None else str(row[0])
+
+    # -- reading -------------------------------------------------------------------------------
+    def entries(self, where: str = "1", params: Iterable[Any] = ()) -> list[tuple[Any, ...]]:
+        """Rows of ``ENTRY_COLUMNS`` (``e`` entries, ``c`` contexts, ``s`` sources)."""
+        return self.db.execute(
+            f"SELECT {ENTRY_COLUMNS} FROM {ENTRY_FROM} WHERE {where}", list(params)
+        ).fetchall()
+
+    def session_context_ids(self, agent: str, session_id: str) -> list[int]:
+        return [
+            int(r[0])
+            for r in self.db.execute(
+                "SELECT id FROM contexts WHERE session_id = ? AND agent = ?", (session_id, agent)
+            )
+        ]
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+        self.db.close()
+
+
+def open_reader(root: Path) -> ArchiveStore | None:
+    """The archive for reading (None when there is none yet)."""
+    try:
+        return ArchiveStore(root, write=False)
+    except FileNotFoundError:
+        return None
