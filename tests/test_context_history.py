@@ -285,3 +285,24 @@ def test_racy_fingerprints_are_not_trusted(ws: Path) -> None:
     # files written less than RACY_SECONDS before the resolve: the next check resolves again
     assert observe(ws, T10).status == "recorded"
     assert observe(ws, T11).resolved is True
+
+
+def conversation(cwd: str | None, when: str | None, project: str | None = None) -> dict[str, Any]:
+    record = {"cwd": cwd, "timestamp": when, "text": "hi"}
+    return {"session_id": "s", "project": project, "records": [record]}
+
+
+def test_conversation_context_prefers_a_version_in_force(ws: Path, tmp_path: Path) -> None:
+    record(ws, T10)
+    sub = ws / "sub"
+    sub.mkdir()
+    # nothing recorded for the cwd itself, but the project has a version in force then
+    found = history.conversation_context(
+        conversation(str(sub), "2026-03-01T10:30:00.000Z", project=str(ws)), now=LATER
+    )
+    assert (found["workspace"], found["match"]) == (str(ws), "in_force")
+    assert found["snapshot"]["history"]["version"] == 1
+    none = history.conversation_context(conversation(None, "2026-03-01T10:30:00.000Z"))
+    assert none["match"] == "none" and none["snapshot"] is None
+    untimed = history.conversation_context(conversation(str(ws), None))
+    assert untimed["match"] == "none" and "no timestamps" in untimed["note"]

@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import re
 import time
+from pathlib import Path
 from typing import Any
 
 from agentdex.context import recording
@@ -272,24 +273,46 @@ def conversation_context(
         out["note"] = "the conversation has no timestamps, so no point in time to look up"
         return out
     at = datetime.fromisoformat(first.replace("Z", "+00:00")).timestamp()
-    for place in places:
-        workspace, exists = history_workspace(place)
-        with _open(workspace, exists) as store:
-            version = store.version_at(workspace, at)
-            match = "in_force"
-            if version is None:
-                _refresh(
-                    store, workspace, exists, home=home, limits=limits, now=now, recorded_by="show"
-                )
-                version, match = store.first_after(workspace, at), "earliest_after"
-            if version is None:
-                continue
-            snap = store.snapshot_json(version, payload=payload)
-        snap["history"] = _history_object(version, first, match, now)
-        out.update(workspace=workspace, match=match, snapshot=snap, note=snap["history"]["note"])
+    found = _version_for(places, at, home=home, limits=limits, now=now)
+    if found is None:
+        out["note"] = f"no context history for {', '.join(places)}"
         return out
-    out["note"] = f"no context history for {', '.join(places)}"
+    store_path, workspace, version, match = found
+    with HistoryStore(store_path, create=False) as store:
+        snap = store.snapshot_json(version, payload=payload)
+    snap["history"] = _history_object(version, first, match, now)
+    out.update(workspace=workspace, match=match, snapshot=snap, note=snap["history"]["note"])
     return out
+
+
+def _version_for(
+    places: list[str], at: float, *, home: str | None, limits: Limits, now: float | None
+) -> tuple[Path, str, Version, str] | None:
+    """The best version for ``at`` among ``places``: any in force, else the earliest after.
+
+    A place with no version after ``at`` that still exists is recorded now,
+    so there is at least that (marked ``earliest_after``, never "then").
+    """
+    usable: list[tuple[str, bool]] = []
+    for place in places:
+        try:
+            usable.append(history_workspace(place))
+        except UsageError:
+            continue  # a cwd that is now a file: nothing to look up there
+    with HistoryStore(create=False) as store:
+        for workspace, _exists in usable:
+            version = store.version_at(workspace, at)
+            if version is not None:
+                return store.path, workspace, version, "in_force"
+    for workspace, exists in usable:
+        with _open(workspace, exists) as store:
+            _refresh(
+                store, workspace, exists, home=home, limits=limits, now=now, recorded_by="show"
+            )
+            later = store.first_after(workspace, at)
+            if later is not None:
+                return store.path, workspace, later, "earliest_after"
+    return None
 
 
 def record_indexed_workspaces(

@@ -164,6 +164,8 @@ def show(
     home = home_of(ctx)
     if sum((watch, at is not None, history)) > 1:
         raise click.UsageError("--watch, --at and --history are exclusive")
+    if limit is not None and not history:
+        raise click.UsageError("--limit goes with --history")
     if at is not None or history:
         from agentdex.cli._context_history import show_history
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import zlib
 from collections.abc import Iterable, Sequence
 
 import orjson
@@ -74,7 +75,8 @@ def take(
     stat_digest, newest = _stats(paths)
     if newest >= started_ns - int(RACY_SECONDS * 1e9):
         return None
-    return orjson.dumps({"roots": roots_key(roots, limits), "paths": paths, "stat": stat_digest})
+    data = {"roots": roots_key(roots, limits), "paths": paths, "stat": stat_digest}
+    return zlib.compress(orjson.dumps(data), 6)  # thousands of paths with shared prefixes
 
 
 def unchanged(stored: bytes | None, roots: Sequence[ScanRoot], limits: Limits) -> bool:
@@ -82,10 +84,10 @@ def unchanged(stored: bytes | None, roots: Sequence[ScanRoot], limits: Limits) -
     if not stored:
         return False
     try:
-        data = orjson.loads(stored)
+        data = orjson.loads(zlib.decompress(stored))
         paths = data["paths"]
         if not isinstance(paths, list) or data["roots"] != roots_key(roots, limits):
             return False
         return bool(_stats(paths)[0] == data["stat"])
-    except (orjson.JSONDecodeError, KeyError, TypeError):
+    except (zlib.error, orjson.JSONDecodeError, KeyError, TypeError):
         return False

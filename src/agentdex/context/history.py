@@ -2,7 +2,7 @@
 
 Layout (``<data dir>/context/history.db``, WAL)::
 
-    objects(hash, kind, size, data)   zlib-compressed, keyed by sha256 of the raw bytes:
+    objects(id, hash, kind, size, data)  zlib-compressed, keyed by sha256 of the raw bytes:
                                       "body" = instruction or skill text,
                                       "entry" = one resource's JSON (no payload; "body": hash),
                                       "roots" = the roots list of a snapshot

@@ -49,9 +49,10 @@ def _migration(fn: Migration) -> Migration:
 
 @_migration
 def m001_initial(db: sqlite3.Connection) -> None:
+    # A rowid table: bodies of a few KB fit a page; WITHOUT ROWID would spill them sooner.
     db.execute(
-        "CREATE TABLE IF NOT EXISTS objects (hash TEXT PRIMARY KEY, kind TEXT NOT NULL,"
-        " size INTEGER NOT NULL, data BLOB NOT NULL) WITHOUT ROWID"
+        "CREATE TABLE IF NOT EXISTS objects (id INTEGER PRIMARY KEY, hash TEXT NOT NULL UNIQUE,"
+        " kind TEXT NOT NULL, size INTEGER NOT NULL, data BLOB NOT NULL)"
     )
     db.execute(
         "CREATE TABLE IF NOT EXISTS workspaces (id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE,"
