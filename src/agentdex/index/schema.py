@@ -89,6 +89,20 @@ def m001_initial(db: sqlite3.Connection) -> None:
     )
 
 
+@migration
+def m002_postings_journal(db: sqlite3.Connection) -> None:
+    """Deletes committed here but not yet applied to the tantivy postings (replayed on open)."""
+    db.executescript(
+        """
+        CREATE TABLE IF NOT EXISTS postings_deletes (
+            id INTEGER PRIMARY KEY,
+            file_id INTEGER NOT NULL,
+            from_rid INTEGER  -- NULL: every record of the file
+        );
+        """
+    )
+
+
 def migrate(db: sqlite3.Connection) -> list[str]:
     """Apply pending migrations in order; returns the names applied now."""
     db.execute(
