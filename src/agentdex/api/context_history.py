@@ -94,11 +94,10 @@ def _resolve_when(store: HistoryStore, workspace: str, value: str, now: float | 
     """The version named by ``value``: ``vN`` (the Nth recorded) or a time (in force then)."""
     match = _ORDINAL.match(value.strip().lower())
     if match:
-        ordinal = int(match.group(1))
-        for version in store.versions(workspace):
-            if version.ordinal == ordinal:
-                return version
-        raise NotFoundError(f"{workspace}: no version v{ordinal} recorded")
+        numbered = store.version_numbered(workspace, int(match.group(1)))
+        if numbered is None:
+            raise NotFoundError(f"{workspace}: no version v{match.group(1)} recorded")
+        return numbered
     at = parse_when(value, now=now)
     found = store.version_at(workspace, at)
     if found is None:

@@ -64,9 +64,12 @@ def history_path(base: Path | None = None) -> Path:
     return (base or data_dir()) / "context" / DB_NAME
 
 
-_VERSION_COLUMNS = (
-    "v.id, w.path, v.content_key, v.aggregate_hash, v.error, v.roots_hash, v.entries,"
-    " v.first_seen, v.last_seen, v.recorded_by, v.workspace_id"
+#: One workspace's versions, numbered in time order (the ordinal is "v1", "v2", ...).
+_NUMBERED = (
+    "SELECT v.id, w.path, v.content_key, v.aggregate_hash, v.error, v.roots_hash, v.entries,"
+    " v.first_seen, v.last_seen, v.recorded_by,"
+    " row_number() OVER (ORDER BY v.first_seen, v.id) AS ordinal"
+    " FROM versions v JOIN workspaces w ON w.id = v.workspace_id WHERE w.path = ?"
 )
 
 
@@ -274,31 +277,24 @@ class HistoryStore:
         ).fetchone()
         return (int(row[0]), str(row[1])) if row is not None else None
 
-    def _versions(self, where: str, params: tuple[Any, ...]) -> list[Version]:
+    def _versions(self, workspace: str, where: str, params: tuple[Any, ...]) -> list[Version]:
         if self.db is None:
             return []
         try:
             rows = self.db.execute(
-                f"SELECT {_VERSION_COLUMNS} FROM versions v JOIN workspaces w"
-                f" ON w.id = v.workspace_id WHERE {where}",
-                params,
+                f"SELECT * FROM ({_NUMBERED}) WHERE {where}", (workspace, *params)
             ).fetchall()
         except sqlite3.DatabaseError as exc:
             raise self._corrupt(exc) from exc
         return [self._version(row) for row in rows]
 
-    def _version(self, row: tuple[Any, ...]) -> Version:
-        assert self.db is not None
+    @staticmethod
+    def _version(row: tuple[Any, ...]) -> Version:
         packed = bytes(row[6])
-        ordinal = self.db.execute(
-            "SELECT count(*) FROM versions WHERE workspace_id = ?"
-            " AND (first_seen < ? OR (first_seen = ? AND id <= ?))",
-            (row[10], row[7], row[7], row[0]),
-        ).fetchone()[0]
         return Version(
             id=int(row[0]),
             workspace=str(row[1]),
-            ordinal=int(ordinal),
+            ordinal=int(row[10]),
             content_key=str(row[2]),
             aggregate_hash=str(row[3]),
             error=row[4],
@@ -313,20 +309,20 @@ class HistoryStore:
 
     def versions(self, workspace: str) -> list[Version]:
         """Every version of ``workspace``, oldest first."""
-        return self._versions("w.path = ? ORDER BY v.first_seen, v.id", (workspace,))
+        return self._versions(workspace, "1 ORDER BY ordinal", ())
+
+    def version_numbered(self, workspace: str, ordinal: int) -> Version | None:
+        """Version ``vN`` of ``workspace`` (its Nth in time order)."""
+        found = self._versions(workspace, "ordinal = ?", (ordinal,))
+        return found[0] if found else None
 
     def version_at(self, workspace: str, at: float) -> Version | None:
         """The version in force at ``at``: the last one first seen at or before it."""
-        found = self._versions(
-            "w.path = ? AND v.first_seen <= ? ORDER BY v.first_seen DESC, v.id DESC LIMIT 1",
-            (workspace, at),
-        )
+        found = self._versions(workspace, "first_seen <= ? ORDER BY ordinal DESC LIMIT 1", (at,))
         return found[0] if found else None
 
     def first_after(self, workspace: str, at: float) -> Version | None:
-        found = self._versions(
-            "w.path = ? AND v.first_seen > ? ORDER BY v.first_seen, v.id LIMIT 1", (workspace, at)
-        )
+        found = self._versions(workspace, "first_seen > ? ORDER BY ordinal LIMIT 1", (at,))
         return found[0] if found else None
 
     def has_workspace(self, workspace: str) -> bool:
