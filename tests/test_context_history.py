@@ -22,7 +22,7 @@ from agentdex.context.history import HistoryStore, history_path
 from agentdex.context.resolver import resolve
 from agentdex.context.sources import scan_roots
 from agentdex.errors import NotFoundError, UsageError
-from context_helpers import ts, write
+from context_helpers import eventually, ts, write
 
 T10, T11, T12, T13 = (ts(f"2026-03-01T{h}:00:00") for h in (10, 11, 12, 13))
 LATER = ts("2026-03-02T00:00:00")
@@ -306,3 +306,21 @@ def test_conversation_context_prefers_a_version_in_force(ws: Path, tmp_path: Pat
     assert none["match"] == "none" and none["snapshot"] is None
     untimed = history.conversation_context(conversation(str(ws), None))
     assert untimed["match"] == "none" and "no timestamps" in untimed["note"]
+
+
+def test_the_live_watcher_records_each_change(ws: Path) -> None:
+    clock = iter([T10, T11, T12, T13, LATER])
+    with api.watch(str(ws), debounce=0.05, clock=lambda: next(clock, LATER)) as live:
+        version = live.version
+        write(ws / "AGENTS.md", "# Shop\nwatched edit\n")
+        assert live.wait(version, timeout=10) is not None
+
+        def recorded() -> list[Any]:
+            with HistoryStore(create=False) as store:  # read only: no refresh of its own
+                return store.versions(str(ws))
+
+        found = eventually(lambda: len(recorded()) == 2 and recorded())
+    assert [v.recorded_by for v in found] == ["watch", "watch"]
+    assert found[0].first_seen == T10
+    now = history.snapshot_at(str(ws), "now", payload=True)
+    assert now["resources"][0]["payload"] == "# Shop\nwatched edit\n"
