@@ -75,6 +75,7 @@ def test_before_first_record_and_usage_errors(run_cli: Run, ws: Path) -> None:
     early = run_cli("context", str(ws), "--at", "2026-03-01T09:00:00Z")
     assert early.returncode == 3
     assert "no context recorded" in early.stderr and "Traceback" not in early.stderr
+    assert "(earliest record: 2026-03-01T10:00:00.000Z)" in early.stderr
     assert run_cli("context", str(ws), "--at", "whenever").returncode == 2
     assert run_cli("context", str(ws), "--at", "1h", "--watch").returncode == 2
     assert run_cli("context", "diff", str(ws), "nope").returncode == 2

@@ -113,7 +113,8 @@ def _nothing_before(store: HistoryStore, workspace: str, at: float) -> NotFoundE
         else "nothing is recorded for this workspace"
     )
     return NotFoundError(
-        f"no context recorded for {workspace} at or before {iso_utc(at)}", detail=detail
+        f"no context recorded for {workspace} at or before {iso_utc(at)} ({detail})",
+        detail=detail,
     )
 
 
