@@ -16,19 +16,37 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from agentdex.api.conversations import (
-    ConversationsResult,
-    conversations,
-    conversations_for_workdir,
-)
 from agentdex.api.index import index_status, maybe_refresh, reader, refresh
-from agentdex.api.refs import resolve_ref
 from agentdex.errors import UsageError
 from agentdex.records import iso_utc
 
 if TYPE_CHECKING:
+    from agentdex.api.conversations import (
+        ConversationsResult,
+        conversations,
+        conversations_for_workdir,
+    )
+    from agentdex.api.refs import resolve_ref
     from agentdex.catalogue import StoreRow
     from agentdex.search.engine import Engine, Hit
+
+#: re-exported for callers of ``api.search``, imported on first use (keeps ``search`` light)
+_LAZY = {
+    "ConversationsResult": "agentdex.api.conversations",
+    "conversations": "agentdex.api.conversations",
+    "conversations_for_workdir": "agentdex.api.conversations",
+    "resolve_ref": "agentdex.api.refs",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)
+
 
 __all__ = [
     "ConversationsResult",
@@ -307,12 +325,14 @@ def search(
         head = ordered if want is None else ordered[:want]
         by_id = {hit.id: hit for hit in engine.hits(r[0] for _, r in head)}
         hits = []
+        # ranking reads the lower-cased text (half the decompression); results show the original
+        lower_only = sort == "relevance" and not sensitive and limit is not None
         for score, row in head:
             hit = by_id.get(row[0])
             if hit is None:
                 continue
             hit.score = score
-            hit.text = engine.original_text(hit)
+            hit.text = engine.lower_text(hit) if lower_only else engine.original_text(hit)
             hits.append(hit)
         needles = [t.text for t in positive_terms(node)]
         if sort == "relevance":
@@ -321,6 +341,9 @@ def search(
             for hit in hits:
                 hit.score = 0.0
         shown = hits[:limit] if limit is not None else hits
+        if lower_only:
+            for hit in shown:
+                hit.text = engine.original_text(hit)
         patterns = highlight_patterns(needles, regex=regex, sensitive=sensitive)
         for hit in shown:
             hit.snippet, spans = make_snippet(hit.text, patterns)

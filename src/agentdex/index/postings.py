@@ -178,18 +178,20 @@ class PostingsWriter:
         self.writer = None
 
 
-def all_terms(path: Path) -> list[str]:
-    """Every term of the ``text`` field (after a commit), for the vocabulary file."""
+def all_terms(path: Path) -> list[tuple[str, int]]:
+    """Every term of the ``text`` field with its record count (after a commit)."""
     index = open_index(path, create=False)
-    return [term for term, _ in index.searcher().terms_with_prefix("text", "")]
+    return list(index.searcher().terms_with_prefix("text", ""))
 
 
 class Vocabulary:
     """The term list of ``text``: a full file written after big builds plus an appended delta.
 
-    Lookups scan the bytes (``mmap.find``), so they cost a few milliseconds per
-    ten megabytes of terms and need no index of their own. A term listed twice
-    or no longer in the index is harmless (it only widens a candidate query).
+    One line per term, ``<records holding it>\t<term>`` (0 when unknown: terms
+    appended by small refreshes). Lookups scan the bytes (``mmap.find``), so
+    they cost a few milliseconds per ten megabytes of terms and need no index
+    of their own. A term listed twice or no longer in the index is harmless
+    (it only widens a candidate query).
     """
 
     def __init__(self, gen: Path) -> None:
@@ -212,38 +214,51 @@ class Vocabulary:
         for handle in self._handles:
             handle.close()
 
-    def lookup(self, token: str, *, starts: bool, ends: bool, limit: int) -> list[str] | None:
+    def lookup(
+        self, token: str, *, starts: bool, ends: bool, limit: int
+    ) -> tuple[list[str] | None, int]:
         """Terms that contain ``token`` (``starts``/``ends``: as their start/end).
 
-        None when more than ``limit`` terms match (too unselective to be worth
-        a term-set query).
+        Returns ``(terms, most)``: ``terms`` is None when more than ``limit``
+        match (too unselective to be worth a term-set query); ``most`` is the
+        largest record count among the terms seen, a lower bound on how many
+        records hold the token.
         """
         needle = token.encode("utf-8")
         if starts:
-            needle = b"\n" + needle
+            needle = b"\t" + needle
         if ends:
             needle = needle + b"\n"
-        lead = 1 if starts else 0
         found: set[str] = set()
+        most = 0
         for blob in self.blobs:
             pos = blob.find(needle)
             while pos != -1:
-                begin = blob.rfind(b"\n", 0, pos + lead) + 1
-                end = blob.find(b"\n", pos + lead)
-                found.add(blob[begin:end].decode("utf-8", "replace"))
+                begin = blob.rfind(b"\n", 0, pos) + 1
+                tab = blob.find(b"\t", begin)
+                end = blob.find(b"\n", pos + 1)
+                if end == -1:
+                    end = len(blob)
+                if tab == -1 or pos + (1 if starts else 0) <= tab:  # a hit in the count
+                    pos = blob.find(needle, pos + 1)
+                    continue
+                found.add(blob[tab + 1 : end].decode("utf-8", "replace"))
+                count = blob[begin:tab]
+                if count.isdigit():
+                    most = max(most, int(count))
                 if len(found) > limit:
-                    return None
+                    return None, most
                 pos = blob.find(needle, end)
-        return sorted(found)
+        return sorted(found), most
 
 
-def write_vocabulary(gen: Path, terms: Iterable[str]) -> None:
+def write_vocabulary(gen: Path, terms: Iterable[tuple[str, int]]) -> None:
     """Replace the full term list (and drop the delta it now covers), atomically."""
     tmp = gen / f".{VOCAB_FILE}.tmp"
     with open(tmp, "wb") as out:
-        out.write(b"\n")
         for chunk in _chunks(terms, 65_536):
-            out.write("\n".join(chunk).encode("utf-8", "replace") + b"\n")
+            lines = "".join(f"{count}\t{term}\n" for term, count in chunk)
+            out.write(lines.encode("utf-8", "replace"))
         out.flush()
         os.fsync(out.fileno())
     os.replace(tmp, gen / VOCAB_FILE)
@@ -252,20 +267,17 @@ def write_vocabulary(gen: Path, terms: Iterable[str]) -> None:
 
 def append_vocabulary(gen: Path, terms: Iterable[str]) -> None:
     """Append new terms to the delta (the caller commits the covered record range after)."""
-    data = "\n".join(terms).encode("utf-8", "replace")
+    data = "".join(f"0\t{term}\n" for term in terms).encode("utf-8", "replace")
     if not data:
         return
-    path = gen / VOCAB_DELTA
-    with open(path, "ab") as out:
-        if out.tell() == 0:
-            out.write(b"\n")
-        out.write(data + b"\n")
+    with open(gen / VOCAB_DELTA, "ab") as out:
+        out.write(data)
         out.flush()
         os.fsync(out.fileno())
 
 
-def _chunks(items: Iterable[str], size: int) -> Iterator[list[str]]:
-    chunk: list[str] = []
+def _chunks(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
+    chunk: list[Any] = []
     for item in items:
         chunk.append(item)
         if len(chunk) >= size:

@@ -21,15 +21,17 @@ import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from agentdex.catalogue import Coverage, StoreRow
-from agentdex.discovery import Source
-from agentdex.errors import AgentdexError, CorruptError
+from agentdex.discovery import Source, observe
+from agentdex.errors import CorruptError
+from agentdex.index import manifest
 from agentdex.index.lock import LockBusy, WriterLock
 from agentdex.index.segments import Prepared, prepare
+from agentdex.index.stats import DiskFullError, RefreshStats
 from agentdex.index.store import Location, OutdatedIndexError
 from agentdex.index.writer import IndexWriter, cursor_state, head_hash
 from agentdex.parsers.base import ParseCursor
@@ -50,33 +52,6 @@ IN_FLIGHT_BYTES = 16 * 1024 * 1024
 BIG_REFRESH_BYTES = 256 * 1024 * 1024
 
 Progress = Callable[[int, int, int, int], None]
-
-
-class DiskFullError(AgentdexError):
-    """The disk filled up while indexing; the index keeps its last committed state."""
-
-
-@dataclass(slots=True)
-class RefreshStats:
-    generation: str = ""
-    files_seen: int = 0
-    files_unchanged: int = 0
-    files_parsed: int = 0
-    files_resumed: int = 0
-    files_removed: int = 0
-    files_failed: int = 0
-    records_added: int = 0
-    records_removed: int = 0
-    bytes_parsed: int = 0
-    seconds: float = 0.0
-    rebuilt: bool = False
-    skipped_busy: bool = False
-    diagnostics: int = 0
-    workers: int = 0
-    warnings: list[str] = field(default_factory=list)
-
-    def to_json(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in self.__slots__}
 
 
 def _wal_sig(source: Source) -> str:
@@ -380,9 +355,11 @@ def _refresh_locked(
     if location.building() == gen:
         stats.rebuilt = True
     stats.generation = gen.name
+    manifest.discard(location.root)
     ok = False
     try:
-        _run(refresher, home, rows, progress, warn)
+        with observe.recording() as notes:
+            _run(refresher, home, rows, progress, warn)
         refresher.index.finish(big=stats.bytes_parsed >= BIG_REFRESH_BYTES)
         ok = True
     except (OSError, sqlite3.OperationalError, ValueError) as exc:
@@ -394,9 +371,16 @@ def _refresh_locked(
     if location.building() == gen:
         location.set_current(gen)
     location.remove_stale()
+    if rows is None and not stats.files_failed and not _has_unreadable(refresher.diagnostics):
+        manifest.write(location.root, gen.name, home, notes, stats.files_seen)
     if not full and _garbage_heavy(gen):
         warn("index has mostly deleted text; compacting with a full rebuild")
         _refresh_locked(location, stats, True, home, rows, progress, warn)
+
+
+def _has_unreadable(diagnostics: Diagnostics) -> bool:
+    """A file that could not be read is retried: the next refresh must not take the fast path."""
+    return any(d.message.startswith("unreadable") for d in diagnostics.items)
 
 
 def _raise_disk_full(exc: BaseException) -> None:

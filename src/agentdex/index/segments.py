@@ -1,4 +1,4 @@
-"""Append-only text blocks: records' text packed ~32 KiB at a time.
+"""Append-only text blocks: records' text packed ~16 KiB at a time.
 
 A block holds consecutive records (ids ``first_id .. first_id + count - 1``):
 their lower-cased UTF-8 joined by NUL bytes (what substring verification
@@ -21,14 +21,17 @@ from array import array
 from bisect import bisect_right
 from collections import deque
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from agentdex.index.postings import LONG_TOKEN_FLAG, MAX_TERM_BYTES, meta_terms, rust_safe
 from agentdex.records import Record
 from agentdex.search.scores import level_of
 
-BLOCK_BYTES = 32 * 1024
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ThreadPoolExecutor
+
+BLOCK_BYTES = 16 * 1024
 #: a run of this many characters that are neither spaces nor ASCII punctuation may hold a
 #: token too long for the postings (MAX_TERM_BYTES, at most 4 bytes a character)
 LONG_TOKEN_CHARS = MAX_TERM_BYTES // 4
@@ -36,11 +39,14 @@ _LONG_RUN = re.compile(r"[^\s!-/:-@\[-`{-~]{" + str(LONG_TOKEN_CHARS) + ",}")
 SEP = "\x00"
 SEP_B = b"\x00"
 
-RECORD_COLUMNS = (
-    "id, block_id, file_id, agent, store, session_id, role, kind, timestamp, model, cwd,"
-    " project, branch, worktree, host, locator, offset, tlen, thash"
+_INSERT_RECORD = (
+    "INSERT INTO record_rows (id, block_id, file_id, context_id, role, kind, timestamp,"
+    " locator, offset, tlen, thash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
-_INSERT_RECORD = f"INSERT INTO records ({RECORD_COLUMNS}) VALUES ({', '.join('?' * 19)})"
+_INSERT_CONTEXT = (
+    "INSERT INTO contexts (agent, store, session_id, model, cwd, project, branch, worktree,"
+    " host) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
 
 
 def encode(text: str) -> bytes:
@@ -150,10 +156,18 @@ class BlockWriter:
         row = db.execute("SELECT max(id) FROM blocks").fetchone()
         self.next_block = (row[0] + 1) if row[0] is not None else 0
         row = db.execute(
-            "SELECT max(m) FROM (SELECT max(id) AS m FROM records"
+            "SELECT max(m) FROM (SELECT max(id) AS m FROM record_rows"
             " UNION ALL SELECT max(first_id + count - 1) FROM blocks)"
         ).fetchone()
         self.next_record = (row[0] + 1) if row[0] is not None else 1
+        #: (agent, store, session_id, model, cwd, project, branch, worktree, host) -> id
+        self.contexts: dict[tuple[object, ...], int] = {
+            tuple(r[1:]): r[0]
+            for r in db.execute(
+                "SELECT id, agent, store, session_id, model, cwd, project, branch, worktree,"
+                " host FROM contexts"
+            )
+        }
         self._lower: list[bytes] = []
         self._original: list[str] = []
         self._rows: list[tuple[object, ...]] = []
@@ -167,8 +181,41 @@ class BlockWriter:
         """Add one prepared record; returns its record id."""
         rid = self.next_record + len(self._rows)
         lower = prepared.lower
+        (
+            agent,
+            store,
+            session,
+            role,
+            kind,
+            timestamp,
+            model,
+            cwd,
+            project,
+            branch,
+            worktree,
+            host,
+            locator,
+            offset,
+        ) = prepared.meta
+        key = (agent, store, session, model, cwd, project, branch, worktree, host)
+        context_id = self.contexts.get(key)
+        if context_id is None:
+            cursor = self.db.execute(_INSERT_CONTEXT, key)
+            context_id = self.contexts[key] = int(cursor.lastrowid or 0)
         self._rows.append(
-            (rid, self.next_block, file_id, *prepared.meta, len(lower), prepared.thash)
+            (
+                rid,
+                self.next_block,
+                file_id,
+                context_id,
+                role,
+                kind,
+                timestamp,
+                locator,
+                offset,
+                len(lower),
+                prepared.thash,
+            )
         )
         self._lower.append(lower)
         self._original.append(prepared.text)
@@ -222,6 +269,8 @@ class BlockWriter:
 
     def _executor(self) -> ThreadPoolExecutor:
         if self._pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+
             self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="agentdex-pack")
         return self._pool
 

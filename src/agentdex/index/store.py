@@ -112,16 +112,27 @@ def connect(gen: Path) -> sqlite3.Connection:
 
 
 def open_writer_db(gen: Path) -> sqlite3.Connection:
-    """Open (creating and migrating) a generation for writing; CorruptError if unreadable."""
+    """Open (creating and migrating) a generation for writing; CorruptError if unreadable.
+
+    The format is checked before any migration runs, so an index written by
+    another version is never changed in place (it is rebuilt in a new generation).
+    """
     try:
         db = connect(gen)
-        migrate(db)
-        fmt = db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
-        if fmt is None:
-            db.execute("INSERT INTO meta (key, value) VALUES ('format', ?)", (FORMAT,))
-        elif fmt[0] != FORMAT:
+        has_meta = db.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'"
+        ).fetchone()
+        fmt = (
+            db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
+            if has_meta
+            else None
+        )
+        if has_meta and fmt is not None and fmt[0] != FORMAT:
             db.close()
             raise _format_error(gen, fmt[0])
+        migrate(db)
+        if fmt is None:
+            db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('format', ?)", (FORMAT,))
         return db
     except sqlite3.DatabaseError as exc:
         raise CorruptError(f"index database {gen / 'index.db'} is unreadable: {exc}") from exc

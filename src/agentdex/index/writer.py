@@ -135,12 +135,12 @@ class IndexWriter:
         where = "file_id = ?" + (" AND offset >= ?" if from_offset is not None else "")
         args: tuple[int, ...] = (file_id,) if from_offset is None else (file_id, from_offset)
         count, dead, first = self.db.execute(
-            f"SELECT count(*), coalesce(sum(tlen + 1), 0), min(id) FROM records WHERE {where}",
+            f"SELECT count(*), coalesce(sum(tlen + 1), 0), min(id) FROM record_rows WHERE {where}",
             args,
         ).fetchone()
         if not count:
             return 0
-        self.db.execute(f"DELETE FROM records WHERE {where}", args)
+        self.db.execute(f"DELETE FROM record_rows WHERE {where}", args)
         from_rid = None if from_offset is None else int(first)
         self.db.execute(
             "INSERT INTO postings_deletes (file_id, from_rid) VALUES (?, ?)", (file_id, from_rid)
@@ -238,7 +238,7 @@ class IndexWriter:
     def recover(self) -> None:
         """Bring the postings level with SQLite after a writer died between commit steps."""
         postings_rid = self.meta_int("postings_rid", 1)
-        last = self.db.execute("SELECT max(id) FROM records").fetchone()[0]
+        last = self.db.execute("SELECT max(id) FROM record_rows").fetchone()[0]
         deletes = self.db.execute(
             "SELECT file_id, from_rid FROM postings_deletes ORDER BY id"
         ).fetchall()
@@ -321,7 +321,7 @@ class IndexWriter:
             )
 
     def file_record_count(self, file_id: int) -> int:
-        row = self.db.execute("SELECT count(*) FROM records WHERE file_id = ?", (file_id,))
+        row = self.db.execute("SELECT count(*) FROM record_rows WHERE file_id = ?", (file_id,))
         return int(row.fetchone()[0])
 
 

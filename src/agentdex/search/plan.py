@@ -40,6 +40,8 @@ from agentdex.search.query import And, Field, Node, Not, Or, Term
 
 #: a partial token matching more terms than this constrains nothing
 MAX_EXPANSION = 100_000
+#: a partial token whose most common term is in this share of all records is "dense"
+DENSE_SHARE = 0.2
 #: phrase positions expand to at most this many terms (an alternation regex)
 PHRASE_TERMS = 64
 _ASCII_RUN = re.compile(r"[\x00-\x7f]+")
@@ -180,28 +182,39 @@ class Planner:
         if not tokens:
             return EVERYTHING
         length = len(text)
+        #: per token: its terms, or None (constrains nothing); and whether it is in most records
         positions: list[tuple[int, list[str] | None]] = []
+        dense = False
         for token in tokens:
             starts = token.char_offset_from > 0
             ends = token.char_offset_to < length
             if len(token.text.encode("utf-8")) > MAX_TERM_BYTES:
                 positions.append((token.position, None))
-            elif starts and ends:
+                continue
+            if starts and ends:
                 positions.append((token.position, [token.text]))
-            else:
-                found = self.vocabulary.lookup(
-                    token.text, starts=starts, ends=ends, limit=MAX_EXPANSION
-                )
-                positions.append((token.position, found))
+                continue
+            found, most = self.vocabulary.lookup(
+                token.text, starts=starts, ends=ends, limit=MAX_EXPANSION
+            )
+            if most >= DENSE_SHARE * self.searcher.num_docs and (found is None or len(found) > 64):
+                # in most records anyway: reading them in score order and verifying each
+                # is cheaper than the union of thousands of posting lists
+                dense = True
+                found = None
+            positions.append((token.position, found))
         q = self.tantivy.Query
+        unconstrained = Candidates(q.all_query(), False) if dense else EVERYTHING
+        if any(terms == [] for _, terms in positions):
+            return Candidates(q.empty_query(), False)
         if len(positions) == 1:
             terms = positions[0][1]
             if terms is None:
-                return EVERYTHING
+                return unconstrained
             whole = tokens[0].char_offset_from == 0 and tokens[0].char_offset_to == length
+            if len(terms) == 1:
+                return Candidates(q.term_query(self.schema, "text", terms[0]), whole)
             return Candidates(q.term_set_query(self.schema, "text", terms), whole)
-        if any(terms == [] for _, terms in positions):
-            return Candidates(q.empty_query(), False)
         selective = [
             (position, "(?:" + "|".join(re.escape(t) for t in terms) + ")")
             for position, terms in positions
@@ -213,7 +226,7 @@ class Planner:
             return Candidates(q.regex_phrase_query(self.schema, "text", words), False)
         sets = [terms for _, terms in positions if terms is not None]
         if not sets:
-            return EVERYTHING
+            return unconstrained
         smallest = min(sets, key=len)
         return Candidates(q.term_set_query(self.schema, "text", smallest), False)
 
