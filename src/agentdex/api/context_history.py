@@ -336,14 +336,7 @@ def record_indexed_workspaces(
     from agentdex.api.index import reader
 
     with reader(root) as engine:
-        rows = (
-            engine.db.execute(
-                "SELECT DISTINCT coalesce(cwd, project) FROM records"
-                " WHERE coalesce(cwd, project) IS NOT NULL"
-            ).fetchall()
-            if engine is not None
-            else []
-        )
+        rows = _indexed_places(engine.db) if engine is not None else []
     home_real = os.path.realpath(home_dir(home))
     places = sorted(
         {os.path.realpath(p) for (p,) in rows if isinstance(p, str) and os.path.isabs(p)}
@@ -372,6 +365,24 @@ def record_indexed_workspaces(
         failures.append(exc.message)
     stats.update(counts, failed=failures[:20], seconds=round(time.perf_counter() - started, 3))
     return stats
+
+
+def _indexed_places(db: Any) -> list[tuple[Any]]:
+    """Distinct cwd (else project) of indexed conversations.
+
+    An index that keeps each conversation's paths once (a ``contexts``
+    table) is read there: one row per conversation instead of a scan of
+    every record through the ``records`` view.
+    """
+    has_contexts = db.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'contexts'"
+    ).fetchone()
+    source = "contexts" if has_contexts else "records"
+    rows: list[tuple[Any]] = db.execute(
+        f"SELECT DISTINCT coalesce(cwd, project) FROM {source}"
+        " WHERE coalesce(cwd, project) IS NOT NULL"
+    ).fetchall()
+    return rows
 
 
 def history_info() -> dict[str, Any]:
