@@ -374,7 +374,7 @@ def search(
 def _here(engine: Engine, here: str) -> tuple[Callable[[tuple[Any, ...]], bool], Any]:
     """The ``--here`` place as a row predicate and as an exact postings query."""
     from agentdex.gitinfo import git_info
-    from agentdex.search.fields import field_matches_value
+    from agentdex.search.plan import context_ids
     from agentdex.search.query import Field
 
     base = os.path.normpath(os.path.abspath(os.path.expanduser(here)))
@@ -389,15 +389,11 @@ def _here(engine: Engine, here: str) -> tuple[Callable[[tuple[Any, ...]], bool],
     def predicate(row: tuple[Any, ...]) -> bool:
         return inside(row[8]) or inside(row[9]) or inside(row[10])
 
-    terms = []
+    ids: set[int] = set()
     for column in ("cwd", "project", "worktree"):
         for root in roots:
-            prefix = f"{column}:{root}"
-            for term, _ in engine.searcher.terms_with_prefix("meta", prefix):
-                value = term[len(column) + 1 :]
-                if any(field_matches_value(Field(column, r), value) for r in roots):
-                    terms.append(term)
+            ids.update(context_ids(engine.db, Field(column, root)))
     import tantivy
 
-    query = tantivy.Query.term_set_query(engine.schema, "meta", sorted(set(terms)))
+    query = tantivy.Query.term_set_query(engine.schema, "ctx", sorted(ids))
     return predicate, query

@@ -9,8 +9,10 @@ One tantivy document per record, in ``<generation>/postings``:
   the same way (:func:`analyzer`). Not stored: the text lives in the block
   store (:mod:`agentdex.index.segments`).
 * ``rid`` (record id), ``file``: for deletes, ``path:`` filters and recovery.
-* ``meta``: one raw term per filterable value (``agent:codex``,
-  ``cwd:/home/x``, ...), see :func:`meta_terms`.
+* ``ctx``: the record's context (agent, session, paths, model: a row of the
+  ``contexts`` table), ``rk``: its role and kind (:func:`role_kind`),
+  ``flags``: :data:`LONG_TOKEN` when a token was too long to index. Field
+  filters resolve to sets of these small numbers through SQLite.
 * ``ts`` (epoch seconds, -1 when unknown) and ``level`` (the record's
   quantized cheap score, :mod:`agentdex.search.ranking`): fast fields that
   order candidates for the first page.
@@ -37,14 +39,13 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from agentdex.records import KINDS, ROLES
+
 TOKENIZER = "adx_simple"
-#: raw-term prefixes of the ``meta`` field, one per filterable column
-META_FIELDS = ("agent", "role", "kind", "session", "cwd", "project", "worktree", "branch")
-META_EXTRA = ("model", "host")
 #: tantivy refuses terms longer than this (bytes); longer tokens are left out of the index
 MAX_TERM_BYTES = 65_000
-#: the ``meta`` term of records holding such a token: candidates of every text query
-LONG_TOKEN_FLAG = "flag:long-token"
+#: ``flags`` bit of records holding such a token: candidates of every text query
+LONG_TOKEN = 1
 VOCAB_FILE = "vocab.txt"
 VOCAB_DELTA = "vocab-delta.txt"
 
@@ -63,7 +64,9 @@ def schema() -> Any:
     builder.add_text_field("text", stored=False, tokenizer_name=TOKENIZER, index_option="position")
     builder.add_unsigned_field("rid", stored=False, indexed=True, fast=True)
     builder.add_unsigned_field("file", stored=False, indexed=True, fast=False)
-    builder.add_text_field("meta", stored=False, tokenizer_name="raw", index_option="basic")
+    builder.add_unsigned_field("ctx", stored=False, indexed=True, fast=False)
+    builder.add_unsigned_field("rk", stored=False, indexed=True, fast=False)
+    builder.add_unsigned_field("flags", stored=False, indexed=True, fast=False)
     builder.add_integer_field("ts", stored=False, indexed=True, fast=True)
     builder.add_unsigned_field("level", stored=False, indexed=True, fast=True)
     return builder.build()
@@ -102,14 +105,21 @@ def rust_safe(text: str, encoded: bytes | None = None) -> str:
     return text
 
 
-def meta_terms(values: dict[str, object]) -> list[str]:
-    """``name:value`` raw terms for the non-empty filterable values of one record."""
-    out = []
-    for name in (*META_FIELDS, *META_EXTRA):
-        value = values.get(name)
-        if isinstance(value, str) and value:
-            out.append(rust_safe(f"{name}:{value}"))
-    return out
+def role_kind(role: str, kind: str) -> int:
+    """One small number for a (role, kind) pair (``role:``/``kind:`` filters are sets of them)."""
+    role_index = ROLES.index(role) if role in ROLES else len(ROLES)
+    kind_index = KINDS.index(kind) if kind in KINDS else len(KINDS)
+    return role_index * 8 + kind_index
+
+
+def role_kinds(*, role: str | None = None, kind: str | None = None) -> list[int]:
+    """Every ``rk`` value with this role (or kind)."""
+    return [
+        role_kind(r, k)
+        for r in ROLES
+        for k in KINDS
+        if (role is None or r == role) and (kind is None or k == kind)
+    ]
 
 
 class PostingsWriter:
@@ -128,8 +138,10 @@ class PostingsWriter:
         self,
         rid: int,
         file_id: int,
+        context_id: int,
+        rk: int,
+        flags: int,
         lower: str,
-        terms: Iterable[str],
         ts: float | None,
         level: int,
     ) -> None:
@@ -137,8 +149,10 @@ class PostingsWriter:
         doc.add_text("text", lower)
         doc.add_unsigned("rid", rid)
         doc.add_unsigned("file", file_id)
-        for term in terms:
-            doc.add_text("meta", term)
+        doc.add_unsigned("ctx", context_id)
+        doc.add_unsigned("rk", rk)
+        if flags:
+            doc.add_unsigned("flags", flags)
         doc.add_integer("ts", int(ts) if ts is not None else -1)
         doc.add_unsigned("level", level)
         self.writer.add_document(doc)

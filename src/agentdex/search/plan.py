@@ -35,7 +35,7 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
-from agentdex.search.fields import field_matches_value, path_file_ids
+from agentdex.search.fields import FIELD_COLUMNS, field_matches_value, path_file_ids
 from agentdex.search.query import And, Field, Node, Not, Or, Term
 
 #: a partial token matching more terms than this constrains nothing
@@ -85,14 +85,11 @@ class Planner:
         self.word = word
         self.regex = regex
         self.analyzer = analyzer()
-        from agentdex.index.postings import LONG_TOKEN_FLAG
+        from agentdex.index.postings import LONG_TOKEN
 
         #: records holding a token too long for tantivy: candidates of every text term
-        self.long_tokens = (
-            tantivy.Query.term_query(schema, "meta", LONG_TOKEN_FLAG)
-            if searcher.doc_freq("meta", LONG_TOKEN_FLAG)
-            else None
-        )
+        long_tokens = tantivy.Query.term_query(schema, "flags", LONG_TOKEN)
+        self.long_tokens = long_tokens if searcher.search(long_tokens, 1).count else None
 
     # -- combinators -----------------------------------------------------------------------
     def _and(self, parts: list[Candidates]) -> Candidates:
@@ -232,11 +229,14 @@ class Planner:
 
     # -- fields ------------------------------------------------------------------------------
     def field(self, field: Field) -> Candidates:
+        from agentdex.index.postings import role_kinds
+
         q = self.tantivy.Query
         name, value = field.name, field.value
-        if name in ("agent", "role", "kind"):
-            return Candidates(q.term_query(self.schema, "meta", f"{name}:{value}"), True)
-        if name == "since" or name == "until":
+        if name in ("role", "kind"):
+            codes = role_kinds(**{name: value})
+            return Candidates(q.term_set_query(self.schema, "rk", codes), True)
+        if name in ("since", "until"):
             assert field.time is not None
             # ``ts`` holds whole seconds (floor): a superset, exact for ``since`` at a whole second
             integer = self.tantivy.FieldType.Integer
@@ -249,12 +249,18 @@ class Planner:
         if name == "path":
             ids = path_file_ids(self.db, value)
             return Candidates(q.term_set_query(self.schema, "file", ids), True)
-        column = "session" if name == "session" else name
-        prefix = f"{column}:"
-        stored = self.searcher.terms_with_prefix("meta", prefix)
-        values = [term[len(prefix) :] for term, _ in stored]
-        chosen = [f"{prefix}{v}" for v in values if field_matches_value(field, v)]
-        return Candidates(q.term_set_query(self.schema, "meta", chosen), True)
+        ids = context_ids(self.db, field)
+        return Candidates(q.term_set_query(self.schema, "ctx", ids), True)
+
+
+def context_ids(db: sqlite3.Connection, field: Field) -> list[int]:
+    """Ids of the ``contexts`` rows (agent, session, paths, model) a field filter keeps."""
+    column = FIELD_COLUMNS[field.name]
+    if field.name == "agent":
+        rows = db.execute("SELECT id FROM contexts WHERE agent = ?", (field.value,))
+        return [cid for (cid,) in rows]
+    rows = db.execute(f"SELECT id, {column} FROM contexts WHERE {column} IS NOT NULL")
+    return [cid for cid, value in rows if field_matches_value(field, value)]
 
 
 def _case_pieces(literal: str, ignore_case: bool) -> list[str]:
