@@ -24,6 +24,9 @@ Example (every key optional)::
     [context]
     roots = ["~/team-prompts"]           # extra allowed roots for `context add`
 
+    [search]
+    time_budget = 5                      # seconds a search may run (then it is partial)
+
 An invalid file is a :class:`~agentdex.errors.ConfigError` naming the
 file, the line and the key.
 """
@@ -40,6 +43,9 @@ from agentdex.errors import ConfigError
 from agentdex.paths import config_path
 
 DEFAULT_MAX_WORKTREES = 8
+#: Seconds a search may run before it stops with the results so far (``[search] time_budget``).
+DEFAULT_TIME_BUDGET = 5.0
+MAX_TIME_BUDGET = 3600.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +59,7 @@ class Config:
     store_paths: dict[str, tuple[Path, ...]] = field(default_factory=dict)
     max_worktrees: int = DEFAULT_MAX_WORKTREES
     context_roots: tuple[Path, ...] = ()
+    time_budget: float = DEFAULT_TIME_BUDGET
 
 
 def _line_of(text: str, dotted: str) -> int:
@@ -106,7 +113,7 @@ def load_config(path: Path | None = None) -> Config:
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
     reader = _Reader(path, text, data)
-    known = {"index", "projects", "agents", "stores", "worktrees", "context"}
+    known = {"index", "projects", "agents", "stores", "worktrees", "context", "search"}
     for key in data:
         if key not in known:
             raise reader.error(key, f"is not a known section (known: {', '.join(sorted(known))})")
@@ -127,6 +134,17 @@ def load_config(path: Path | None = None) -> Config:
     if not isinstance(max_worktrees, int) or isinstance(max_worktrees, bool) or max_worktrees < 1:
         raise reader.error("worktrees.max", "must be a positive integer")
 
+    time_budget = reader.table("search").get("time_budget", DEFAULT_TIME_BUDGET)
+    if (
+        not isinstance(time_budget, int | float)
+        or isinstance(time_budget, bool)
+        or not 0 < time_budget <= MAX_TIME_BUDGET
+    ):
+        raise reader.error(
+            "search.time_budget",
+            f"must be a number of seconds above 0, at most {MAX_TIME_BUDGET:g}",
+        )
+
     return Config(
         path=path,
         index_path=Path(index_path).expanduser() if index_path else None,
@@ -137,4 +155,5 @@ def load_config(path: Path | None = None) -> Config:
         store_paths=store_paths,
         max_worktrees=max_worktrees,
         context_roots=reader.paths(reader.table("context"), "context.roots"),
+        time_budget=float(time_budget),
     )

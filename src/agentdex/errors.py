@@ -6,7 +6,9 @@ Exit codes are part of the documented CLI contract (``docs/json-output.md``):
 * 3 a thing named does not exist (session, source, worktree);
 * 4 a conflict (branch already checked out, target folder exists, dirty worktree);
 * 5 a limit was hit (more worktrees than the configured maximum);
-* 6 corrupt data (a session log whose first event is not ``start``).
+* 6 corrupt data (a session log whose first event is not ``start``);
+* 7 partial: a search stopped at its time budget or was cancelled (the
+  results found so far are printed).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ EXIT_NOT_FOUND = 3
 EXIT_CONFLICT = 4
 EXIT_LIMIT = 5
 EXIT_CORRUPT = 6
+EXIT_PARTIAL = 7
 
 
 class AgentdexError(Exception):

@@ -25,12 +25,14 @@ from agentdex.api.index import index_status, maybe_refresh, reader, refresh
 from agentdex.api.refs import resolve_ref
 from agentdex.errors import UsageError
 from agentdex.records import iso_utc
+from agentdex.search.budget import Budget
 
 if TYPE_CHECKING:
     from agentdex.catalogue import StoreRow
     from agentdex.search.engine import Engine, Hit
 
 __all__ = [
+    "Budget",
     "ConversationsResult",
     "QueryCheck",
     "SearchResult",
@@ -55,7 +57,9 @@ MAX_LIMIT = 10_000
 
 @dataclass(slots=True)
 class SearchResult:
-    """One search run: ``status`` is ``ok``, ``no-index`` (nothing indexed yet)."""
+    """One search run: ``status`` is ``ok``, ``no-index`` (nothing indexed yet) or
+    ``partial`` (stopped at its time budget or cancelled: ``stats["stopped"]`` says which;
+    the results are real matches, but not all of them)."""
 
     query: str
     status: str = "ok"
@@ -256,24 +260,34 @@ def search(
     rows: Iterable[StoreRow] | None = None,
     now: float | None = None,
     progress: Callable[[int, int, int, int], None] | None = None,
+    budget: Budget | None = None,
 ) -> SearchResult:
-    """Search every indexed record; exact substring (or regex) semantics, ranked."""
+    """Search every indexed record; exact substring (or regex) semantics, ranked.
+
+    ``budget`` (default: ``[search] time_budget`` seconds) bounds the search
+    after the index refresh; see :mod:`agentdex.search.budget`.
+    """
+    from agentdex.search.budget import default_seconds, enforced
     from agentdex.search.ranking import REFINE, refine, score_rows, time_order
     from agentdex.search.snippets import highlight_patterns, make_snippet
 
     _validate(limit, sort, case)
     _check_query(query, regex=regex, word=word, now=now)
+    budget = budget if budget is not None else Budget(default_seconds())
     result = SearchResult(query=query)
     maybe_refresh(refresh_first, root, home, rows, result.stats, progress)
+    budget.start()
     started = time.perf_counter()
-    with reader(root) as engine:
+    with reader(root) as engine, enforced(budget):
         if engine is None:
             result.status = "no-index"
             result.stats["total"] = 0
             return result
+        engine.budget = budget
         matched, sensitive, needles = matching_rows(
             engine, query, regex=regex, word=word, case=case, now=now
         )
+        stopped = budget.reason  # past this point only highlighting is cut short
         here_pred = _here_predicate(here or os.getcwd()) if (here or only_here) else None
         if only_here and here_pred is not None:
             matched = [r for r in matched if here_pred(r)]
@@ -304,7 +318,7 @@ def search(
         shown = hits[:limit] if limit is not None else hits
         patterns = highlight_patterns(needles, regex=regex, sensitive=sensitive)
         for hit in shown:
-            hit.snippet, spans = make_snippet(hit.text, patterns)
+            hit.snippet, spans = make_snippet(hit.text, patterns, budget=budget if regex else None)
             result.results.append(hit_json(hit))
             result.highlights.append(spans)
         result.stats.update(
@@ -315,8 +329,12 @@ def search(
                 "blocks": engine.n_blocks,
                 "blocks_scanned": engine.blocks_scanned,
                 "seconds": round(time.perf_counter() - started, 4),
+                "time_budget": budget.seconds,
+                "stopped": stopped,
             }
         )
+    if stopped is not None:
+        result.status = "partial"
     return result
 
 

@@ -8,6 +8,12 @@ verified by real substring/regex matching, so results are exact. Field
 filters run as SQL. Records of deleted files have no metadata row any more,
 so the final metadata fetch drops them (tombstones). Everything runs inside
 one read transaction: a consistent WAL snapshot.
+
+Time budget (``self.budget``, :mod:`agentdex.search.budget`): every block
+loop checks it and, once it has expired, stops *without* adding the block
+it was in; a ``NOT`` whose child ran past the budget excludes everything.
+So a stopped evaluation returns a subset of the true answer, never a record
+that does not match.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from typing import Any
 
 from agentdex.index.segments import Block, load_block
 from agentdex.index.signatures import SignatureReader
+from agentdex.search.budget import Budget, unlimited
 from agentdex.search.fields import field_sql, register_functions
 from agentdex.search.matchers import TermMatcher
 from agentdex.search.query import And, Field, Node, Not, Or, Term, terms
@@ -91,6 +98,7 @@ class Engine:
         self._blocks: OrderedDict[int, Block] = OrderedDict()
         self.blocks_scanned = 0
         self.matchers: dict[Term, TermMatcher] = {}
+        self.budget: Budget = unlimited()  # budget: set by the caller before prepare()
 
     def close(self) -> None:
         self.signatures.close()
@@ -109,7 +117,11 @@ class Engine:
         for term in all_terms:
             if term not in self.matchers:
                 self.matchers[term] = TermMatcher(
-                    term.text, case_sensitive=sensitive, word=word, regex=regex
+                    term.text,
+                    case_sensitive=sensitive,
+                    word=word,
+                    regex=regex,
+                    budget=self.budget,  # budget
                 )
         return sensitive
 
@@ -155,6 +167,8 @@ class Engine:
         if isinstance(node, Not):
             universe = within if within is not None else self._all_ids()
             excluded = self.evaluate(node.child, universe)
+            if self.budget.expired():  # budget: a partial exclusion would let non-matches in
+                return {}
             return {rid: bid for rid, bid in universe.items() if rid not in excluded}
         if isinstance(node, Or):
             result: IdMap = {}
@@ -184,6 +198,8 @@ class Engine:
         ]
         result: IdMap = {}
         for block_id in _bits(self.plan(node)):
+            if self.budget.expired():  # budget
+                break
             block = self.block(block_id)
             if block is None:
                 continue
@@ -197,6 +213,8 @@ class Engine:
             for negative in negatives:
                 excluded = set(self.matchers[negative].scan(block, local))
                 local = [i for i in local if i not in excluded]
+            if self.budget.expired():  # budget: this block may be half-scanned
+                break
             for i in local:
                 result[block.first_id + i] = block_id
         return result
@@ -265,7 +283,10 @@ class Engine:
                 block = self.block(block_id)
                 if block is None:
                     continue
-                for i in matcher.scan(block):
+                found = matcher.scan(block)
+                if self.budget.expired():  # budget
+                    break
+                for i in found:
                     result[block.first_id + i] = block_id
             return result
         by_block: dict[int, list[int]] = {}
@@ -281,7 +302,10 @@ class Engine:
                 for rid in by_block[block_id]
                 if 0 <= rid - block.first_id < block.count
             )
-            for i in matcher.scan(block, local):
+            found = matcher.scan(block, local)
+            if self.budget.expired():  # budget
+                break
+            for i in found:
                 result[block.first_id + i] = block_id
         return result
 

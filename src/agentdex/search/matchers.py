@@ -27,6 +27,7 @@ from typing import Any
 from agentdex.errors import UsageError
 from agentdex.index.segments import Block, encode
 from agentdex.index.signatures import trigram_rows
+from agentdex.search.budget import Budget, BudgetInterrupt, unlimited
 
 _ASCII_RUN = re.compile(r"[\x00-\x7f]{3,}")
 MAX_REGEX_CHARS = 1000
@@ -98,8 +99,18 @@ def _word_regex(pattern: str) -> str:
 class TermMatcher:
     """Matches one term against blocks; ``rows`` is None when it cannot prune."""
 
-    def __init__(self, text: str, *, case_sensitive: bool, word: bool, regex: bool) -> None:
+    def __init__(
+        self,
+        text: str,
+        *,
+        case_sensitive: bool,
+        word: bool,
+        regex: bool,
+        budget: Budget | None = None,
+    ) -> None:
         self.text = text
+        #: regex scans stop when it expires (see :mod:`agentdex.search.budget`)
+        self.budget = budget if budget is not None else unlimited()
         self.case_sensitive = case_sensitive
         self.word = word
         self.regex = regex
@@ -178,12 +189,30 @@ class TermMatcher:
         return _records_containing(data, needle, starts, count, local)
 
     def _scan_regex(self, block: Block, local: list[int] | None) -> list[int]:
+        """Matching records; when the budget runs out, the ones found so far.
+
+        A runaway pattern is interrupted inside ``re.search`` by the budget's
+        alarm (main thread) and otherwise stopped between records.
+        """
         assert self.pattern is not None
-        if self.block_pattern is not None and self.block_pattern.search(block.original) is None:
-            return []
-        search = self.pattern.search
-        indices = local if local is not None else range(block.count)
-        return [i for i in indices if search(block.original_text(i)) is not None]
+        budget = self.budget
+        found: list[int] = []
+        try:
+            with budget.interruptible():
+                if (
+                    self.block_pattern is not None
+                    and self.block_pattern.search(block.original) is None
+                ):
+                    return []
+                search = self.pattern.search
+                for i in local if local is not None else range(block.count):
+                    if budget.expired():
+                        break
+                    if search(block.original_text(i)) is not None:
+                        found.append(i)
+        except BudgetInterrupt:
+            pass
+        return found
 
 
 def _records_containing(
