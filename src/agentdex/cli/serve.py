@@ -103,7 +103,7 @@ def serve(
         os.chmod(path, 0o600)  # a token others can read is no token
     sock = _bind(host, port)
     bound_port = sock.getsockname()[1]
-    shown = f"[{host}]" if ":" in host else host
+    shown = f"[{host.strip('[]')}]" if ":" in host else host  # "::1" and "[::1]" alike
     url = f"http://{shown}:{bound_port}"
     app = build_app(token, home=home_of(ctx), cwd=ws)
     app.state.context_workspace = ws
@@ -127,7 +127,15 @@ def serve(
     if not is_loopback(host):
         click.echo(f"agentdex: warning: serving on non-loopback {host}", err=True)
     sys.stdout.flush()
-    config = uvicorn.Config(app, log_level=log_level, lifespan="on")
+    from agentdex.http.connections import KEEP_ALIVE_SECONDS, protocol_class
+
+    config = uvicorn.Config(
+        app,
+        log_level=log_level,
+        lifespan="on",
+        http=protocol_class(),  # slow headers are cut off
+        timeout_keep_alive=KEEP_ALIVE_SECONDS,
+    )
     server = uvicorn.Server(config)
     try:
         server.run(sockets=[sock])
