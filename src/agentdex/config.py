@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from agentdex.errors import ConfigError
+from agentdex.nesting import MAX_NESTING, value_depth
 from agentdex.paths import config_path
 
 DEFAULT_MAX_WORKTREES = 8
@@ -108,10 +109,15 @@ def load_config(path: Path | None = None) -> Config:
         return Config()
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read config: {exc}") from exc
+    too_deep = ConfigError(f"{path}: invalid TOML: nested more than {MAX_NESTING} levels deep")
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
+    except RecursionError:
+        raise too_deep from None
+    if value_depth(data, stop_above=MAX_NESTING) > MAX_NESTING:
+        raise too_deep
     reader = _Reader(path, text, data)
     known = {"index", "projects", "agents", "stores", "worktrees", "context", "search"}
     for key in data:

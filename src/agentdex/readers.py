@@ -19,6 +19,8 @@ from typing import Any
 
 import orjson
 
+from agentdex.nesting import MAX_NESTING, cut_deep, may_be_deeper
+
 #: Lines longer than this are skipped with a diagnostic instead of decoded.
 MAX_LINE_BYTES = 32 * 1024 * 1024
 #: Whole-document JSON files larger than this are skipped with a diagnostic.
@@ -160,17 +162,19 @@ class JsonlReader:
                     continue
                 try:
                     value = loads(stripped)
-                except orjson.JSONDecodeError:
+                except orjson.JSONDecodeError as exc:
                     value = self._lenient(stripped)
                     if value is None:
                         if complete:
                             self.bad_lines += 1
-                            self.diagnostics.add(self.path, f"line:{lineno}", "not JSON; skipped")
+                            self.diagnostics.add(self.path, f"line:{lineno}", _not_json(exc))
                         else:
                             self.diagnostics.add(
                                 self.path, f"line:{lineno}", "incomplete last line; will retry"
                             )
                         continue
+                if may_be_deeper(stripped) and cut_deep(value):
+                    self.diagnostics.add(self.path, f"line:{lineno}", _CUT)
                 yield JsonlLine(start, lineno, value, complete)
 
     def _lenient(self, raw: bytes) -> Any:
@@ -184,8 +188,21 @@ class JsonlReader:
         return value
 
 
+_CUT = f"values nested deeper than {MAX_NESTING} levels were cut"
+
+
+def _not_json(exc: orjson.JSONDecodeError) -> str:
+    if "depth" in str(exc) or "ecursion" in str(exc):
+        return "nested too deeply to decode; skipped"
+    return "not JSON; skipped"
+
+
 def read_json(path: str | os.PathLike[str], diagnostics: Diagnostics) -> Any:
-    """Decode a whole JSON document; ``None`` (with a diagnostic) when it cannot be."""
+    """Decode a whole JSON document; ``None`` (with a diagnostic) when it cannot be.
+
+    Containers nested deeper than ``MAX_NESTING`` levels are cut (with a
+    diagnostic), so no parser walking the document can exhaust the stack.
+    """
     guard(path)
     try:
         size = os.stat(path).st_size
@@ -198,13 +215,17 @@ def read_json(path: str | os.PathLike[str], diagnostics: Diagnostics) -> Any:
         diagnostics.add(path, "", f"unreadable: {exc.strerror or exc}")
         return None
     try:
-        return orjson.loads(data)
-    except orjson.JSONDecodeError:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
         try:
-            return orjson.loads(data.decode("utf-8", "replace"))
+            value = orjson.loads(data.decode("utf-8", "replace"))
         except (orjson.JSONDecodeError, ValueError):
-            diagnostics.add(path, "", "not valid JSON; skipped")
+            message = _not_json(exc)
+            diagnostics.add(path, "", message if "deeply" in message else "not valid JSON; skipped")
             return None
+    if may_be_deeper(data) and cut_deep(value):
+        diagnostics.add(path, "", _CUT)
+    return value
 
 
 def connect_readonly(path: str | os.PathLike[str]) -> sqlite3.Connection:
