@@ -18,12 +18,14 @@ from typing import TYPE_CHECKING, Any
 from agentdex.http.auth import load_or_create_token, token_path
 
 if TYPE_CHECKING:
+    import uvicorn
     from fastapi import FastAPI
 
 __all__ = [
     "build_app",
     "load_or_create_token",
     "run_mcp_stdio",
+    "server_config",
     "token_path",
 ]
 
@@ -63,6 +65,21 @@ def build_app(
 
     app.router.lifespan_context = lifespan
     return app
+
+
+def server_config(app: FastAPI, *, log_level: str = "warning") -> uvicorn.Config:
+    """uvicorn settings for ``serve``: slow request headers are cut off, idle connections closed."""
+    import uvicorn
+
+    from agentdex.http.connections import KEEP_ALIVE_SECONDS, protocol_class
+
+    return uvicorn.Config(
+        app,
+        log_level=log_level,
+        lifespan="on",
+        http=protocol_class(),
+        timeout_keep_alive=KEEP_ALIVE_SECONDS,
+    )
 
 
 def run_mcp_stdio(*, home: str | None = None, max_bytes: int | None = None) -> None:

@@ -94,7 +94,7 @@ def serve(
     import uvicorn
 
     from agentdex.api.context import workspace_path
-    from agentdex.asgi import build_app, load_or_create_token, token_path
+    from agentdex.asgi import build_app, load_or_create_token, server_config, token_path
 
     ws = workspace_path(workspace)
     token = load_or_create_token()
@@ -127,16 +127,7 @@ def serve(
     if not is_loopback(host):
         click.echo(f"agentdex: warning: serving on non-loopback {host}", err=True)
     sys.stdout.flush()
-    from agentdex.http.connections import KEEP_ALIVE_SECONDS, protocol_class
-
-    config = uvicorn.Config(
-        app,
-        log_level=log_level,
-        lifespan="on",
-        http=protocol_class(),  # slow headers are cut off
-        timeout_keep_alive=KEEP_ALIVE_SECONDS,
-    )
-    server = uvicorn.Server(config)
+    server = uvicorn.Server(server_config(app, log_level=log_level))
     try:
         server.run(sockets=[sock])
     finally:
