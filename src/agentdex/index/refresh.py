@@ -33,7 +33,7 @@ from agentdex.index.segments import BlockWriter, Prepared, prepare
 from agentdex.index.signatures import SignatureWriter
 from agentdex.index.store import Location, open_writer_db
 from agentdex.parsers.base import ParseCursor
-from agentdex.readers import Diagnostic, Diagnostics
+from agentdex.readers import Diagnostic, Diagnostics, is_read_failure
 
 HEAD_BYTES = 4096
 #: Commit after this much parsed input (bytes) or this many seconds.
@@ -271,10 +271,16 @@ class _Refresher:
             self.delete_records(file_id, None)
             self.db.execute("DELETE FROM files WHERE id = ?", (file_id,))
             return
-        unreadable = any(
-            d.path == path and d.message.startswith("unreadable")
-            for d in self.diagnostics.items[before:]
+        failure = next(
+            (
+                d.message
+                for d in self.diagnostics.items[before:]
+                if d.path == path and is_read_failure(d.message)
+            ),
+            None,
         )
+        unreadable = failure is not None  # locked, busy, I/O error: retried next run
+        _note_read_failure(self.db, path, failure)
         total = (
             self.db.execute(
                 "SELECT count(*) FROM records WHERE file_id = ?", (file_id,)
@@ -320,6 +326,20 @@ class _Refresher:
             self.stats.files_parsed += 1
             self.pending += source.size
             self.stats.bytes_parsed += source.size
+
+
+#: ``meta`` key prefix of a file's last read failure (``agentdex sources`` shows it).
+READ_ERROR_KEY = "read_error:"
+
+
+def _note_read_failure(db: sqlite3.Connection, path: str, failure: str | None) -> None:
+    """Remember why the last read of ``path`` failed, or forget it once a read succeeds."""
+    key = READ_ERROR_KEY + path
+    if failure is None:
+        db.execute("DELETE FROM meta WHERE key = ?", (key,))
+    else:
+        value = orjson.dumps({"message": failure, "at": time.time()}).decode()
+        db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
 
 
 @dataclass(slots=True)
