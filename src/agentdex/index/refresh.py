@@ -453,6 +453,8 @@ def _refresh_locked(
         if first_build:
             location.set_current(gen)  # migrated: readers now see progress as it commits
     except CorruptError as exc:
+        if exc.__cause__ is not None and _write_failure(exc.__cause__):
+            raise _disk_full(exc.__cause__) from exc  # cannot write: not corrupt, no rebuild
         warn(f"{exc.message}; rebuilding the index")
         gen = location.new_generation()
         location.set_building(gen)
@@ -463,18 +465,16 @@ def _refresh_locked(
     stats.generation = gen.name
     ok = False
     try:
-        _run(refresher, home, rows, progress, warn)
-        ok = True
+        try:
+            _run(refresher, home, rows, progress, warn)
+            ok = True
+        finally:
+            stats.diagnostics = refresher.diagnostics.count
+            refresher.close(ok)  # the last commit can hit the full disk too
     except (OSError, sqlite3.OperationalError) as exc:
-        if _is_disk_full(exc):
-            raise DiskFullError(
-                "disk full while indexing; the index keeps its last committed state "
-                "(free space and run `agentdex index` again)"
-            ) from exc
+        if _write_failure(exc):
+            raise _disk_full(exc) from exc
         raise
-    finally:
-        stats.diagnostics = refresher.diagnostics.count
-        refresher.close(ok)
     if location.building() == gen:
         location.set_current(gen)
     location.remove_stale()
@@ -483,10 +483,36 @@ def _refresh_locked(
         _refresh_locked(location, stats, True, home, rows, progress, warn)
 
 
-def _is_disk_full(exc: BaseException) -> bool:
-    if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
-        return True
-    return isinstance(exc, sqlite3.OperationalError) and "full" in str(exc).lower()
+#: errno -> what stopped the writes (``ulimit -f`` gives EFBIG: Python ignores SIGXFSZ)
+_WRITE_LIMITS = {
+    errno.ENOSPC: "disk full",
+    errno.EFBIG: "file size limit reached (ulimit -f)",
+    errno.EDQUOT: "disk quota exceeded",
+}
+
+
+def _write_failure(exc: BaseException) -> bool:
+    """Could the index not be *written* (full disk, size limit, quota, write I/O error)?"""
+    if isinstance(exc, OSError):
+        return exc.errno in _WRITE_LIMITS
+    if isinstance(exc, sqlite3.OperationalError):
+        name = getattr(exc, "sqlite_errorname", "") or ""
+        # SQLite reports ENOSPC as SQLITE_FULL and EFBIG/EDQUOT as a write I/O error
+        return name == "SQLITE_FULL" or name.startswith("SQLITE_IOERR") or "full" in str(exc)
+    return False
+
+
+def _disk_full(exc: BaseException) -> DiskFullError:
+    if isinstance(exc, OSError):
+        what = _WRITE_LIMITS.get(exc.errno or 0, "disk full")
+    elif getattr(exc, "sqlite_errorname", "") == "SQLITE_FULL" or "full" in str(exc):
+        what = "disk full"
+    else:
+        what = f"cannot write the index ({exc}: a full disk, a file size limit or a failing disk)"
+    return DiskFullError(
+        f"{what} while indexing; the index keeps its last committed state "
+        "(free space and run `agentdex index` again)"
+    )
 
 
 def _garbage_heavy(gen: Path) -> bool:
