@@ -12,10 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import agentdex
-from mcp_support import write_claude_session
-
-SRC_DIR = Path(agentdex.__file__).resolve().parent.parent
+from mcp_support import server_env, write_claude_session
 
 #: ``(a+)+$`` backtracks ~2^40 steps on this text before failing (hours).
 RUNAWAY_TEXT = "a" * 40 + "!"
@@ -34,11 +31,8 @@ def runaway_home(home: Path) -> Path:
 
 
 def child_env(extra: dict[str, str] | None = None) -> dict[str, str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(SRC_DIR) + os.pathsep + env.get("PYTHONPATH", "")
-    env.pop("COLUMNS", None)
-    env.update(extra or {})
-    return env
+    """The hermetic environment plus PYTHONPATH, for agentdex subprocesses."""
+    return server_env(extra)
 
 
 @contextmanager

@@ -6,10 +6,7 @@ slow-connection checks run real servers on 127.0.0.1 and stop by themselves.
 
 from __future__ import annotations
 
-import json
 import socket
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -24,7 +21,7 @@ from fastapi.testclient import TestClient
 from agentdex.asgi import build_app
 from agentdex.http.auth import MAX_BODY_BYTES, AuthGate, authorized, token_matches
 from agentdex.http.connections import protocol_class
-from hardening_support import child_env, served
+from hardening_support import served
 
 TOKEN = "t0ken-for-tests"
 GOOD = {"Authorization": f"Bearer {TOKEN}"}
@@ -243,19 +240,6 @@ def test_ipv6_loopback_url_is_printed_once_bracketed() -> None:
     except OSError:
         pytest.skip("no IPv6 loopback on this machine")
     for host in ("[::1]", "::1"):
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "agentdex", "serve", "--host", host, "--port", "0", "--json"],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=child_env(),
-        )
-        try:
-            assert proc.stdout is not None
-            info = json.loads(proc.stdout.readline())
+        with served("--host", host) as info:
             assert info["url"].startswith("http://[::1]:") and "[[" not in info["url"]
-            answer = httpx.get(info["openapi"], timeout=10)
-            assert answer.status_code == 200
-        finally:
-            proc.terminate()
-            proc.wait(timeout=10)
+            assert httpx.get(info["openapi"], timeout=10).status_code == 200
