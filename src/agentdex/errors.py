@@ -8,7 +8,9 @@ Exit codes are part of the documented CLI contract (``docs/json-output.md``):
 * 5 a limit was hit (more worktrees than the configured maximum);
 * 6 corrupt data (a session log whose first event is not ``start``);
 * 7 partial: a search stopped at its time budget or was cancelled (the
-  results found so far are printed).
+  results found so far are printed);
+* 8 unsupported: the request is valid but this agent or record cannot do it
+  (e.g. resuming a VS Code chat from a command line).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ EXIT_CONFLICT = 4
 EXIT_LIMIT = 5
 EXIT_CORRUPT = 6
 EXIT_PARTIAL = 7
+EXIT_UNSUPPORTED = 8
 
 
 class AgentdexError(Exception):
@@ -68,6 +71,13 @@ class CorruptError(AgentdexError):
 
     exit_code = EXIT_CORRUPT
     code = "CORRUPT"
+
+
+class UnsupportedError(AgentdexError):
+    """Valid input that this agent (or this record) cannot do, e.g. resume a VS Code chat."""
+
+    exit_code = EXIT_UNSUPPORTED
+    code = "UNSUPPORTED"
 
 
 class ConfigError(UsageError):
