@@ -3,12 +3,13 @@
 A runaway regex holds the GIL inside one ``re.search`` call, so a search in
 a server thread would freeze every other request (and ignore cancellation).
 The HTTP and MCP surfaces therefore call :func:`search_in_worker`: the index
-refresh runs here, then the search itself runs in a fresh worker process, in
-*its* main thread, where the budget's alarm can interrupt the regex
+refresh runs here, then the search itself runs in a worker process, in *its* main
+thread, where the budget's alarm can interrupt the regex
 (:mod:`agentdex.search.budget`). The worker answers with the results it has;
 cancelling sends it ``SIGUSR1`` (it stops and answers with what it found),
 and a worker that does not answer within ``GRACE_SECONDS`` of its deadline is
-killed — then the answer is a partial result with no results.
+killed — then the answer is a partial result with no results. Workers that
+answered are kept (at most ``MAX_IDLE_WORKERS`` idle) for the next search.
 
 Workers come from a fork server (``multiprocessing``'s ``forkserver``, with
 the search modules preloaded), never forked from the threaded server
@@ -47,7 +48,10 @@ _PRELOAD = [
     "agentdex.search.query",
     "agentdex.search.timeparse",
     "agentdex.search.fields",
-    "numpy",
+    "agentdex.search.plan",
+    "agentdex.search.run",
+    "agentdex.index.postings",
+    "tantivy",  # imported only (no index opened): forking after it is safe
 ]
 
 _context_lock = threading.Lock()
@@ -124,6 +128,7 @@ def search_in_worker(
         "options": {**options, "home": home},
         "seconds": seconds,
         "env": dict(os.environ),
+        "cwd": os.getcwd(),
     }
     answer = _run_worker(request, seconds, cancel)
     if answer is None:  # killed: it did not stop by itself
@@ -172,36 +177,84 @@ def _error_class(name: str) -> type[AgentdexError]:
     return AgentdexError
 
 
+class _Worker:
+    """One worker process, answering search requests on its pipe until the pipe closes."""
+
+    def __init__(self, context: Any) -> None:
+        self.conn, child = context.Pipe()
+        self.process = context.Process(target=_worker_loop, args=(child,), daemon=True)
+        self.process.start()
+        child.close()
+
+    def discard(self) -> None:
+        """Close the pipe (an idle worker then exits) and kill it if it is busy or stuck."""
+        self.conn.close()
+        if self.process.is_alive():
+            self.process.kill()
+        self.process.join(5.0)
+
+
+#: Idle workers kept for the next searches (each started ones costs ~40 ms).
+MAX_IDLE_WORKERS = 2
+_idle: list[_Worker] = []
+_idle_lock = threading.Lock()
+
+
+def _take_worker() -> _Worker:
+    with _idle_lock:
+        while _idle:
+            worker = _idle.pop()
+            if worker.process.is_alive():
+                return worker
+            worker.discard()
+    return _Worker(_mp_context())
+
+
+def _give_back(worker: _Worker) -> None:
+    with _idle_lock:
+        if len(_idle) < MAX_IDLE_WORKERS:
+            _idle.append(worker)
+            return
+    worker.discard()
+
+
 def _run_worker(
     request: dict[str, Any], seconds: float, cancel: threading.Event | None
 ) -> tuple[Any, ...] | None:
-    """The worker's answer, or None when it had to be killed."""
-    context = _mp_context()
-    receiver, sender = context.Pipe(duplex=False)
-    process = context.Process(target=_worker_main, args=(sender, request), daemon=True)
-    process.start()
-    sender.close()
+    """The worker's answer, or None when it had to be killed.
+
+    A worker that answered goes back to the idle pool; one that was killed,
+    died or stopped answering is discarded.
+    """
+    worker = _take_worker()
+    try:
+        worker.conn.send(request)
+    except (BrokenPipeError, OSError):  # it died while idle: one fresh try
+        worker.discard()
+        worker = _Worker(_mp_context())
+        worker.conn.send(request)
     kill_at = time.monotonic() + seconds + GRACE_SECONDS + STARTUP_SECONDS
     cancelled = False
+    answer: tuple[Any, ...] | None = None
     try:
         while True:
-            if receiver.poll(POLL_SECONDS):
+            if worker.conn.poll(POLL_SECONDS):
                 try:
-                    answer: tuple[Any, ...] = receiver.recv()
+                    answer = worker.conn.recv()
                 except EOFError:
-                    return _died(process)
+                    return _died(worker.process)
                 return answer
             if cancel is not None and cancel.is_set() and not cancelled:
                 cancelled = True
-                _signal(process, CANCEL_SIGNAL)
+                _signal(worker.process, CANCEL_SIGNAL)
                 kill_at = min(kill_at, time.monotonic() + GRACE_SECONDS)
             if time.monotonic() >= kill_at:
                 return None
     finally:
-        receiver.close()
-        if process.is_alive():
-            process.kill()
-        process.join(5.0)
+        if answer is not None:
+            _give_back(worker)
+        else:
+            worker.discard()
 
 
 def _died(process: Any) -> tuple[Any, ...] | None:
@@ -216,20 +269,33 @@ def _signal(process: Any, signum: int) -> None:
         os.kill(process.pid, signum)
 
 
-def _worker_main(sender: Any, request: dict[str, Any]) -> None:
-    """In the worker: search in this process's main thread, send back what was found."""
+def _worker_loop(conn: Any) -> None:
+    """In a worker: answer requests in this process's main thread until the pipe closes."""
+    from agentdex.search.budget import cancel_on_signal
+
+    cancel_on_signal(Budget(None), CANCEL_SIGNAL)  # a cancel before the first request
+    while True:
+        try:
+            request = conn.recv()
+        except (EOFError, OSError):
+            return
+        conn.send(_answer(request))
+
+
+def _answer(request: dict[str, Any]) -> tuple[Any, ...]:
+    """One search, as a picklable answer; the cancel signal stops this request's budget."""
     from agentdex.search.budget import cancel_on_signal
 
     budget = Budget(request["seconds"])
     cancel_on_signal(budget, CANCEL_SIGNAL)
     os.environ.clear()
     os.environ.update(request["env"])
+    with contextlib.suppress(OSError):  # the caller's directory is gone: search anyway
+        os.chdir(request["cwd"])
     try:
         result = search(request["query"], refresh_first=False, budget=budget, **request["options"])
-        answer: tuple[Any, ...] = ("ok", result.to_json())
+        return ("ok", result.to_json())
     except AgentdexError as exc:
-        answer = ("error", type(exc).__name__, exc.message, exc.detail)
+        return ("error", type(exc).__name__, exc.message, exc.detail)
     except Exception as exc:  # reported to the caller, which raises it as a failure
-        answer = ("crash", f"{type(exc).__name__}: {exc}")
-    sender.send(answer)
-    sender.close()
+        return ("crash", f"{type(exc).__name__}: {exc}")
