@@ -99,3 +99,13 @@ def test_stdio_answers_each_malformed_line_and_the_next_request() -> None:
         proc.wait(timeout=20)
     assert proc.returncode == 0
     assert "Traceback" not in (proc.stderr.read() if proc.stderr else "")
+
+
+def test_requests_sent_right_before_end_of_input_are_answered(run_cli: Any) -> None:
+    lines = [json.dumps({"jsonrpc": "2.0", "id": n, "method": "bogus"}) for n in range(1, 6)]
+    for _ in range(3):  # it used to lose the last answers some of the time
+        done = run_cli("mcp", input="not json\n" + "\n".join(lines) + "\n", timeout=60)
+        assert done.returncode == 0, done.stderr
+        answers = [json.loads(line) for line in done.stdout.splitlines()]
+        assert [a["id"] for a in answers] == [None, 1, 2, 3, 4, 5]
+        assert [a["error"]["code"] for a in answers] == [PARSE_ERROR] + [-32601] * 5
