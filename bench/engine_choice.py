@@ -60,14 +60,11 @@ ENGINES = ("tantivy", "tantivy-fst", "roaring", "fts5", "fts5-none")
 
 
 def read_records(work: Path) -> Iterator[str]:
+    """Stream the extracted texts (never the whole file in memory: it would inflate peak RSS)."""
     with open(work / "records.bin", "rb") as handle:
-        data = handle.read()
-    pos, size = 0, len(data)
-    while pos < size:
-        (length,) = struct.unpack_from("<I", data, pos)
-        pos += 4
-        yield data[pos : pos + length].decode("utf-8", "replace")
-        pos += length
+        while header := handle.read(4):
+            (length,) = struct.unpack("<I", header)
+            yield handle.read(length).decode("utf-8", "replace")
 
 
 def extract(home: str, work: Path) -> dict[str, Any]:
@@ -96,7 +93,9 @@ def extract(home: str, work: Path) -> dict[str, Any]:
                     words = re.findall(r"[a-z]{6,}", record.text)
                     if len(words) >= 5 and re.search(" ".join(words[1:4]), record.text):
                         phrase = " ".join(words[1:4])
-    rare = sorted(token for token, n in zq.items() if n == 1)[0]
+    # a token found once and no prefix of another (zq + the longest numbers)
+    longest = max(len(token) for token in zq)
+    rare = sorted(token for token, n in zq.items() if n == 1 and len(token) == longest)[0]
     assert phrase is not None
     w1, w2 = phrase.split()[:2]
     queries = {

@@ -1,4 +1,4 @@
-"""Append-only text blocks: records' text packed ~32 KiB at a time.
+"""Append-only text blocks: records' text packed ~16 KiB at a time.
 
 A block holds consecutive records (ids ``first_id .. first_id + count - 1``):
 their lower-cased UTF-8 joined by NUL bytes (what substring verification
@@ -24,14 +24,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from agentdex.index.postings import LONG_TOKEN_FLAG, MAX_TERM_BYTES, meta_terms, rust_safe
+from agentdex.index.postings import LONG_TOKEN, MAX_TERM_BYTES, role_kind, rust_safe
 from agentdex.records import Record
 from agentdex.search.scores import level_of
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ThreadPoolExecutor
 
-BLOCK_BYTES = 32 * 1024
+BLOCK_BYTES = 16 * 1024
 #: a run of this many characters that are neither spaces nor ASCII punctuation may hold a
 #: token too long for the postings (MAX_TERM_BYTES, at most 4 bytes a character)
 LONG_TOKEN_CHARS = MAX_TERM_BYTES // 4
@@ -96,8 +96,14 @@ class Prepared:
     thash: int
     #: the lower-cased text as tantivy takes it (no lone surrogates)
     postings_text: str
-    terms: list[str]
+    rk: int
+    flags: int
     level: int
+
+
+def has_long_token(lowered: str, size: int) -> bool:
+    """Might this text hold a token too long for the postings? (cheap: long texts only)."""
+    return size > LONG_TOKEN_CHARS and _LONG_RUN.search(lowered) is not None
 
 
 def prepare(record: Record) -> Prepared:
@@ -121,29 +127,15 @@ def prepare(record: Record) -> Prepared:
         record.locator,
         record.offset,
     )
-    terms = meta_terms(
-        {
-            "agent": record.agent,
-            "role": record.role,
-            "kind": record.kind,
-            "session": record.session_id,
-            "cwd": record.cwd,
-            "project": record.project,
-            "worktree": record.worktree,
-            "branch": record.branch,
-            "model": record.model,
-            "host": record.host,
-        }
-    )
-    if len(lower) > LONG_TOKEN_CHARS and _LONG_RUN.search(lowered):
-        terms.append(LONG_TOKEN_FLAG)
+    flags = LONG_TOKEN if has_long_token(lowered, len(lower)) else 0
     return Prepared(
         meta,
         lower,
         text,
         text_hash(encode(text)),
         rust_safe(lowered, lower),
-        terms,
+        role_kind(record.role, record.kind),
+        flags,
         level_of(record.kind, record.role, len(lower)),
     )
 
@@ -177,8 +169,8 @@ class BlockWriter:
         self._pending: deque[tuple[int, int, int, bytes, bytes, Future[tuple[bytes, bytes, int]]]]
         self._pending = deque()
 
-    def add_prepared(self, prepared: Prepared, file_id: int) -> int:
-        """Add one prepared record; returns its record id."""
+    def add_prepared(self, prepared: Prepared, file_id: int) -> tuple[int, int]:
+        """Add one prepared record; returns its record id and context id."""
         rid = self.next_record + len(self._rows)
         lower = prepared.lower
         (
@@ -222,7 +214,7 @@ class BlockWriter:
         self._size += len(lower) + 1
         if self._size >= BLOCK_BYTES:
             self.seal()
-        return rid
+        return rid, context_id
 
     def seal(self) -> None:
         """Close the open block: its records now, its text once a helper thread packed it.

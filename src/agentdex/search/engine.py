@@ -201,6 +201,31 @@ class Engine:
         ).hits
         return list(self.searcher.fast_field_values("rid", [address for _, address in hits]))
 
+    def level_pages(self, query: Any, size: int) -> dict[int, tuple[int, list[int]]]:
+        """Per level: (candidates, the ``size`` newest record ids), in one pass over the query."""
+        from agentdex.search.scores import LEVELS
+
+        spec = {
+            "levels": {
+                "terms": {"field": "level", "size": LEVELS},
+                "aggs": {
+                    "newest": {
+                        "top_hits": {
+                            "size": size,
+                            "sort": [{"ts": "desc"}],
+                            "docvalue_fields": ["rid"],
+                        }
+                    }
+                },
+            }
+        }
+        result = self.searcher.aggregate(self._query(query), spec)
+        pages: dict[int, tuple[int, list[int]]] = {}
+        for bucket in result.get("levels", {}).get("buckets", []):
+            ids = [int(hit["docvalue_fields"]["rid"][0]) for hit in bucket["newest"]["hits"]]
+            pages[int(bucket["key"])] = (int(bucket["doc_count"]), ids)
+        return pages
+
     def both(self, *queries: Any) -> Any:
         tantivy = self._tantivy()
         parts = [(tantivy.Occur.Must, self._query(q)) for q in queries]
@@ -357,6 +382,12 @@ class Engine:
                 list(params),
             )
         ]
+
+    def lower_text(self, hit: Hit) -> str:
+        block = self.block(hit.block_id)
+        if block is None:
+            return ""
+        return block.lower_text(hit.id - block.first_id)
 
     def original_text(self, hit: Hit) -> str:
         block = self.block(hit.block_id)
