@@ -202,3 +202,21 @@ def test_vocabulary_lookups(tmp_path: Path) -> None:
         assert vocab.lookup("40", starts=False, ends=False, limit=5) == ([], 0)
     finally:
         vocab.close()
+
+
+def test_the_full_term_list_covers_terms_starting_with_any_character(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agentdex.index import writer
+
+    monkeypatch.setattr(writer, "VOCAB_DELTA_BYTES", 0)  # rebuild the list, as big builds do
+    texts = ["日本語の説明", "café ßtraße", "Ωmega point", "9lives and ｆｕｌｌｗｉｄｔｈ"]
+    write_file(store_dir(home) / "a.jsonl", [rec(t) for t in texts])
+    refresh(home)
+    gen = Location(index_root()).current()
+    assert gen is not None and not (gen / postings.VOCAB_DELTA).exists()
+    assert found("本語") == ["日本語の説明"]
+    assert found("traß") == ["café ßtraße"]
+    assert found("ωmeg") == ["Ωmega point"]
+    assert found("lives") == ["9lives and ｆｕｌｌｗｉｄｔｈ"]
+    assert found("ｗｉｄ") == ["9lives and ｆｕｌｌｗｉｄｔｈ"]

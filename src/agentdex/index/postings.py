@@ -192,10 +192,20 @@ class PostingsWriter:
         self.writer = None
 
 
-def all_terms(path: Path) -> list[tuple[str, int]]:
-    """Every term of the ``text`` field with its record count (after a commit)."""
-    index = open_index(path, create=False)
-    return list(index.searcher().terms_with_prefix("text", ""))
+#: every character an ASCII term can start with (the tokenizer keeps alphanumerics only)
+_ASCII_STARTS = "0123456789abcdefghijklmnopqrstuvwxyz"
+
+
+def all_terms(path: Path, non_ascii: Iterable[str]) -> Iterator[tuple[str, int]]:
+    """Every term of the ``text`` field with its record count (after a commit).
+
+    Read one first character at a time, so memory holds one bucket, not the
+    whole dictionary: the ASCII alphanumerics, then each non-ASCII character
+    the indexed text holds (``non_ascii``; a term starts with one of them).
+    """
+    searcher = open_index(path, create=False).searcher()
+    for first in (*_ASCII_STARTS, *sorted(set(non_ascii))):
+        yield from searcher.terms_with_prefix("text", first)
 
 
 class Vocabulary:

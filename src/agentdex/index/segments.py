@@ -14,6 +14,7 @@ postings (:mod:`agentdex.index.postings`).
 
 from __future__ import annotations
 
+import os
 import re
 import sqlite3
 import zlib
@@ -22,8 +23,10 @@ from bisect import bisect_right
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agentdex.errors import CorruptError
 from agentdex.index.postings import LONG_TOKEN, MAX_TERM_BYTES, role_kind, rust_safe
 from agentdex.records import Record
 from agentdex.search.scores import level_of
@@ -32,6 +35,7 @@ if TYPE_CHECKING:
     from concurrent.futures import Future, ThreadPoolExecutor
 
 BLOCK_BYTES = 16 * 1024
+BLOCK_FILE = "text.blocks"
 #: a run of this many characters that are neither spaces nor ASCII punctuation may hold a
 #: token too long for the postings (MAX_TERM_BYTES, at most 4 bytes a character)
 LONG_TOKEN_CHARS = MAX_TERM_BYTES // 4
@@ -99,6 +103,8 @@ class Prepared:
     rk: int
     flags: int
     level: int
+    #: the non-ASCII characters of the lower-cased text (terms may start with them)
+    chars: str = ""
 
 
 def has_long_token(lowered: str, size: int) -> bool:
@@ -137,14 +143,18 @@ def prepare(record: Record) -> Prepared:
         role_kind(record.role, record.kind),
         flags,
         level_of(record.kind, record.role, len(lower)),
+        "" if lowered.isascii() else "".join(c for c in set(lowered) if c > "\x7f"),
     )
 
 
 class BlockWriter:
     """Packs records into blocks; the caller commits (``flush`` then ``db.commit``)."""
 
-    def __init__(self, db: sqlite3.Connection) -> None:
+    def __init__(self, db: sqlite3.Connection, file: BlockFile) -> None:
         self.db = db
+        self.file = file
+        row = db.execute("SELECT max(offset + lower_size + original_size) FROM blocks").fetchone()
+        file.truncate(row[0] or 0)  # drop what a writer killed before its commit appended
         row = db.execute("SELECT max(id) FROM blocks").fetchone()
         self.next_block = (row[0] + 1) if row[0] is not None else 0
         row = db.execute(
@@ -269,10 +279,20 @@ class BlockWriter:
     def _write_packed(self) -> None:
         block_id, first_id, count, lower_starts, original_starts, job = self._pending.popleft()
         lower, original, text_bytes = job.result()
+        offset = self.file.append(lower + original)
         self.db.execute(
-            "INSERT INTO blocks (id, first_id, count, lower, lower_starts, original,"
-            " original_starts) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (block_id, first_id, count, lower, lower_starts, original, original_starts),
+            "INSERT INTO blocks (id, first_id, count, offset, lower_size, original_size,"
+            " lower_starts, original_starts) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                block_id,
+                first_id,
+                count,
+                offset,
+                len(lower),
+                len(original),
+                lower_starts,
+                original_starts,
+            ),
         )
         self.text_bytes += text_bytes
 
@@ -344,16 +364,63 @@ class Block:
         return bisect_right(self.original_starts, pos) - 1
 
 
-def load_block(db: sqlite3.Connection, block_id: int) -> Block | None:
+class BlockFile:
+    """The generation's ``text.blocks``: appended by the one writer, read with ``pread``."""
+
+    def __init__(self, gen: Path, *, write: bool = False) -> None:
+        path = gen / BLOCK_FILE
+        flags = os.O_RDWR | os.O_CREAT | os.O_APPEND if write else os.O_RDONLY
+        try:
+            self.fd = os.open(path, flags, 0o600)
+        except FileNotFoundError:
+            self.fd = -1  # a generation with no text yet
+        self.end = os.fstat(self.fd).st_size if self.fd >= 0 else 0
+
+    def read(self, offset: int, size: int) -> bytes:
+        if self.fd < 0:
+            return b""
+        return os.pread(self.fd, size, offset)
+
+    def append(self, data: bytes) -> int:
+        """Write ``data`` at the end; returns its offset."""
+        offset = self.end
+        view = memoryview(data)
+        while view:
+            written = os.write(self.fd, view)
+            view = view[written:]
+        self.end += len(data)
+        return offset
+
+    def truncate(self, size: int) -> None:
+        if self.end > size:
+            os.ftruncate(self.fd, size)
+            self.end = size
+
+    def sync(self) -> None:
+        if self.fd >= 0:
+            os.fsync(self.fd)
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+
+def load_block(db: sqlite3.Connection, file: BlockFile, block_id: int) -> Block | None:
     row = db.execute(
-        "SELECT id, first_id, count, lower, lower_starts, original, original_starts"
-        " FROM blocks WHERE id = ?",
+        "SELECT id, first_id, count, offset, lower_size, original_size, lower_starts,"
+        " original_starts FROM blocks WHERE id = ?",
         (block_id,),
     ).fetchone()
     if row is None:
         return None
+    data = file.read(row[3], row[4] + row[5])
+    if len(data) != row[4] + row[5]:
+        raise CorruptError(f"text block {block_id} is cut short in {BLOCK_FILE}")
     lower_starts = array("I")
-    lower_starts.frombytes(row[4])
+    lower_starts.frombytes(row[6])
     original_starts = array("I")
-    original_starts.frombytes(row[6])
-    return Block(row[0], row[1], row[2], row[3], lower_starts, row[5], original_starts)
+    original_starts.frombytes(row[7])
+    return Block(
+        row[0], row[1], row[2], data[: row[4]], lower_starts, data[row[4] :], original_starts
+    )

@@ -31,7 +31,13 @@ import orjson
 
 from agentdex.index import postings as postings_mod
 from agentdex.index.postings import LONG_TOKEN, PostingsWriter, role_kind, rust_safe
-from agentdex.index.segments import BlockWriter, Prepared, has_long_token, load_block
+from agentdex.index.segments import (
+    BlockFile,
+    BlockWriter,
+    Prepared,
+    has_long_token,
+    load_block,
+)
 from agentdex.index.store import open_writer_db
 from agentdex.search.scores import level_of
 
@@ -58,7 +64,8 @@ class IndexWriter:
     def __init__(self, gen: Path, *, postings_threads: int = 2) -> None:
         self.gen = gen
         self.db = open_writer_db(gen)
-        self.blocks = BlockWriter(self.db)
+        self.block_file = BlockFile(gen, write=True)
+        self.blocks = BlockWriter(self.db, self.block_file)
         self._postings: PostingsWriter | None = None
         self._postings_threads = postings_threads
         #: postings deletes made before the tantivy writer was opened (applied first)
@@ -74,6 +81,10 @@ class IndexWriter:
         self._new_texts: list[str] | None = []
         self._new_text_bytes = 0
         self.vocab_stale = False
+        #: every non-ASCII character of the indexed text (the term list is read by first char)
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'text_chars'").fetchone()
+        self.text_chars: set[str] = set(row[0]) if row and row[0] else set()
+        self._chars_grew = False
         self.db.execute("BEGIN IMMEDIATE")
         self.recover()
 
@@ -126,6 +137,9 @@ class IndexWriter:
             timestamp if isinstance(timestamp, float | int) else None,
             prepared.level,
         )
+        if prepared.chars and not self.text_chars.issuperset(prepared.chars):
+            self.text_chars.update(prepared.chars)
+            self._chars_grew = True
         if self._new_texts is not None:
             self._new_texts.append(prepared.postings_text)
             self._new_text_bytes += len(prepared.lower)
@@ -164,6 +178,9 @@ class IndexWriter:
     def commit(self) -> None:
         """Commit the batch: SQLite, then the postings, then the markers (module docstring)."""
         self.blocks.flush()
+        if self._chars_grew:
+            self._set_meta("text_chars", "".join(sorted(self.text_chars)))
+            self._chars_grew = False
         self._bump_meta("text_bytes", self.blocks.text_bytes)
         self._bump_meta("dead_bytes", self.dead_bytes)
         self.blocks.text_bytes = 0
@@ -205,7 +222,8 @@ class IndexWriter:
             self._postings.close(wait_merges=big)
             self._postings = None
         if self.vocab_stale or oversized:
-            postings_mod.write_vocabulary(self.gen, postings_mod.all_terms(self.gen / "postings"))
+            terms = postings_mod.all_terms(self.gen / "postings", self.text_chars)
+            postings_mod.write_vocabulary(self.gen, terms)
             self._set_meta("vocab_rid", self.blocks.next_record)
             self.db.execute("COMMIT")
             self.db.execute("BEGIN IMMEDIATE")
@@ -221,6 +239,7 @@ class IndexWriter:
             pass
         finally:
             self.blocks.close()
+            self.block_file.close()
             if self._postings is not None:
                 if not ok:
                     self._postings.rollback()
@@ -255,6 +274,9 @@ class IndexWriter:
             rid, file_id, context_id, role, kind, timestamp, tlen = row
             flags = LONG_TOKEN if has_long_token(lowered, len(lowered)) else 0
             text = rust_safe(lowered)
+            if not lowered.isascii():
+                self.text_chars.update(c for c in set(lowered) if c > "\x7f")
+                self._chars_grew = True
             self.postings.add(
                 rid,
                 file_id,
@@ -268,6 +290,9 @@ class IndexWriter:
             readded.append(text)
         self.postings.commit()
         self._set_meta("postings_rid", self.blocks.next_record)
+        if self._chars_grew:
+            self._set_meta("text_chars", "".join(sorted(self.text_chars)))
+            self._chars_grew = False
         self.db.execute("DELETE FROM postings_deletes")
         if self.meta_int("vocab_rid", 1) < self.blocks.next_record:
             self._append_vocabulary(readded)
@@ -286,7 +311,7 @@ class IndexWriter:
         for row in rows:
             rid, block_id = row[0], row[1]
             if block is None or block.id != block_id:
-                block = load_block(self.db, block_id)
+                block = load_block(self.db, self.block_file, block_id)
             if block is None:
                 continue
             yield (rid, *row[2:]), block.lower_text(rid - block.first_id)

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentdex.index.segments import Block, load_block
+from agentdex.index.segments import Block, BlockFile, load_block
 from agentdex.search.budget import Budget, BudgetInterrupt, unlimited
 from agentdex.search.fields import field_matches, register_functions
 from agentdex.search.matchers import TermMatcher
@@ -129,6 +129,7 @@ class Engine:
             db.execute("SELECT key, value FROM meta WHERE key IN ('postings_rid', 'vocab_rid')")
         )
         self.tail_rid = min(int(marks.get("postings_rid", 1)), int(marks.get("vocab_rid", 1)))
+        self.block_file = BlockFile(gen)
         self._blocks: OrderedDict[int, Block] = OrderedDict()
         self._paths: dict[int, str] = {}
         self.blocks_scanned = 0
@@ -138,6 +139,7 @@ class Engine:
 
     def close(self) -> None:
         self.vocabulary.close()
+        self.block_file.close()
 
     # -- setup -------------------------------------------------------------------------------------
     def prepare(self, node: Node | None, *, regex: bool, word: bool, case: str) -> bool:
@@ -245,7 +247,7 @@ class Engine:
         if cached is not None:
             self._blocks.move_to_end(block_id)
             return cached
-        block = load_block(self.db, block_id)
+        block = load_block(self.db, self.block_file, block_id)
         if block is None:
             return None
         self.blocks_scanned += 1
