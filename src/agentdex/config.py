@@ -23,6 +23,7 @@ Example (every key optional)::
 
     [context]
     roots = ["~/team-prompts"]           # extra allowed roots for `context add`
+    history = false                      # stop recording context history (default true)
 
     [search]
     time_budget = 5                      # seconds a search may run (then it is partial)
@@ -61,6 +62,7 @@ class Config:
     max_worktrees: int = DEFAULT_MAX_WORKTREES
     context_roots: tuple[Path, ...] = ()
     time_budget: float = DEFAULT_TIME_BUDGET
+    context_history: bool = True
 
 
 def _line_of(text: str, dotted: str) -> int:
@@ -140,6 +142,10 @@ def load_config(path: Path | None = None) -> Config:
     if not isinstance(max_worktrees, int) or isinstance(max_worktrees, bool) or max_worktrees < 1:
         raise reader.error("worktrees.max", "must be a positive integer")
 
+    context = reader.table("context")
+    context_history = context.get("history", True)
+    if not isinstance(context_history, bool):
+        raise reader.error("context.history", "must be true or false")
     time_budget = reader.table("search").get("time_budget", DEFAULT_TIME_BUDGET)
     if (
         not isinstance(time_budget, int | float)
@@ -160,6 +166,7 @@ def load_config(path: Path | None = None) -> Config:
         enabled_stores=frozenset(reader.strings(stores, "stores.enabled")),
         store_paths=store_paths,
         max_worktrees=max_worktrees,
-        context_roots=reader.paths(reader.table("context"), "context.roots"),
+        context_roots=reader.paths(context, "context.roots"),
+        context_history=context_history,
         time_budget=float(time_budget),
     )

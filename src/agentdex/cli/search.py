@@ -31,9 +31,11 @@ Case is smart: all-lowercase terms ignore case, any capital makes the search
 case-sensitive (-i / -s force it). -w matches whole words; -E treats each
 term as a Python regex. Unknown fields or malformed queries exit with status 2.
 Each result has a reference (SESSION@LOCATOR) that `agentdex show` opens.
-A search stops at its time budget (--time-budget, default [search]
-time_budget in config.toml, else 5 s), prints what it found so far and
-exits with status 7. See docs/query-language.md.
+With many matches the first page does not wait for all of them: the total
+is then a lower bound (--exact-count counts every match). A search stops at
+its time budget (--time-budget, default [search] time_budget in config.toml,
+else 5 s), prints what it found so far and exits with status 7. See
+docs/query-language.md and docs/search.md.
 """
 
 
@@ -91,6 +93,11 @@ def _print_rich(data: dict[str, Any], highlights: list[list[tuple[int, int]]]) -
 @click.option("--only-here", is_flag=True, help="Only results from this project/worktree.")
 @click.option("--no-dedup", is_flag=True, help="Keep repeated identical messages.")
 @click.option(
+    "--exact-count",
+    is_flag=True,
+    help="Count every match (slower); by default a big total is a lower bound.",
+)
+@click.option(
     "--time-budget",
     type=click.FloatRange(0, MAX_TIME_BUDGET, min_open=True),
     default=None,
@@ -114,6 +121,7 @@ def search(
     only_here: bool,
     no_dedup: bool,
     time_budget: float | None,
+    exact_count: bool,
 ) -> None:
     from agentdex.api import search as api
     from agentdex.errors import UsageError
@@ -138,6 +146,7 @@ def search(
             dedup=not no_dedup,
             progress=bar,
             budget=None if time_budget is None else api.Budget(time_budget),
+            exact_total=exact_count,
         )
     data = result.to_json()
     if as_json:
@@ -191,5 +200,11 @@ def _human(result: Any, data: dict[str, Any]) -> None:
     else:
         _print_plain(data)
     stats = data["stats"]
-    if stats["total"] > stats["returned"]:
+    if not stats.get("total_exact", True):
+        click.echo(
+            f"({stats['returned']} of at least {stats['total']} results;"
+            " --exact-count counts them all, --limit shows more)",
+            err=True,
+        )
+    elif stats["total"] > stats["returned"]:
         click.echo(f"({stats['returned']} of {stats['total']} results; --limit for more)", err=True)
