@@ -9,6 +9,8 @@ from typing import Any
 import click
 
 from agentdex.cli._common import emit_json, emit_ndjson, home_of, json_option
+from agentdex.config import MAX_TIME_BUDGET
+from agentdex.errors import EXIT_PARTIAL
 
 HELP = """Search every agent's history.
 
@@ -30,7 +32,9 @@ case-sensitive (-i / -s force it). -w matches whole words; -E treats each
 term as a Python regex. Unknown fields or malformed queries exit with status 2.
 Each result has a reference (SESSION@LOCATOR) that `agentdex show` opens.
 With many matches the first page does not wait for all of them: the total
-is then a lower bound (--exact-count counts every match). See
+is then a lower bound (--exact-count counts every match). A search stops at
+its time budget (--time-budget, default [search] time_budget in config.toml,
+else 5 s), prints what it found so far and exits with status 7. See
 docs/query-language.md and docs/search.md.
 """
 
@@ -93,6 +97,13 @@ def _print_rich(data: dict[str, Any], highlights: list[list[tuple[int, int]]]) -
     is_flag=True,
     help="Count every match (slower); by default a big total is a lower bound.",
 )
+@click.option(
+    "--time-budget",
+    type=click.FloatRange(0, MAX_TIME_BUDGET, min_open=True),
+    default=None,
+    metavar="SECONDS",
+    help="Stop after this long with the results so far (exit 7). [default: 5, or config]",
+)
 @click.pass_context
 def search(
     ctx: click.Context,
@@ -109,6 +120,7 @@ def search(
     here: bool,
     only_here: bool,
     no_dedup: bool,
+    time_budget: float | None,
     exact_count: bool,
 ) -> None:
     from agentdex.api import search as api
@@ -133,17 +145,34 @@ def search(
             only_here=only_here,
             dedup=not no_dedup,
             progress=bar,
+            budget=None if time_budget is None else api.Budget(time_budget),
             exact_total=exact_count,
         )
     data = result.to_json()
     if as_json:
         emit_json(data)
-        return
-    if ndjson:
+    elif ndjson:
         for item in data["results"]:
             emit_ndjson(item)
-        return
-    _human(result, data)
+    else:
+        _human(result, data)
+    if result.status == "partial":
+        _stopped(data["stats"])
+
+
+def _stopped(stats: dict[str, Any]) -> None:
+    """One line on stderr, then exit 7: the results printed are not all there are."""
+    if stats.get("stopped") == "cancelled":
+        why = "search was cancelled"
+    else:
+        why = f"search stopped at its time budget of {stats.get('time_budget'):g} s"
+    sys.stdout.flush()
+    click.echo(
+        f"agentdex: {why}; {stats.get('returned', 0)} result(s) so far "
+        "(raise --time-budget or narrow the query)",
+        err=True,
+    )
+    sys.exit(EXIT_PARTIAL)
 
 
 def _progress(enabled: bool) -> Any:
