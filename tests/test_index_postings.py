@@ -220,3 +220,22 @@ def test_the_full_term_list_covers_terms_starting_with_any_character(
     assert found("ωmeg") == ["Ωmega point"]
     assert found("lives") == ["9lives and ｆｕｌｌｗｉｄｔｈ"]
     assert found("ｗｉｄ") == ["9lives and ｆｕｌｌｗｉｄｔｈ"]
+
+
+def test_cli_says_when_the_total_is_a_lower_bound(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+
+    from agentdex.cli import cli
+
+    write_file(store_dir(home) / "a.jsonl", [rec(f"common word {i}") for i in range(30)])
+    refresh(home)
+    monkeypatch.setattr(search_run, "FULL_EXACT", 5)
+    monkeypatch.setattr("agentdex.search.ranking.REFINE", 5)
+    runner = CliRunner()
+    first = runner.invoke(cli, ["search", "--no-refresh", "-n", "3", "common"])
+    assert first.exit_code == 0
+    assert "of at least" in first.stderr and "--exact-count" in first.stderr
+    exact = runner.invoke(cli, ["search", "--no-refresh", "-n", "3", "--exact-count", "common"])
+    assert exact.exit_code == 0 and "3 of 30 results" in exact.stderr

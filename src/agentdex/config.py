@@ -26,6 +26,10 @@ Example (every key optional)::
 
     [context]
     roots = ["~/team-prompts"]           # extra allowed roots for `context add`
+    history = false                      # stop recording context history (default true)
+
+    [search]
+    time_budget = 5                      # seconds a search may run (then it is partial)
 
 An invalid file is a :class:`~agentdex.errors.ConfigError` naming the
 file, the line and the key.
@@ -40,9 +44,13 @@ from pathlib import Path
 from typing import Any
 
 from agentdex.errors import ConfigError
+from agentdex.nesting import MAX_NESTING, value_depth
 from agentdex.paths import config_path
 
 DEFAULT_MAX_WORKTREES = 8
+#: Seconds a search may run before it stops with the results so far (``[search] time_budget``).
+DEFAULT_TIME_BUDGET = 5.0
+MAX_TIME_BUDGET = 3600.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +64,8 @@ class Config:
     store_paths: dict[str, tuple[Path, ...]] = field(default_factory=dict)
     max_worktrees: int = DEFAULT_MAX_WORKTREES
     context_roots: tuple[Path, ...] = ()
+    time_budget: float = DEFAULT_TIME_BUDGET
+    context_history: bool = True
     #: keep agentdex's own copy of every conversation indexed (docs/archive.md)
     archive: bool = True
 
@@ -120,15 +130,20 @@ def load_config(path: Path | None = None) -> Config:
         return Config()
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read config: {exc}") from exc
+    too_deep = ConfigError(f"{path}: invalid TOML: nested more than {MAX_NESTING} levels deep")
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
+    except RecursionError:
+        raise too_deep from None
+    if value_depth(data, stop_above=MAX_NESTING) > MAX_NESTING:
+        raise too_deep
     reader = _Reader(path, text, data)
     archive = _archive_switch(reader, data)
     data = {key: value for key, value in data.items() if key != "archive"}
     reader.data = data
-    known = {"index", "projects", "agents", "stores", "worktrees", "context"}
+    known = {"index", "projects", "agents", "stores", "worktrees", "context", "search"}
     for key in data:
         if key not in known:
             raise reader.error(key, f"is not a known section (known: {', '.join(sorted(known))})")
@@ -149,6 +164,21 @@ def load_config(path: Path | None = None) -> Config:
     if not isinstance(max_worktrees, int) or isinstance(max_worktrees, bool) or max_worktrees < 1:
         raise reader.error("worktrees.max", "must be a positive integer")
 
+    context = reader.table("context")
+    context_history = context.get("history", True)
+    if not isinstance(context_history, bool):
+        raise reader.error("context.history", "must be true or false")
+    time_budget = reader.table("search").get("time_budget", DEFAULT_TIME_BUDGET)
+    if (
+        not isinstance(time_budget, int | float)
+        or isinstance(time_budget, bool)
+        or not 0 < time_budget <= MAX_TIME_BUDGET
+    ):
+        raise reader.error(
+            "search.time_budget",
+            f"must be a number of seconds above 0, at most {MAX_TIME_BUDGET:g}",
+        )
+
     return Config(
         path=path,
         index_path=Path(index_path).expanduser() if index_path else None,
@@ -158,6 +188,8 @@ def load_config(path: Path | None = None) -> Config:
         enabled_stores=frozenset(reader.strings(stores, "stores.enabled")),
         store_paths=store_paths,
         max_worktrees=max_worktrees,
-        context_roots=reader.paths(reader.table("context"), "context.roots"),
+        context_roots=reader.paths(context, "context.roots"),
+        context_history=context_history,
+        time_budget=float(time_budget),
         archive=archive,
     )

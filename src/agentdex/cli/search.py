@@ -9,6 +9,8 @@ from typing import Any
 import click
 
 from agentdex.cli._common import emit_json, emit_ndjson, home_of, json_option
+from agentdex.config import MAX_TIME_BUDGET
+from agentdex.errors import EXIT_PARTIAL
 
 HELP = """Search every agent's history.
 
@@ -29,7 +31,11 @@ Case is smart: all-lowercase terms ignore case, any capital makes the search
 case-sensitive (-i / -s force it). -w matches whole words; -E treats each
 term as a Python regex. Unknown fields or malformed queries exit with status 2.
 Each result has a reference (SESSION@LOCATOR) that `agentdex show` opens.
-See docs/query-language.md.
+With many matches the first page does not wait for all of them: the total
+is then a lower bound (--exact-count counts every match). A search stops at
+its time budget (--time-budget, default [search] time_budget in config.toml,
+else 5 s), prints what it found so far and exits with status 7. See
+docs/query-language.md and docs/search.md.
 """
 
 
@@ -86,6 +92,18 @@ def _print_rich(data: dict[str, Any], highlights: list[list[tuple[int, int]]]) -
 @click.option("--here", is_flag=True, help="Rank results from this project/worktree first.")
 @click.option("--only-here", is_flag=True, help="Only results from this project/worktree.")
 @click.option("--no-dedup", is_flag=True, help="Keep repeated identical messages.")
+@click.option(
+    "--exact-count",
+    is_flag=True,
+    help="Count every match (slower); by default a big total is a lower bound.",
+)
+@click.option(
+    "--time-budget",
+    type=click.FloatRange(0, MAX_TIME_BUDGET, min_open=True),
+    default=None,
+    metavar="SECONDS",
+    help="Stop after this long with the results so far (exit 7). [default: 5, or config]",
+)
 @click.pass_context
 def search(
     ctx: click.Context,
@@ -102,6 +120,8 @@ def search(
     here: bool,
     only_here: bool,
     no_dedup: bool,
+    time_budget: float | None,
+    exact_count: bool,
 ) -> None:
     from agentdex.api import search as api
     from agentdex.errors import UsageError
@@ -125,16 +145,34 @@ def search(
             only_here=only_here,
             dedup=not no_dedup,
             progress=bar,
+            budget=None if time_budget is None else api.Budget(time_budget),
+            exact_total=exact_count,
         )
     data = result.to_json()
     if as_json:
         emit_json(data)
-        return
-    if ndjson:
+    elif ndjson:
         for item in data["results"]:
             emit_ndjson(item)
-        return
-    _human(result, data)
+    else:
+        _human(result, data)
+    if result.status == "partial":
+        _stopped(data["stats"])
+
+
+def _stopped(stats: dict[str, Any]) -> None:
+    """One line on stderr, then exit 7: the results printed are not all there are."""
+    if stats.get("stopped") == "cancelled":
+        why = "search was cancelled"
+    else:
+        why = f"search stopped at its time budget of {stats.get('time_budget'):g} s"
+    sys.stdout.flush()
+    click.echo(
+        f"agentdex: {why}; {stats.get('returned', 0)} result(s) so far "
+        "(raise --time-budget or narrow the query)",
+        err=True,
+    )
+    sys.exit(EXIT_PARTIAL)
 
 
 def _progress(enabled: bool) -> Any:
@@ -162,5 +200,11 @@ def _human(result: Any, data: dict[str, Any]) -> None:
     else:
         _print_plain(data)
     stats = data["stats"]
-    if stats["total"] > stats["returned"]:
+    if not stats.get("total_exact", True):
+        click.echo(
+            f"({stats['returned']} of at least {stats['total']} results;"
+            " --exact-count counts them all, --limit shows more)",
+            err=True,
+        )
+    elif stats["total"] > stats["returned"]:
         click.echo(f"({stats['returned']} of {stats['total']} results; --limit for more)", err=True)

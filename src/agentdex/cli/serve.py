@@ -94,7 +94,7 @@ def serve(
     import uvicorn
 
     from agentdex.api.context import workspace_path
-    from agentdex.asgi import build_app, load_or_create_token, token_path
+    from agentdex.asgi import build_app, load_or_create_token, server_config, token_path
 
     ws = workspace_path(workspace)
     token = load_or_create_token()
@@ -103,7 +103,7 @@ def serve(
         os.chmod(path, 0o600)  # a token others can read is no token
     sock = _bind(host, port)
     bound_port = sock.getsockname()[1]
-    shown = f"[{host}]" if ":" in host else host
+    shown = f"[{host.strip('[]')}]" if ":" in host else host  # "::1" and "[::1]" alike
     url = f"http://{shown}:{bound_port}"
     app = build_app(token, home=home_of(ctx), cwd=ws)
     app.state.context_workspace = ws
@@ -127,8 +127,7 @@ def serve(
     if not is_loopback(host):
         click.echo(f"agentdex: warning: serving on non-loopback {host}", err=True)
     sys.stdout.flush()
-    config = uvicorn.Config(app, log_level=log_level, lifespan="on")
-    server = uvicorn.Server(config)
+    server = uvicorn.Server(server_config(app, log_level=log_level))
     try:
         server.run(sockets=[sock])
     finally:

@@ -17,7 +17,8 @@ def sources(ctx: click.Context, as_json: bool, no_check: bool) -> None:
 
     Each file shows its agent, store id, format, size, modification time,
     coverage (default / opt-in / listed) and whether it parsed (a probe that
-    stops at the first record).
+    stops at the first record); "retry" when the last index could not read it
+    (locked, busy, I/O error) and the next index will read it again.
     """
     from agentdex.api import history
 
@@ -31,13 +32,15 @@ def sources(ctx: click.Context, as_json: bool, no_check: bool) -> None:
     if not data["sources"]:
         out.print(f"No agent stores found under {data['home']}.")
         return
-    styles = {"ok": "green", "empty": "yellow", "error": "red", "not-parsed": "dim"}
+    styles = {"ok": "green", "empty": "yellow", "error": "red", "retry": "red", "not-parsed": "dim"}
     agent = None
     for row in data["sources"]:
         if row["agent"] != agent:
             agent = row["agent"]
             out.print(f"[bold]{agent}[/]")
         status = row.get("parse_status", "-")
+        if row.get("index_error"):  # the last index could not read it; the next one retries
+            status = "retry"
         store = row["store"].removeprefix(row["agent"] + ".")
         coverage = "" if row["coverage"] == "default" else f" [dim]({row['coverage']})[/]"
         host = f" [dim]via {row['host']}[/]" if row["host"] else ""

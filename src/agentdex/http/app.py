@@ -3,7 +3,9 @@
 Each capability contributes a router module (``ROUTERS``) with a
 ``router: fastapi.APIRouter``; missing modules are skipped so the app
 builds at every stage of the project. Every route requires the bearer
-token except the OpenAPI document.
+token except the OpenAPI document: :class:`~agentdex.http.auth.AuthGate`
+checks it (and bounds the body) before anything else runs. The interactive
+docs (``/docs``, ``/redoc``) are off: they load scripts from a CDN.
 """
 
 from __future__ import annotations
@@ -12,13 +14,13 @@ import importlib
 from pathlib import Path
 from typing import Any
 
-from fastapi import Depends, FastAPI, HTTPException, Request
+from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
 from agentdex import __version__
 from agentdex.errors import AgentdexError
-from agentdex.http.auth import load_or_create_token, token_matches
+from agentdex.http.auth import MAX_BODY_BYTES, AuthGate, load_or_create_token
 
 #: (module, URL prefix) of every router the app mounts.
 ROUTERS: tuple[tuple[str, str], ...] = (
@@ -43,7 +45,9 @@ class ErrorBody(BaseModel):
 #: Documented on every route: any library call can fail in these ways.
 COMMON_ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorBody, "description": "Invalid input (usage error)"},
-    401: {"description": "Missing or invalid bearer token"},
+    401: {"model": ErrorBody, "description": "Missing, invalid or repeated bearer token"},
+    408: {"model": ErrorBody, "description": "The request body arrived too slowly"},
+    413: {"model": ErrorBody, "description": f"Request body over {MAX_BODY_BYTES} bytes"},
     404: {"model": ErrorBody, "description": "Not found"},
     409: {"model": ErrorBody, "description": "Conflict with current state"},
     422: {"model": ErrorBody, "description": "Over a limit, or a request that fails validation"},
@@ -53,22 +57,15 @@ COMMON_ERRORS: dict[int | str, dict[str, Any]] = {
 def create_app(*, token: str | None = None, data: Path | None = None) -> FastAPI:
     """Build the app. ``token`` defaults to the data dir's serve token."""
     expected = token if token is not None else load_or_create_token(data)
-
-    async def require_token(request: Request) -> None:
-        if not token_matches(expected, request.headers.get("authorization")):
-            raise HTTPException(
-                status_code=401,
-                detail="missing or invalid bearer token",
-                headers={"WWW-Authenticate": "Bearer"},
-            )
-
     app = FastAPI(
         title="agentdex",
         version=__version__,
         description="Local API over agent history, workspace context, worktrees and sessions.",
-        dependencies=[Depends(require_token)],
+        docs_url=None,
+        redoc_url=None,
     )
     app.state.token = expected
+    app.add_middleware(AuthGate, token=expected)
 
     @app.exception_handler(AgentdexError)
     async def _agentdex_error(_request: Request, exc: AgentdexError) -> JSONResponse:

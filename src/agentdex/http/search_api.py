@@ -1,4 +1,8 @@
-"""``/api/v0/search`` and ``/api/v0/conversations``: the CLI's JSON over HTTP."""
+"""``/api/v0/search`` and ``/api/v0/conversations``: the CLI's JSON over HTTP.
+
+A search runs in a worker process (:mod:`agentdex.api.search_worker`), so a
+runaway query stops at its time budget and never stalls other requests.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,8 @@ from typing import Any
 from fastapi import APIRouter, Query, Request
 
 from agentdex.api import search as api
+from agentdex.api import search_worker
+from agentdex.config import MAX_TIME_BUDGET
 
 router = APIRouter(tags=["search"])
 
@@ -21,10 +27,17 @@ def search(
     regex: bool = False,
     word: bool = False,
     refresh: bool = True,
+    time_budget: float | None = Query(
+        None,
+        gt=0,
+        le=MAX_TIME_BUDGET,
+        description="Seconds the search may run (default: config, else 5); past it the "
+        "answer is `status: partial` with `stats.stopped`.",
+    ),
 ) -> dict[str, Any]:
     """Same JSON as ``agentdex search --json``: ``{query, status, stats, results}``."""
     home = getattr(request.app.state, "home", None)
-    result = api.search(
+    result = search_worker.search_in_worker(
         q,
         home=home,
         limit=limit,
@@ -33,6 +46,7 @@ def search(
         regex=regex,
         word=word,
         refresh_first=refresh,
+        time_budget=time_budget,
     )
     return result.to_json()
 
