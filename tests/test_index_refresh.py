@@ -72,6 +72,9 @@ def test_append_resumes_from_last_complete_line(home: Path) -> None:
 
 
 def test_rewritten_truncated_replaced_and_deleted_files(home: Path) -> None:
+    # the index's own semantics: with the archive on (the default), what a source drops
+    # stays searchable as "source gone" (tests/test_archive.py)
+    Path(os.environ["AGENTDEX_CONFIG"]).write_text("archive = false\n")
     d = store_dir(home)
     write_file(d / "a.jsonl", [rec("keep mango"), rec("old mango")])
     write_file(d / "b.jsonl", [rec("bee mango")])

@@ -17,7 +17,7 @@ PACKAGE = Path(agentdex.__file__).parent
 
 BOTTOM = {"records", "errors", "paths", "catalogue", "config", "nesting"}
 READ = {"readers", "uris", "gitinfo", "discovery", "parsers"}
-ENGINES = {"index", "search", "context", "sessions", "worktrees"}
+ENGINES = {"index", "search", "context", "sessions", "worktrees", "archive"}
 API = {"api"}
 SURFACES = {"cli", "http", "mcp"}
 

@@ -139,22 +139,29 @@ def _from_index(session_id: str, locator: str | None) -> dict[str, Any] | None:
 
 
 def show(ref: str, home: str | None = None, *, agent: str | None = None) -> dict[str, Any]:
-    """One conversation, normalized and in order; ``ref`` is a session id or ``session@locator``."""
+    """One conversation, normalized and in order; ``ref`` is a session id or ``session@locator``.
+
+    Records the agent's files no longer hold but agentdex's archive kept
+    (``docs/archive.md``) are shown in place with ``source_gone: true``; a
+    forgotten conversation (``agentdex forget``) is not found.
+    """
     session_id, locator = split_ref(ref.strip())
     if not session_id:
         raise UsageError("show needs a session id (or a search result reference)")
     found = discover_sources(home, agents=[agent] if agent else None)
     named = [s for s in found.sources if session_id in os.path.basename(s.path)]
     records = _records_of(named, session_id)
-    if locator and not any(r.locator == locator for r in records):
+    gone = _archived_only(records)
+    if locator and not any(r.locator == locator for r in records + gone):
         records = []  # the reference is to another file of the conversation (a prompt log)
-    if not records and not agent:
+    if not records:
         indexed = _from_index(session_id, locator)
-        if indexed is not None:
+        if indexed is not None and agent in (None, indexed["agent"]):
             return indexed
     if not records:
         parsed = [s for s in found.sources if s.row.parser is not None]
         records = _records_of(parsed, session_id)
+        gone = _archived_only(records)
     if not records:
         raise NotFoundError(f"no conversation with id {session_id!r}")
     sessions = {r.session_id for r in records}
@@ -163,9 +170,15 @@ def show(ref: str, home: str | None = None, *, agent: str | None = None) -> dict
             f"{session_id!r} matches {len(sessions)} conversations: "
             + ", ".join(sorted(sessions)[:5])
         )
-    every = records
-    records = _prefer_transcripts(records)
-    records = conversation_order(records, lambda r: r.source_path, lambda r: r.timestamp)
+    _refuse_forgotten(records[0].agent, records[0].session_id)
+    every = records + gone
+    gone_ids = {id(r) for r in gone}
+    records = _prefer_transcripts(every)
+    records = conversation_order(
+        records,
+        lambda r: ("archived:" if id(r) in gone_ids else "") + r.source_path,
+        lambda r: r.timestamp,
+    )
     focus = _focus(records, every, locator)
     first = records[0]
     return {
@@ -173,8 +186,31 @@ def show(ref: str, home: str | None = None, *, agent: str | None = None) -> dict
         "agent": first.agent,
         "project": next((r.project for r in records if r.project), None),
         "focus": focus,
-        "records": [r.to_json() for r in records],
+        "records": [{**r.to_json(), "source_gone": id(r) in gone_ids} for r in records],
     }
+
+
+def _archived_only(records: list[Record]) -> list[Record]:
+    """The conversation's records only the archive keeps, less any the files hold again."""
+    if not records or len({(r.agent, r.session_id) for r in records}) != 1:
+        return []
+    from agentdex.api.archive import archived_records
+
+    held = {(r.role, r.kind, r.timestamp, r.text) for r in records}
+    return [
+        r
+        for r in archived_records(records[0].session_id, records[0].agent)
+        if (r.role, r.kind, r.timestamp, r.text) not in held
+    ]
+
+
+def _refuse_forgotten(agent: str, session_id: str) -> None:
+    from agentdex.api.archive import is_forgotten
+
+    if is_forgotten(agent, session_id):
+        raise NotFoundError(
+            f"conversation {session_id!r} was forgotten (agentdex forget): it is no longer shown"
+        )
 
 
 def _focus(shown: list[Record], parsed: list[Record], locator: str | None) -> int | None:

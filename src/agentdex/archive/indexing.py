@@ -26,6 +26,7 @@ from agentdex.archive import sync
 from agentdex.archive.store import ArchiveStore, archive_path
 
 if TYPE_CHECKING:
+    from agentdex.archive.writer import ArchiveWriter
     from agentdex.discovery import Source
     from agentdex.index.segments import Prepared
     from agentdex.index.writer import IndexWriter
@@ -48,12 +49,7 @@ class IndexingArchive:
         if enabled or (archive_path(root) / "archive.db").is_file():
             self.store = ArchiveStore(root, write=True)
         self.forgotten = sync.Forgotten(self.store.tombstones() if self.store else ())
-        self.writer = None
-        if enabled and self.store is not None:
-            from agentdex.archive.writer import ArchiveWriter
-
-            self.writer = ArchiveWriter(self.store)
-            index.archive = self.writer
+        self.writer: ArchiveWriter | None = None
         self.restored = 0
         self.forgotten_records = 0
 
@@ -65,8 +61,16 @@ class IndexingArchive:
         """Tombstones first (nothing forgotten is backfilled), then the backfill; commit."""
         changed = False
         if self.store is not None:
+            from agentdex.archive.manage import purge_forgotten
+
+            purge_forgotten(self.store)  # a forget killed after its tombstone: finish it
             self.forgotten_records = sync.apply_tombstones(self.index, self.store)
             changed = self.forgotten_records > 0
+        if self.enabled and self.store is not None:
+            from agentdex.archive.writer import ArchiveWriter
+
+            self.writer = ArchiveWriter(self.store)
+            self.index.archive = self.writer
         if self.writer is not None:
             changed = sync.backfill(self.index, self.writer) > 0 or changed
         if changed:

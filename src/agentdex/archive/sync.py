@@ -37,7 +37,7 @@ from agentdex.archive.keys import (
     archived_path,
     record_key,
 )
-from agentdex.index.segments import prepare
+from agentdex.index.segments import load_block, prepare
 from agentdex.index.writer import FILE_COLUMNS
 from agentdex.records import Record
 
@@ -235,16 +235,16 @@ def reconcile(
     else:
         todo = set(sessions)
     drops: dict[int, set[int]] = {}
-    missing: list[tuple[str, str, list[int]]] = []
+    missing: list[tuple[str, str, list[int], dict[tuple[str, str], list[int]]]] = []
     for agent, session_id in sorted(todo):
         stats.sessions += 1
-        keys = _compare_session(index, store, files, agent, session_id, drops)
+        keys, live_at = _compare_session(index, store, files, agent, session_id, drops)
         if keys:
-            missing.append((agent, session_id, keys))
+            missing.append((agent, session_id, keys, live_at))
     if drops:
         stats.dropped = _drop(index, drops)
-    for agent, session_id, keys in missing:
-        stats.restored += _restore(index, store, agent, session_id, keys)
+    for agent, session_id, keys, live_at in missing:
+        stats.restored += _restore(index, store, agent, session_id, keys, live_at)
     return stats
 
 
@@ -255,23 +255,30 @@ def _compare_session(
     agent: str,
     session_id: str,
     drops: dict[int, set[int]],
-) -> list[int]:
-    """Collect the archived rows to drop; return the archived keys to restore."""
+) -> tuple[list[int], dict[tuple[str, str], list[int]]]:
+    """Collect the archived rows to drop; return the archived keys to restore, and where
+    the conversation's live records are (file path, locator -> record ids)."""
     live: set[int] = set()
+    live_at: dict[tuple[str, str], list[int]] = {}
     shown: dict[int, list[tuple[int, int]]] = {}
+    paths: dict[int, str] = {}
     contexts = _index_contexts(index, agent, session_id)
     for i in range(0, len(contexts), SQL_CHUNK):
         chunk = contexts[i : i + SQL_CHUNK]
-        for rid, fid, role, kind, ts, thash, tlen in index.db.execute(
-            "SELECT id, file_id, role, kind, timestamp, thash, tlen FROM record_rows"
+        for rid, fid, role, kind, ts, thash, tlen, locator in index.db.execute(
+            "SELECT id, file_id, role, kind, timestamp, thash, tlen, locator FROM record_rows"
             f" WHERE context_id IN ({_in(chunk)})",
             chunk,
         ):
             key = record_key(agent, session_id, role, kind, ts, thash, tlen)
             if fid in files:
                 shown.setdefault(key, []).append((int(rid), int(fid)))
-            else:
-                live.add(key)
+                continue
+            live.add(key)
+            path = paths.get(fid)
+            if path is None:
+                path = paths[fid] = _file_path(index, fid)
+            live_at.setdefault((path, str(locator)), []).append(int(rid))
     archived_contexts = store.session_context_ids(agent, session_id)
     keys: set[int] = set()
     for i in range(0, len(archived_contexts), SQL_CHUNK):
@@ -287,21 +294,47 @@ def _compare_session(
         if key not in wanted:
             for rid, fid in places:
                 drops.setdefault(fid, set()).add(rid)
-    return sorted(wanted - shown.keys())
+    return sorted(wanted - shown.keys()), live_at
+
+
+def _file_path(index: IndexWriter, file_id: int) -> str:
+    row = index.db.execute("SELECT path FROM files WHERE id = ?", (file_id,)).fetchone()
+    return "" if row is None else str(row[0])
+
+
+def _live_text(index: IndexWriter, rid: int) -> str:
+    row = index.db.execute("SELECT block_id FROM record_rows WHERE id = ?", (rid,)).fetchone()
+    block = None if row is None else load_block(index.db, index.block_file, int(row[0]))
+    return "" if block is None else block.original_text(rid - block.first_id)
 
 
 def _restore(
-    index: IndexWriter, store: ArchiveStore, agent: str, session_id: str, keys: list[int]
+    index: IndexWriter,
+    store: ArchiveStore,
+    agent: str,
+    session_id: str,
+    keys: list[int],
+    live_at: dict[tuple[str, str], list[int]],
 ) -> int:
-    """Add archived entries to the index as records of archived file rows; how many."""
+    """Add archived entries to the index as records of archived file rows; how many.
+
+    An entry whose text the live record at the same place (file and locator)
+    still contains is left out: it is an earlier state of that record (a reply
+    the agent was still writing when it was read), every part of it is found
+    through the live one, and showing both would repeat it. It stays archived.
+    """
     counts: dict[int, int] = {}
     entries: list[tuple[Any, ...]] = []
     for i in range(0, len(keys), SQL_CHUNK):
         chunk = keys[i : i + SQL_CHUNK]
         entries.extend(store.entries(f"e.key IN ({_in(chunk)})", chunk))
+    index.blocks.flush()  # live records of this batch are read back from their blocks
     # source, then offset, then chunk position: each file's records in the order first read
     for entry in sorted(entries, key=_entry_order):
         record = entry_record(store, entry)
+        here = live_at.get((record.source_path, record.locator), ())
+        if any(record.text in _live_text(index, rid) for rid in here):
+            continue
         fid = _archived_file(index, record)
         index.add(prepare(record), fid)
         counts[fid] = counts.get(fid, 0) + 1

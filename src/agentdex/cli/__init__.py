@@ -23,6 +23,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "export": ("agentdex.cli.export:export", "Write a conversation as Markdown, HTML or JSON."),
     "audit": ("agentdex.cli.audit:audit", "Compare parsed records against raw counts."),
     "index": ("agentdex.cli.index:index", "Build or refresh the search index."),
+    "archive": (
+        "agentdex.cli.archive:archive",
+        "agentdex's own copy of history: size, export, prune.",
+    ),
+    "forget": ("agentdex.cli.forget:forget", "Remove conversations from index and archive."),
     "search": ("agentdex.cli.search:search", "Search every agent's history."),
     "sessions": ("agentdex.cli.conversations:sessions", "List conversations (agent chats)."),
     "context": ("agentdex.cli.context:context", "What agents are told in a workspace."),

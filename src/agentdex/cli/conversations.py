@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import click
 
@@ -43,7 +44,7 @@ def sessions(
             click.echo(
                 f"{c['agent']}\t{c['session_id']}\t{relative_time(c['last_activity'])}\t"
                 f"{c['prompts']}\t{c['replies']}\t{c['tool_events']}\t"
-                f"{c['project'] or '-'}\t{c['title'] or ''}"
+                f"{c['project'] or '-'}\t{_title(c)}"
             )
         return
     from rich.table import Table
@@ -68,7 +69,7 @@ def sessions(
         table.add_row(
             c["agent"],
             c["session_id"],
-            c["title"] or "",
+            _title(c),
             c["project"] or "-",
             relative_time(c["first_activity"]),
             relative_time(c["last_activity"]),
@@ -77,3 +78,9 @@ def sessions(
             str(c["tool_events"]),
         )
     console().print(table)
+
+
+def _title(conversation: dict[str, Any]) -> str:
+    """The title, marked when only agentdex's archive still holds part of the conversation."""
+    title = conversation["title"] or ""
+    return f"(source gone) {title}".rstrip() if conversation.get("source_gone") else title

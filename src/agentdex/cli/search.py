@@ -45,9 +45,10 @@ def _print_plain(data: dict[str, Any]) -> None:
     for item in data["results"]:
         where = item["project"] or item["cwd"] or "-"
         branch = f" ({item['branch']})" if item["branch"] else ""
+        gone = "  [source gone]" if item.get("source_gone") else ""
         click.echo(
             f"{item['agent']}  {where}{branch}  {relative_time(item['timestamp'])}"
-            f"  {item['role']}/{item['kind']}  {item['ref']}"
+            f"  {item['role']}/{item['kind']}  {item['ref']}{gone}"
         )
         click.echo(f"    {item['snippet']}")
 
@@ -68,6 +69,8 @@ def _print_rich(data: dict[str, Any], highlights: list[list[tuple[int, int]]]) -
             head.append(f" ({item['branch']})", style="magenta")
         head.append(f"  {relative_time(item['timestamp'])}", style="dim")
         head.append(f"  {item['role']}/{item['kind']}", style="yellow")
+        if item.get("source_gone"):
+            head.append("  source gone (archived)", style="red")
         out.print(head)
         snippet = Text("    " + item["snippet"])
         for start, end in spans:

@@ -76,6 +76,8 @@ def show(
         when = (record["timestamp"] or "")[:19].replace("T", " ")
         head = f"{marker} [{colours.get(record['role'], 'white')}]{record['role']}[/]"
         head += f" [dim]{record['kind']} {when} {record['locator']}[/]"
+        if record.get("source_gone"):
+            head += " [red]source gone (archived)[/]"
         out.print(head)
         text = record["text"]
         if len(text) > 2000 and index != focus:

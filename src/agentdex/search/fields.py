@@ -5,7 +5,14 @@ from __future__ import annotations
 import os
 import sqlite3
 
+from agentdex.archive.keys import ARCHIVED_PREFIX, original_path
 from agentdex.search.query import Field
+
+#: ``files.path`` as the source path: records kept from the archive match their original path
+_SOURCE_PATH_SQL = (
+    f"(CASE WHEN substr(path, 1, {len(ARCHIVED_PREFIX)}) = '{ARCHIVED_PREFIX}'"
+    f" THEN substr(path, {len(ARCHIVED_PREFIX) + 1}) ELSE path END)"
+)
 
 _SUBSTRING_COLUMNS = {"branch": "branch", "model": "model", "host": "host"}
 _PATH_COLUMNS = {"project": "project", "cwd": "cwd", "worktree": "worktree"}
@@ -51,7 +58,7 @@ def field_sql(field: Field) -> tuple[str, list[object]]:
     if name in _PATH_COLUMNS:
         return _path_sql(_PATH_COLUMNS[name], value)
     if name == "path":
-        inner, params = _path_sql("path", value)
+        inner, params = _path_sql(_SOURCE_PATH_SQL, value)
         return f"file_id IN (SELECT id FROM files WHERE {inner})", params
     if name in _SUBSTRING_COLUMNS:
         return f"adx_icontains({_SUBSTRING_COLUMNS[name]}, ?)", [value.lower()]
@@ -105,6 +112,8 @@ def field_matches(field: Field, values: dict[str, object]) -> bool:
             return False
         return ts >= field.time if field.name == "since" else ts <= field.time
     value = values.get(FIELD_COLUMNS[field.name])
+    if field.name == "path" and isinstance(value, str):
+        value = original_path(value)
     return isinstance(value, str) and field_matches_value(field, value)
 
 
@@ -114,5 +123,5 @@ def path_file_ids(db: sqlite3.Connection, value: str) -> list[int]:
     return [
         fid
         for fid, path in db.execute("SELECT id, path FROM files")
-        if field_matches_value(field, path)
+        if field_matches_value(field, original_path(path))
     ]

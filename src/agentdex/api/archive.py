@@ -1,0 +1,475 @@
+"""Archive API: its status, exporting it, pruning it, forgetting conversations.
+
+The archive itself (:mod:`agentdex.archive`) is filled by every refresh;
+these are the user's handles on it, shared by the CLI (``agentdex archive``,
+``agentdex forget``) and the HTTP status route. ``docs/archive.md`` explains
+what is kept, where, and how big it gets.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agentdex.errors import NotFoundError, UsageError
+from agentdex.records import iso_utc
+
+if TYPE_CHECKING:
+    from agentdex.archive.store import ArchiveStore
+    from agentdex.records import Record
+
+Session = tuple[str, str]
+
+
+def _root(root: str | os.PathLike[str] | None) -> Path:
+    from agentdex.index.store import index_root
+
+    return index_root(root)
+
+
+@contextmanager
+def _reading(root: Path) -> Iterator[ArchiveStore | None]:
+    from agentdex.archive.store import open_reader
+
+    store = open_reader(root)
+    try:
+        yield store
+    finally:
+        if store is not None:
+            store.close()
+
+
+def _dir_bytes(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) if path.is_dir() else 0
+
+
+# -- status ------------------------------------------------------------------------------------
+
+
+def status(root: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+    """Where the archive is, how big, what it holds per agent, and what only it still has."""
+    from agentdex.archive.indexing import archive_enabled
+    from agentdex.archive.store import archive_path
+    from agentdex.index.store import Location
+
+    base = _root(root)
+    folder = archive_path(base)
+    current = Location(base).current()
+    info: dict[str, Any] = {
+        "path": str(folder),
+        "enabled": archive_enabled(),
+        "bytes": _dir_bytes(folder),
+        "index_bytes": _dir_bytes(current) if current is not None else 0,
+        "records": 0,
+        "conversations": 0,
+        "text_bytes": 0,
+        "raw_lines": 0,
+        "forgotten": 0,
+        "agents": [],
+        "source_gone": _gone_counts(root),
+    }
+    with _reading(base) as store:
+        if store is None:
+            return info
+        db = store.db
+        info["forgotten"] = db.execute("SELECT count(*) FROM tombstones").fetchone()[0]
+        rows = db.execute(
+            "SELECT c.agent, count(*), count(DISTINCT c.session_id), sum(e.text_size),"
+            " sum(e.text_size * 1.0 * k.size / max(k.raw_size, 1)), sum(e.raw_chunk IS NOT NULL)"
+            " FROM entries e JOIN contexts c ON c.id = e.context_id"
+            " JOIN chunks k ON k.id = e.text_chunk GROUP BY c.agent ORDER BY c.agent"
+        ).fetchall()
+        raw = dict(
+            db.execute(
+                "SELECT agent, sum(raw_size * 1.0 * size / max(chunk_raw, 1)) FROM"
+                " (SELECT DISTINCT c.agent, e.raw_chunk, e.raw_start, e.raw_size, k.size,"
+                "  k.raw_size AS chunk_raw FROM entries e JOIN contexts c ON c.id = e.context_id"
+                "  JOIN chunks k ON k.id = e.raw_chunk) GROUP BY agent"
+            ).fetchall()
+        )
+        for agent, records, conversations, text_bytes, stored, raw_lines in rows:
+            info["agents"].append(
+                {
+                    "agent": agent,
+                    "conversations": conversations,
+                    "records": records,
+                    "text_bytes": int(text_bytes or 0),
+                    "stored_bytes": int((stored or 0) + (raw.get(agent) or 0)),
+                    "raw_lines": int(raw_lines or 0),
+                }
+            )
+        info["records"] = sum(a["records"] for a in info["agents"])
+        info["conversations"] = sum(a["conversations"] for a in info["agents"])
+        info["text_bytes"] = sum(a["text_bytes"] for a in info["agents"])
+        info["raw_lines"] = sum(a["raw_lines"] for a in info["agents"])
+    return info
+
+
+def _gone_counts(root: str | os.PathLike[str] | None) -> dict[str, int]:
+    """Records (and conversations) the index holds only because the archive kept them."""
+    from agentdex.api.index import reader
+    from agentdex.archive.keys import ARCHIVED_HIGH, ARCHIVED_LOW
+
+    counts = {"records": 0, "conversations": 0}
+    with reader(root) as engine:
+        if engine is None:
+            return counts
+        row = engine.db.execute(
+            "SELECT count(*), count(DISTINCT r.context_id) FROM record_rows r"
+            " JOIN files f ON f.id = r.file_id WHERE f.path >= ? AND f.path < ?",
+            (ARCHIVED_LOW, ARCHIVED_HIGH),
+        ).fetchone()
+        sessions = engine.db.execute(
+            "SELECT count(*) FROM (SELECT DISTINCT r.agent, r.session_id FROM records r"
+            " JOIN files f ON f.id = r.file_id WHERE f.path >= ? AND f.path < ?)",
+            (ARCHIVED_LOW, ARCHIVED_HIGH),
+        ).fetchone()
+        counts["records"] = int(row[0])
+        counts["conversations"] = int(sessions[0])
+    return counts
+
+
+# -- export --------------------------------------------------------------------------------------
+
+
+def export(
+    out: str,
+    *,
+    agent: str | None = None,
+    session: str | None = None,
+    since: str | None = None,
+    root: str | os.PathLike[str] | None = None,
+    now: float | None = None,
+) -> dict[str, Any]:
+    """Write archived records as JSONL to ``out`` (``-``: stdout); returns what was written.
+
+    One line per record: the record's JSON (``docs/json-output.md``) plus
+    ``archived_at``, ``source_gone`` (no live source holds it, per the index)
+    and, where the raw source line was kept, ``raw`` (its text; ``raw_base64``
+    when it is not UTF-8).
+    """
+    import sys
+
+    from agentdex.search.timeparse import parse_time
+
+    cutoff = parse_time(since, end=False, now=now) if since else None
+    base = _root(root)
+    where: list[str] = ["1"]
+    params: list[Any] = []
+    if agent:
+        where.append("c.agent = ?")
+        params.append(agent)
+    if session:
+        where.append("substr(c.session_id, 1, ?) = ?")
+        params.extend([len(session), session])
+    if cutoff is not None:
+        where.append("coalesce(e.timestamp, e.archived_at) >= ?")
+        params.append(cutoff)
+    written = 0
+    sessions: set[Session] = set()
+    target = None if out == "-" else Path(out)
+    if target is not None and target.is_dir():
+        raise UsageError(f"{target} is a directory; give a file name")
+    with _reading(base) as store:
+        if store is None:
+            rows: list[tuple[Any, ...]] = []
+        else:
+            rows = store.entries(" AND ".join(where), params)
+        rows.sort(key=lambda e: (e[1], e[3], e[13], e[15] if e[15] is not None else -1, e[0]))
+        live = _LiveKeys(root)
+        tmp = None if target is None else target.with_name(f".{target.name}.{os.getpid()}.tmp")
+        try:
+            handle = sys.stdout.buffer if tmp is None else open(tmp, "wb")  # noqa: SIM115
+            try:
+                for entry in rows:
+                    assert store is not None
+                    handle.write(_export_line(store, entry, live) + b"\n")
+                    written += 1
+                    sessions.add((entry[1], entry[3]))
+            finally:
+                if tmp is not None:
+                    handle.close()
+            if tmp is not None and target is not None:
+                os.replace(tmp, target)
+        except OSError as exc:
+            if tmp is not None:
+                tmp.unlink(missing_ok=True)
+            raise UsageError(f"cannot write {out}: {exc.strerror or exc}") from exc
+        finally:
+            live.close()
+    return {
+        "path": str(target) if target is not None else "-",
+        "records": written,
+        "conversations": len(sessions),
+        "bytes": target.stat().st_size if target is not None else None,
+    }
+
+
+def _export_line(store: ArchiveStore, entry: tuple[Any, ...], live: _LiveKeys) -> bytes:
+    import base64
+
+    import orjson
+
+    from agentdex.archive.sync import entry_record
+
+    record = entry_record(store, entry)
+    data = record.to_json()
+    data["archived_at"] = iso_utc(entry[22])
+    data["source_gone"] = not live.holds(entry[1], entry[3], entry[0])
+    raw = store.raw(entry[19], entry[20], entry[21])
+    if raw is not None:
+        try:
+            data["raw"] = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            data["raw_base64"] = base64.b64encode(raw).decode("ascii")
+    return orjson.dumps(data)
+
+
+class _LiveKeys:
+    """Which archived keys a live source still holds, per conversation, from the index."""
+
+    def __init__(self, root: str | os.PathLike[str] | None) -> None:
+        from agentdex.api.index import reader
+
+        self._context = reader(root)
+        self.engine = self._context.__enter__()
+        self._session: Session | None = None
+        self._keys: set[int] = set()
+
+    def holds(self, agent: str, session_id: str, key: int) -> bool:
+        if self.engine is None:
+            return False
+        if self._session != (agent, session_id):
+            self._session = (agent, session_id)
+            self._keys = self._load(agent, session_id)
+        return key in self._keys
+
+    def _load(self, agent: str, session_id: str) -> set[int]:
+        from agentdex.archive.keys import is_archived, record_key
+
+        assert self.engine is not None
+        return {
+            record_key(agent, session_id, role, kind, ts, thash, tlen)
+            for role, kind, ts, thash, tlen, path in self.engine.db.execute(
+                "SELECT r.role, r.kind, r.timestamp, r.thash, r.tlen, f.path FROM records r"
+                " JOIN files f ON f.id = r.file_id WHERE r.session_id = ? AND r.agent = ?",
+                (session_id, agent),
+            )
+            if not is_archived(path)
+        }
+
+    def close(self) -> None:
+        self._context.__exit__(None, None, None)
+
+
+# -- prune ----------------------------------------------------------------------------------------
+
+
+def prune(
+    older_than: str,
+    *,
+    root: str | os.PathLike[str] | None = None,
+    home: str | None = None,
+    refresh_first: bool = True,
+    now: float | None = None,
+) -> dict[str, Any]:
+    """Remove archived conversations last active before ``older_than`` (``90d``, ``1y``, a
+    date), keeping every record a live source still holds (a refresh runs first, so the
+    index knows which those are)."""
+    from agentdex.api.index import refresh
+    from agentdex.archive.manage import prune as run_prune
+    from agentdex.search.timeparse import parse_time
+
+    clock = time.time() if now is None else now
+    cutoff = parse_time(older_than, end=False, now=clock)
+    if refresh_first:
+        refresh(root, home=home)
+    result = run_prune(_root(root), cutoff)
+    for item in result.conversations:
+        last = item.get("last_activity")
+        item["last_activity"] = iso_utc(last) if isinstance(last, int | float) else None
+    return {
+        "cutoff": iso_utc(cutoff),
+        "conversations": result.conversations,
+        "records_removed": result.entries_removed,
+        "records_kept_live": result.entries_kept_live,
+        "index_records_removed": result.index_records_removed,
+    }
+
+
+# -- forget ---------------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class ForgetPlan:
+    """The conversations a forget would remove, found before anything is changed."""
+
+    target: str
+    conversations: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def sessions(self) -> list[tuple[str | None, str]]:
+        return [(c["agent"], c["session_id"]) for c in self.conversations]
+
+
+def forget_plan(
+    ref: str | None = None,
+    *,
+    session: str | None = None,
+    project: str | None = None,
+    root: str | os.PathLike[str] | None = None,
+) -> ForgetPlan:
+    """Which conversations ``REF``, ``--session ID`` or ``--project PATH`` names (exactly one),
+    from the index and the archive; NotFoundError when none."""
+    given = [value for value in (ref, session, project) if value]
+    if len(given) != 1:
+        raise UsageError("give exactly one of REF, --session ID or --project PATH")
+    found: dict[Session, dict[str, Any]] = {}
+    if project:
+        base = os.path.normpath(os.path.abspath(os.path.expanduser(project)))
+        prefix = base.rstrip("/") + "/"
+        where = "(project = ? OR substr(project, 1, ?) = ? OR cwd = ? OR substr(cwd, 1, ?) = ?)"
+        params: list[Any] = [base, len(prefix), prefix, base, len(prefix), prefix]
+        _collect(root, found, where, params)
+        target = f"project {base}"
+    elif session:
+        _collect(root, found, "session_id = ?", [session])
+        target = f"session {session}"
+    else:
+        from agentdex.api._order import split_ref
+
+        assert ref is not None
+        session_id, _locator = split_ref(ref)
+        if not session_id:
+            raise UsageError("a reference needs a session id: <session_id>[@<locator>]")
+        _collect(root, found, "session_id = ?", [session_id])
+        if not found:
+            _collect(root, found, "substr(session_id, 1, ?) = ?", [len(session_id), session_id])
+            ids = {sid for _agent, sid in found}
+            if len(ids) > 1:
+                names = ", ".join(sorted(ids)[:5])
+                raise UsageError(f"{session_id!r} matches {len(ids)} conversations: {names}")
+        target = ref
+    if not found:
+        raise NotFoundError(f"no indexed or archived conversation for {target}")
+    conversations = [found[key] for key in sorted(found)]
+    return ForgetPlan(target=target, conversations=conversations)
+
+
+def _collect(
+    root: str | os.PathLike[str] | None,
+    found: dict[Session, dict[str, Any]],
+    where: str,
+    params: list[Any],
+) -> None:
+    """Add the conversations matching ``where`` (over a ``contexts`` table: the index and the
+    archive name its columns alike) with their record counts and titles."""
+    from agentdex.api.index import reader
+
+    def add(agent: str, sid: str, field: str, count: int, title: str | None) -> None:
+        item = found.setdefault(
+            (agent, sid),
+            {
+                "agent": agent,
+                "session_id": sid,
+                "title": None,
+                "index_records": 0,
+                "archive_records": 0,
+            },
+        )
+        item[field] += count
+        item["title"] = item["title"] or title
+
+    def sessions(db: Any, rows_table: str) -> list[tuple[Any, ...]]:
+        return list(
+            db.execute(
+                "SELECT agent, session_id, sum((SELECT count(*) FROM"
+                f" {rows_table} x WHERE x.context_id = contexts.id)) FROM contexts"
+                f" WHERE {where} GROUP BY agent, session_id",
+                params,
+            )
+        )
+
+    with reader(root) as engine:
+        if engine is not None:
+            for agent, sid, count in sessions(engine.db, "record_rows"):
+                if count:
+                    title = engine.db.execute(
+                        "SELECT title FROM titles WHERE agent = ? AND session_id = ?", (agent, sid)
+                    ).fetchone()
+                    add(agent, sid, "index_records", count, title[0] if title else None)
+    with _reading(_root(root)) as store:
+        if store is not None:
+            for agent, sid, count in sessions(store.db, "entries"):
+                if count:
+                    add(agent, sid, "archive_records", count, store.title(agent, sid))
+
+
+def forget(plan: ForgetPlan, *, root: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+    """Forget the planned conversations for good: tombstones, then archive and index removal."""
+    from agentdex.archive.manage import forget as run_forget
+
+    removed = run_forget(_root(root), plan.sessions, plan.target)
+    return {
+        "target": plan.target,
+        "forgotten": plan.conversations,
+        "index_records_removed": removed,
+        "archive_records_removed": sum(c["archive_records"] for c in plan.conversations),
+    }
+
+
+def is_forgotten(agent: str, session_id: str, root: str | os.PathLike[str] | None = None) -> bool:
+    """Was this conversation forgotten (``agentdex forget``)? Checked by ``show``."""
+    with _reading(_root(root)) as store:
+        if store is None:
+            return False
+        row = store.db.execute(
+            "SELECT 1 FROM tombstones WHERE session_id = ? AND (agent IS NULL OR agent = ?)",
+            (session_id, agent),
+        ).fetchone()
+        return row is not None
+
+
+def archived_records(
+    session_id: str, agent: str, root: str | os.PathLike[str] | None = None
+) -> list[Record]:
+    """The conversation's records that only the archive keeps (from the index), in order."""
+    from agentdex.api.index import reader
+    from agentdex.archive.keys import ARCHIVED_HIGH, ARCHIVED_LOW, original_path
+    from agentdex.records import Record
+
+    out: list[Record] = []
+    with reader(root) as engine:
+        if engine is None:
+            return out
+        hits = engine.all_hits(
+            "r.session_id = ? AND r.agent = ? AND f.path >= ? AND f.path < ? ORDER BY r.id",
+            (session_id, agent, ARCHIVED_LOW, ARCHIVED_HIGH),
+        )
+        for hit in hits:
+            out.append(
+                Record(
+                    agent=hit.agent,
+                    store=hit.store,
+                    source_path=original_path(hit.source_path),
+                    locator=hit.locator,
+                    session_id=hit.session_id,
+                    role=hit.role,  # type: ignore[arg-type]
+                    kind=hit.kind,  # type: ignore[arg-type]
+                    text=engine.original_text(hit),
+                    timestamp=hit.timestamp,
+                    model=hit.model,
+                    cwd=hit.cwd,
+                    project=hit.project,
+                    branch=hit.branch,
+                    worktree=hit.worktree,
+                    host=hit.host,
+                    offset=hit.offset,
+                )
+            )
+    return out

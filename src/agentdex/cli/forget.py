@@ -1,0 +1,64 @@
+"""``agentdex forget REF | --session ID | --project PATH``: remove conversations for good.
+
+Exit codes: 0 forgotten, 1 declined at the prompt, 2 usage (none or several
+of REF/--session/--project), 3 nothing matched. See docs/archive.md.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from agentdex.cli._common import console, emit_json, fail, json_option
+
+
+@click.command("forget")
+@click.argument("ref", required=False)
+@click.option("--session", default=None, help="A conversation id (exact, any agent).")
+@click.option(
+    "--project",
+    type=click.Path(file_okay=False, path_type=str),
+    default=None,
+    help="Every conversation whose project or working dir is PATH or inside it.",
+)
+@click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
+@json_option
+def forget(
+    ref: str | None, session: str | None, project: str | None, yes: bool, as_json: bool
+) -> None:
+    """Remove conversations from the index and the archive, for good.
+
+    REF is a session id, a unique prefix of one, or a search result reference
+    SESSION@LOCATOR. A tombstone keeps them out of every later refresh and
+    rebuild (agentdex never changes the agents' own files, which still hold
+    them). Asks for confirmation on a terminal unless --yes.
+    """
+    from agentdex.api import archive as api
+
+    plan = api.forget_plan(ref, session=session, project=project)
+    if not yes and sys.stdin.isatty():
+        _describe(plan.conversations)
+        if not click.confirm(f"Forget {len(plan.conversations)} conversation(s)?", default=False):
+            fail("nothing forgotten", 1)
+    result = api.forget(plan)
+    if as_json:
+        emit_json(result)
+        return
+    click.echo(
+        f"forgot {len(result['forgotten'])} conversation(s): "
+        f"{result['index_records_removed']} index records, "
+        f"{result['archive_records_removed']} archived records removed"
+    )
+
+
+def _describe(conversations: list[dict[str, object]]) -> None:
+    out = console(stderr=True)
+    for c in conversations:
+        title = f"  {c['title']}" if c.get("title") else ""
+        out.print(
+            f"{c['agent']}  {c['session_id']}  indexed {c['index_records']},"
+            f" archived {c['archive_records']}{title}",
+            soft_wrap=True,
+            markup=False,
+        )
