@@ -29,6 +29,7 @@ ROUTERS: tuple[tuple[str, str], ...] = (
     ("agentdex.http.sessions_api", "/api/v0/sessions"),
     ("agentdex.http.search_api", "/api/v0"),
     ("agentdex.http.export_api", "/api/v0"),
+    ("agentdex.http.archive_api", "/api/v0/archive"),
 )
 
 _STATUS = {2: 400, 3: 404, 4: 409, 5: 422, 6: 500}

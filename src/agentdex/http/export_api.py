@@ -65,6 +65,8 @@ class RecordBody(BaseModel):
     branch: str | None
     worktree: str | None
     host: str | None
+    #: only agentdex's archive still holds this record (docs/archive.md)
+    source_gone: bool = False
 
 
 class RedactionBody(BaseModel):
