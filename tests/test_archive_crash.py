@@ -66,7 +66,9 @@ def _write(files: dict[int, Path], home: Path, first: int, count: int) -> None:
     d = store_dir(home)
     for f in range(first, first + count):
         files[f] = d / f"f{f:04d}.jsonl"
-        rows = [{"session": f"s{f}", "text": _text(f, r), "ts": f * 100 + r} for r in range(PER_FILE)]
+        rows = [
+            {"session": f"s{f}", "text": _text(f, r), "ts": f * 100 + r} for r in range(PER_FILE)
+        ]
         write_file(files[f], rows)
 
 
@@ -122,9 +124,7 @@ def _archived() -> dict[int, tuple[str, str]]:
         check.close()
     store = ArchiveStore(index_root(), write=False)
     try:
-        return {
-            int(e[0]): (str(e[3]), store.text(e[16], e[17], e[18])) for e in store.entries()
-        }
+        return {int(e[0]): (str(e[3]), store.text(e[16], e[17], e[18])) for e in store.entries()}
     finally:
         store.close()
 
@@ -175,6 +175,19 @@ def test_sigkill_while_archiving_loses_nothing_and_shows_no_half_entry(home: Pat
         assert result["source_gone"] is (not still_there), result["ref"]
 
 
+class _ForgetStarted:
+    """True ``pause`` seconds after a forget began writing its new chunk file."""
+
+    def __init__(self, folder: Path, pause: float) -> None:
+        self.folder, self.pause = folder, pause
+        self.seen: float | None = None
+
+    def __call__(self) -> bool:
+        if self.seen is None and len(list(self.folder.glob("chunks-*.blobs"))) > 1:
+            self.seen = time.monotonic()
+        return self.seen is not None and time.monotonic() - self.seen >= self.pause
+
+
 @pytest.mark.serial
 def test_sigkill_during_forget_leaves_a_whole_archive_and_the_next_writer_finishes(
     home: Path,
@@ -189,14 +202,7 @@ def test_sigkill_during_forget_leaves_a_whole_archive_and_the_next_writer_finish
         before = _archived()
         pause = chance.choice([0.0, 0.0, 0.005, 0.02, 0.1])
         proc = _run(FORGET, f"s{f}")
-        seen: list[float] = []
-
-        def started() -> bool:
-            if len(list(folder.glob("chunks-*.blobs"))) > 1 and not seen:
-                seen.append(time.monotonic())  # the forget is writing its new chunk file
-            return bool(seen) and time.monotonic() - seen[0] >= pause
-
-        _kill_when(proc, started)
+        _kill_when(proc, _ForgetStarted(folder, pause))
         mid_switch += len(list(folder.glob("chunks-*.blobs"))) > 1
         after = _archived()
         for key, (session, text) in after.items():
@@ -205,9 +211,11 @@ def test_sigkill_during_forget_leaves_a_whole_archive_and_the_next_writer_finish
         assert all(before[k][0] == f"s{f}" for k in before.keys() - after.keys())
         api.refresh(home=str(home), rows=ROWS)  # a killed forget is finished by the next writer
         assert len(list(folder.glob("chunks-*.blobs"))) == 1
-        tombstoned = sqlite3.connect(folder / "archive.db").execute(
-            "SELECT count(*) FROM tombstones WHERE session_id = ?", (f"s{f}",)
-        ).fetchone()[0]
+        tombstoned = (
+            sqlite3.connect(folder / "archive.db")
+            .execute("SELECT count(*) FROM tombstones WHERE session_id = ?", (f"s{f}",))
+            .fetchone()[0]
+        )
         held = sum(1 for session, _ in _archived().values() if session == f"s{f}")
         assert held == (0 if tombstoned else PER_FILE)
         hits = api.search(f"f{f}r", refresh_first=False, limit=None).results
