@@ -142,7 +142,7 @@ def backfill(index: IndexWriter, archive: ArchiveWriter) -> int:
     start = index.meta_int("archived_rid", 1)
     if start >= index.blocks.next_record:
         return 0
-    added = 0
+    before = archive.added
     current = None
     for _rid, record, path in index.stored_records(
         "r.id >= ? AND f.parser IS NOT ?", (start, ARCHIVE_PARSER)
@@ -150,8 +150,9 @@ def backfill(index: IndexWriter, archive: ArchiveWriter) -> int:
         if path != current:
             archive.begin_source(path, jsonl=False)
             current = path
-        added += archive.offer(prepare(record))
-    return added
+        archive.offer(prepare(record))
+    archive.commit()
+    return archive.added - before
 
 
 # -- tombstones ------------------------------------------------------------------------------

@@ -43,10 +43,12 @@ RAW_MAX = 64 * 1024
 RAW_KINDS = frozenset({"prompt"})
 
 _INSERT_ENTRY = (
-    "INSERT OR IGNORE INTO entries (key, context_id, source_id, role, kind, timestamp, locator,"
-    " offset, text_chunk, text_start, text_size, archived_at)"
-    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    "INSERT INTO entries (key, context_id, source_id, role, kind, timestamp, locator, offset,"
+    " text_chunk, text_start, text_size, raw_chunk, raw_start, raw_size, archived_at)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
+#: records looked up and inserted together
+BATCH = 500
 
 
 class _OpenChunk:
@@ -84,6 +86,7 @@ class ArchiveWriter:
         self._source_path: str | None = None
         self._raw_fd = -1
         self._lines: dict[int, tuple[int, int, int]] = {}
+        self._batch: list[tuple[int, Prepared]] = []
         self._now = int(time.time())
         #: entries added in this writer's lifetime, and their text bytes (for stats)
         self.added = 0
@@ -92,7 +95,8 @@ class ArchiveWriter:
 
     # -- sources -------------------------------------------------------------------------------
     def begin_source(self, path: str, *, jsonl: bool) -> None:
-        """The file the next offered records come from (``jsonl``: keep their short lines)."""
+        """The file the next offered records come from (``jsonl``: keep prompts' lines)."""
+        self._flush()
         self._close_raw()
         self._source_path = path if jsonl else None
         self._lines = {}
@@ -135,8 +139,39 @@ class ArchiveWriter:
         return ref
 
     # -- records -------------------------------------------------------------------------------
-    def offer(self, prepared: Prepared) -> bool:
-        """Archive one record unless its key is already there; True when it was new."""
+    def offer(self, prepared: Prepared) -> None:
+        """Archive one record unless its key is already there (checked in batches)."""
+        meta = prepared.meta
+        key = record_key(
+            meta[0], meta[2], meta[3], meta[4], meta[5], prepared.thash, len(prepared.lower)
+        )
+        self._batch.append((key, prepared))
+        if len(self._batch) >= BATCH:
+            self._flush()
+
+    def _flush(self) -> None:
+        """Insert the batch's records that are not archived yet (one lookup, one insert)."""
+        batch, self._batch = self._batch, []
+        if not batch:
+            return
+        keys = [key for key, _ in batch]
+        known = {
+            int(row[0])
+            for row in self.db.execute(
+                f"SELECT key FROM entries WHERE key IN ({','.join('?' * len(keys))})", keys
+            )
+        }
+        rows = []
+        for key, prepared in batch:
+            if key in known:
+                continue
+            known.add(key)  # the same record twice in one batch is archived once
+            rows.append(self._entry_row(key, prepared))
+        if rows:
+            self.db.executemany(_INSERT_ENTRY, rows)
+            self.added += len(rows)
+
+    def _entry_row(self, key: int, prepared: Prepared) -> tuple[object, ...]:
         (
             agent,
             store,
@@ -153,7 +188,6 @@ class ArchiveWriter:
             locator,
             offset,
         ) = prepared.meta
-        key = record_key(agent, session, role, kind, timestamp, prepared.thash, len(prepared.lower))
         context = (agent, store, session, model, cwd, project, branch, worktree, host)
         context_id = self.contexts.get(context)
         if context_id is None:
@@ -165,26 +199,9 @@ class ArchiveWriter:
             context_id = self.contexts[context] = int(cursor.lastrowid or 0)
         text = prepared.text.encode("utf-8", "surrogatepass")
         text_chunk, text_start = self._next(TEXT)
-        cursor = self.db.execute(
-            _INSERT_ENTRY,
-            (
-                key,
-                context_id,
-                self._source_id,
-                role,
-                kind,
-                timestamp,
-                locator,
-                offset,
-                text_chunk,
-                text_start,
-                len(text),
-                self._now,
-            ),
-        )
-        if not cursor.rowcount:
-            return False  # archived before: nothing appended, the reserved place stays free
         self._append(TEXT, text)
+        self.text_bytes += len(text)
+        raw = None
         if (
             kind in RAW_KINDS
             and self._source_path is not None
@@ -192,14 +209,21 @@ class ArchiveWriter:
             and offset >= 0
         ):
             raw = self._raw_line(offset)
-            if raw is not None:
-                self.db.execute(
-                    "UPDATE entries SET raw_chunk = ?, raw_start = ?, raw_size = ? WHERE id = ?",
-                    (*raw, cursor.lastrowid),
-                )
-        self.added += 1
-        self.text_bytes += len(text)
-        return True
+        return (
+            key,
+            context_id,
+            self._source_id,
+            role,
+            kind,
+            timestamp,
+            locator,
+            offset,
+            text_chunk,
+            text_start,
+            len(text),
+            *(raw if raw is not None else (None, None, None)),
+            self._now,
+        )
 
     def set_titles(self, agent: str, titles: dict[str, str]) -> None:
         if titles:
@@ -260,6 +284,7 @@ class ArchiveWriter:
     # -- batches ---------------------------------------------------------------------------------
     def commit(self) -> None:
         """Write every open chunk, fsync the chunk file, then commit the batch's rows."""
+        self._flush()
         for kind in (TEXT, RAW):
             self._seal(kind)
         while self._pending:
@@ -275,6 +300,7 @@ class ArchiveWriter:
                 self.commit()
             self.db.execute("ROLLBACK")
         finally:
+            self._batch.clear()
             self._close_raw()
             self._pending.clear()
             self._open.clear()
