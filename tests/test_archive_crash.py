@@ -124,7 +124,7 @@ def _archived() -> dict[int, tuple[str, str]]:
         check.close()
     store = ArchiveStore(index_root(), write=False)
     try:
-        return {int(e[0]): (str(e[3]), store.text(e[16], e[17], e[18])) for e in store.entries()}
+        return {int(e[0]): (str(e[5]), store.text(e[16], e[17], e[18])) for e in store.entries()}
     finally:
         store.close()
 

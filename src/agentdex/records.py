@@ -93,6 +93,32 @@ class Record:
         return data
 
 
+#: :class:`Record` fields but ``text`` and ``extra``, in order: how stores of records
+#: (the index, the archive) select them, for :func:`record_from_columns`
+RECORD_COLUMNS = (
+    "agent",
+    "store",
+    "source_path",
+    "locator",
+    "session_id",
+    "role",
+    "kind",
+    "timestamp",
+    "model",
+    "cwd",
+    "project",
+    "branch",
+    "worktree",
+    "host",
+    "offset",
+)
+
+
+def record_from_columns(values: Any, text: str) -> Record:
+    """A record from ``values`` in :data:`RECORD_COLUMNS` order and its text."""
+    return Record(text=text, **dict(zip(RECORD_COLUMNS, values, strict=False)))
+
+
 def iso_utc(ts: float | None) -> str | None:
     """Format epoch seconds as ISO-8601 UTC with a ``Z`` suffix."""
     if ts is None:

@@ -180,7 +180,7 @@ def export(
             rows: list[tuple[Any, ...]] = []
         else:
             rows = store.entries(" AND ".join(where), params)
-        rows.sort(key=lambda e: (e[1], e[3], e[13], e[15] if e[15] is not None else -1, e[0]))
+        rows.sort(key=lambda e: (e[1], e[5], e[3], e[15] if e[15] is not None else -1, e[0]))
         live = _LiveKeys(root)
         tmp = None if target is None else target.with_name(f".{target.name}.{os.getpid()}.tmp")
         try:
@@ -190,7 +190,7 @@ def export(
                     assert store is not None
                     handle.write(_export_line(store, entry, live) + b"\n")
                     written += 1
-                    sessions.add((entry[1], entry[3]))
+                    sessions.add((entry[1], entry[5]))
             finally:
                 if tmp is not None:
                     handle.close()
@@ -220,7 +220,7 @@ def _export_line(store: ArchiveStore, entry: tuple[Any, ...], live: _LiveKeys) -
     record = entry_record(store, entry)
     data = record.to_json()
     data["archived_at"] = iso_utc(entry[22])
-    data["source_gone"] = not live.holds(entry[1], entry[3], entry[0])
+    data["source_gone"] = not live.holds(entry[1], entry[5], entry[0])
     raw = store.raw(entry[19], entry[20], entry[21])
     if raw is not None:
         try:
@@ -441,7 +441,7 @@ def archived_records(
     """The conversation's records that only the archive keeps (from the index), in order."""
     from agentdex.api.index import reader
     from agentdex.archive.keys import ARCHIVED_HIGH, ARCHIVED_LOW, original_path
-    from agentdex.records import Record
+    from agentdex.records import RECORD_COLUMNS, record_from_columns
 
     out: list[Record] = []
     with reader(root) as engine:
@@ -452,24 +452,7 @@ def archived_records(
             (session_id, agent, ARCHIVED_LOW, ARCHIVED_HIGH),
         )
         for hit in hits:
-            out.append(
-                Record(
-                    agent=hit.agent,
-                    store=hit.store,
-                    source_path=original_path(hit.source_path),
-                    locator=hit.locator,
-                    session_id=hit.session_id,
-                    role=hit.role,  # type: ignore[arg-type]
-                    kind=hit.kind,  # type: ignore[arg-type]
-                    text=engine.original_text(hit),
-                    timestamp=hit.timestamp,
-                    model=hit.model,
-                    cwd=hit.cwd,
-                    project=hit.project,
-                    branch=hit.branch,
-                    worktree=hit.worktree,
-                    host=hit.host,
-                    offset=hit.offset,
-                )
-            )
+            hit.source_path = original_path(hit.source_path)
+            values = [getattr(hit, name) for name in RECORD_COLUMNS]
+            out.append(record_from_columns(values, engine.original_text(hit)))
     return out

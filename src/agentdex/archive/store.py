@@ -48,9 +48,11 @@ LEVEL = 4
 TEXT, RAW = 0, 1
 CHUNK_CACHE = 8
 
+#: key, the record's columns in :data:`agentdex.records.RECORD_COLUMNS` order (1-15),
+#: text (16-18) and raw line (19-21) places, archived_at (22)
 ENTRY_COLUMNS = (
-    "e.key, c.agent, c.store, c.session_id, e.role, e.kind, e.timestamp, c.model, c.cwd,"
-    " c.project, c.branch, c.worktree, c.host, s.path, e.locator, e.offset, e.text_chunk,"
+    "e.key, c.agent, c.store, s.path, e.locator, c.session_id, e.role, e.kind, e.timestamp,"
+    " c.model, c.cwd, c.project, c.branch, c.worktree, c.host, e.offset, e.text_chunk,"
     " e.text_start, e.text_size, e.raw_chunk, e.raw_start, e.raw_size, e.archived_at"
 )
 ENTRY_FROM = "entries e JOIN contexts c ON c.id = e.context_id JOIN sources s ON s.id = e.source_id"

@@ -39,7 +39,7 @@ from agentdex.archive.keys import (
 )
 from agentdex.index.segments import load_block, prepare
 from agentdex.index.writer import FILE_COLUMNS
-from agentdex.records import Record
+from agentdex.records import Record, record_from_columns
 
 if TYPE_CHECKING:
     from agentdex.archive.store import ArchiveStore
@@ -92,36 +92,30 @@ def _in(values: list[Any]) -> str:
     return ",".join("?" * len(values))
 
 
-def sessions_of_contexts(index: IndexWriter, context_ids: Iterable[int]) -> set[Session]:
-    ids = sorted(set(context_ids))
+def _sessions(index: IndexWriter, sql: str, ids: Iterable[int]) -> set[Session]:
+    """(agent, session) pairs ``sql`` selects for ``ids`` (its ``{ids}``), in SQL-sized chunks."""
+    values = sorted(set(ids))
     found: set[Session] = set()
-    for i in range(0, len(ids), SQL_CHUNK):
-        chunk = ids[i : i + SQL_CHUNK]
-        found.update(
-            (str(a), str(s))
-            for a, s in index.db.execute(
-                f"SELECT agent, session_id FROM contexts WHERE id IN ({_in(chunk)})", chunk
-            )
-        )
+    for i in range(0, len(values), SQL_CHUNK):
+        chunk = values[i : i + SQL_CHUNK]
+        rows = index.db.execute(sql.format(ids=_in(chunk)), chunk)
+        found.update((str(agent), str(session)) for agent, session in rows)
     return found
+
+
+def sessions_of_contexts(index: IndexWriter, context_ids: Iterable[int]) -> set[Session]:
+    return _sessions(
+        index, "SELECT agent, session_id FROM contexts WHERE id IN ({ids})", context_ids
+    )
 
 
 def sessions_with_archived_rows(index: IndexWriter, files: dict[int, str]) -> set[Session]:
-    if not files:
-        return set()
-    ids = sorted(files)
-    found: set[Session] = set()
-    for i in range(0, len(ids), SQL_CHUNK):
-        chunk = ids[i : i + SQL_CHUNK]
-        found.update(
-            (str(a), str(s))
-            for a, s in index.db.execute(
-                "SELECT DISTINCT c.agent, c.session_id FROM record_rows r"
-                f" JOIN contexts c ON c.id = r.context_id WHERE r.file_id IN ({_in(chunk)})",
-                chunk,
-            )
-        )
-    return found
+    return _sessions(
+        index,
+        "SELECT DISTINCT c.agent, c.session_id FROM record_rows r"
+        " JOIN contexts c ON c.id = r.context_id WHERE r.file_id IN ({ids})",
+        files,
+    )
 
 
 def _index_contexts(index: IndexWriter, agent: str | None, session_id: str) -> list[int]:
@@ -354,29 +348,12 @@ def _restore(
 
 def _entry_order(entry: tuple[Any, ...]) -> tuple[Any, ...]:
     """Source path, then byte offset (line-based sources), then archive chunk position."""
-    return (entry[13], entry[15] if entry[15] is not None else -1, entry[16], entry[17])
+    return (entry[3], entry[15] if entry[15] is not None else -1, entry[16], entry[17])
 
 
 def entry_record(store: ArchiveStore, entry: tuple[Any, ...]) -> Record:
     """The normalized record of an archive entry row (``ENTRY_COLUMNS``)."""
-    return Record(
-        agent=entry[1],
-        store=entry[2],
-        source_path=entry[13],
-        locator=entry[14],
-        session_id=entry[3],
-        role=entry[4],
-        kind=entry[5],
-        text=store.text(entry[16], entry[17], entry[18]),
-        timestamp=entry[6],
-        model=entry[7],
-        cwd=entry[8],
-        project=entry[9],
-        branch=entry[10],
-        worktree=entry[11],
-        host=entry[12],
-        offset=entry[15],
-    )
+    return record_from_columns(entry[1:16], store.text(entry[16], entry[17], entry[18]))
 
 
 def _archived_file(index: IndexWriter, record: Record) -> int:

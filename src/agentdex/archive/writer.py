@@ -172,22 +172,8 @@ class ArchiveWriter:
             self.added += len(rows)
 
     def _entry_row(self, key: int, prepared: Prepared) -> tuple[object, ...]:
-        (
-            agent,
-            store,
-            session,
-            role,
-            kind,
-            timestamp,
-            model,
-            cwd,
-            project,
-            branch,
-            worktree,
-            host,
-            locator,
-            offset,
-        ) = prepared.meta
+        agent, store, session, role, kind, timestamp = prepared.meta[:6]
+        model, cwd, project, branch, worktree, host, locator, offset = prepared.meta[6:]
         context = (agent, store, session, model, cwd, project, branch, worktree, host)
         context_id = self.contexts.get(context)
         if context_id is None:

@@ -46,7 +46,7 @@ from agentdex.index.segments import (
     prepare,
 )
 from agentdex.index.store import open_writer_db
-from agentdex.records import Record
+from agentdex.records import Record, record_from_columns
 from agentdex.search.scores import level_of
 
 if TYPE_CHECKING:
@@ -168,6 +168,15 @@ class IndexWriter:
         """Delete a file's records (those at byte offsets >= ``from_offset``); returns how many."""
         where = "file_id = ?" + (" AND offset >= ?" if from_offset is not None else "")
         args: tuple[int, ...] = (file_id,) if from_offset is None else (file_id, from_offset)
+        return self._delete(file_id, where, args, whole=from_offset is None)
+
+    def delete_from_rid(self, file_id: int, from_rid: int) -> int:
+        """Delete a file's records with ids >= ``from_rid``; returns how many."""
+        return self._delete(file_id, "file_id = ? AND id >= ?", (file_id, from_rid), whole=False)
+
+    def _delete(self, file_id: int, where: str, args: tuple[int, ...], *, whole: bool) -> int:
+        """Delete the file's records matching ``where``: SQLite now, the postings journaled
+        as the file's records from the first deleted id on (every one, when ``whole``)."""
         count, dead, first = self.db.execute(
             f"SELECT count(*), coalesce(sum(tlen + 1), 0), min(id) FROM record_rows WHERE {where}",
             args,
@@ -181,7 +190,7 @@ class IndexWriter:
             )
         )
         self.db.execute(f"DELETE FROM record_rows WHERE {where}", args)
-        from_rid = None if from_offset is None else int(first)
+        from_rid = None if whole else int(first)
         self.db.execute(
             "INSERT INTO postings_deletes (file_id, from_rid) VALUES (?, ?)", (file_id, from_rid)
         )
@@ -250,31 +259,6 @@ class IndexWriter:
             self.add(prepare(record), file_id)
         return dropped
 
-    def delete_from_rid(self, file_id: int, from_rid: int) -> int:
-        """Delete a file's records with ids >= ``from_rid``; returns how many."""
-        where, args = "file_id = ? AND id >= ?", (file_id, from_rid)
-        count, dead = self.db.execute(
-            f"SELECT count(*), coalesce(sum(tlen + 1), 0) FROM record_rows WHERE {where}", args
-        ).fetchone()
-        if not count:
-            return 0
-        self.touched_contexts.update(
-            row[0]
-            for row in self.db.execute(
-                f"SELECT DISTINCT context_id FROM record_rows WHERE {where}", args
-            )
-        )
-        self.db.execute(f"DELETE FROM record_rows WHERE {where}", args)
-        self.db.execute(
-            "INSERT INTO postings_deletes (file_id, from_rid) VALUES (?, ?)", (file_id, from_rid)
-        )
-        if self._postings is None:
-            self._queued_deletes.append((file_id, from_rid))
-        else:
-            self._postings.delete_file(file_id, from_rid)
-        self.dead_bytes += dead
-        return int(count)
-
     def stored_records(
         self, where: str, params: tuple[Any, ...] = ()
     ) -> Iterator[tuple[int, Record, str]]:
@@ -287,9 +271,9 @@ class IndexWriter:
         block = None
         while True:
             rows = self.db.execute(
-                "SELECT r.id, r.block_id, r.agent, r.store, r.session_id, r.role, r.kind,"
-                " r.timestamp, r.model, r.cwd, r.project, r.branch, r.worktree, r.host,"
-                " r.locator, r.offset, f.path FROM records r JOIN files f ON f.id = r.file_id"
+                "SELECT r.id, r.block_id, r.agent, r.store, f.path, r.locator, r.session_id,"
+                " r.role, r.kind, r.timestamp, r.model, r.cwd, r.project, r.branch, r.worktree,"
+                " r.host, r.offset FROM records r JOIN files f ON f.id = r.file_id"
                 f" WHERE ({where}) AND r.id > ? ORDER BY r.id LIMIT 2000",
                 (*params, last),
             ).fetchall()
@@ -302,25 +286,8 @@ class IndexWriter:
                     block = load_block(self.db, self.block_file, block_id)
                 if block is None:
                     continue
-                record = Record(
-                    agent=row[2],
-                    store=row[3],
-                    source_path=str(row[16]),
-                    locator=row[14],
-                    session_id=row[4],
-                    role=row[5],
-                    kind=row[6],
-                    text=block.original_text(rid - block.first_id),
-                    timestamp=row[7],
-                    model=row[8],
-                    cwd=row[9],
-                    project=row[10],
-                    branch=row[11],
-                    worktree=row[12],
-                    host=row[13],
-                    offset=row[15],
-                )
-                yield rid, record, str(row[16])
+                text = block.original_text(rid - block.first_id)
+                yield rid, record_from_columns(row[2:], text), str(row[4])
 
     # -- batches --------------------------------------------------------------------------
     def commit(self) -> None:
