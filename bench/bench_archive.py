@@ -17,7 +17,8 @@ without it):
   then a rebuild (``--full``) that re-imports them from the archive, and a
   check that a search still finds a deleted record, marked ``source_gone``;
 * a fresh-process ``agentdex search`` for one rare word after a no-change
-  refresh check, archive off and on (``--runs`` x 5 samples, medians);
+  refresh check, archive off and on, in ``--runs`` x 10 pairs (alternating
+  which goes first): medians, and the median of the paired differences;
 * ``--real DIR``: a folder of real Claude Code project folders (the shared
   corpus) indexed with the archive on: index and archive sizes.
 
@@ -185,14 +186,18 @@ def search_overhead(home: Path, work: Path, runs: int) -> dict[str, Any]:
         env = environment(work, f"cold-{mode}-0", archive=mode == "on")
         agentdex(env, home, "index", "--json")  # the manifest for the no-change fast path
     samples: dict[str, list[float]] = {"off": [], "on": []}
-    for _ in range(runs * 5):
-        for mode in ("off", "on"):
+    for pair in range(runs * 10):
+        order = ("off", "on") if pair % 2 == 0 else ("on", "off")  # neither always goes first
+        for mode in order:
             env = environment(work, f"cold-{mode}-0", archive=mode == "on")
             seconds, data = agentdex(env, home, "search", word, "--json", "--limit", "20")
             samples[mode].append(seconds)
             assert data["stats"]["refresh"]["files_parsed"] == 0
     for mode in ("off", "on"):
         report[f"{mode}_p50_ms"] = round(statistics.median(samples[mode]) * 1000, 1)
+    differences = [on - off for on, off in zip(samples["on"], samples["off"], strict=True)]
+    report["pairs"] = len(differences)
+    report["median_on_minus_off_ms"] = round(statistics.median(differences) * 1000, 1)
     return report
 
 
