@@ -327,3 +327,20 @@ def test_the_archive_lives_beside_the_generations(home: Path) -> None:
     assert location.current() is not None
     assert (root / "archive" / "archive.db").is_file()
     assert not any((gen / "archive").exists() for gen in root.glob("gen-*"))
+
+
+def test_a_corrupt_archive_is_reported_never_rebuilt(home: Path) -> None:
+    from agentdex.archive.store import ArchiveCorruptError
+
+    d = store_dir(home)
+    write_file(d / "s1.jsonl", [rec("hazel", ts=1)])
+    refresh(home)
+    generation = Location(index_root()).current()
+    folder = archive_path(index_root())
+    for name in ("archive.db-wal", "archive.db-shm"):
+        (folder / name).unlink(missing_ok=True)
+    (folder / "archive.db").write_bytes(b"not a database at all" * 100)
+    with pytest.raises(ArchiveCorruptError, match="move the archive folder away"):
+        refresh(home)
+    assert Location(index_root()).current() == generation  # the index was not rebuilt
+    assert results("hazel") == [("hazel", False)]

@@ -119,6 +119,11 @@ CREATE TABLE IF NOT EXISTS tombstones (
 """
 
 
+class ArchiveCorruptError(CorruptError):
+    """The archive's files are not what agentdex wrote. Never rebuilt silently: it may hold
+    the only copy of conversations, and the tombstones of forgotten ones."""
+
+
 def archive_path(root: Path) -> Path:
     """The archive dir of the index at ``root``."""
     return root / ARCHIVE_DIR
@@ -150,7 +155,7 @@ class ArchiveStore:
                 self.db.execute("PRAGMA query_only=1")
             self.blob_file = self._meta("blob_file") or _blob_name(1)
         except sqlite3.DatabaseError as exc:
-            raise CorruptError(
+            raise ArchiveCorruptError(
                 f"archive database {self.dir / DB_NAME} is unreadable: {exc}"
                 "; move the archive folder away to start a new one"
             ) from exc
@@ -169,7 +174,7 @@ class ArchiveStore:
         if self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'meta'").fetchone():
             fmt = self._meta("format")
         if fmt is not None and fmt != FORMAT:
-            raise CorruptError(f"{self.dir / DB_NAME}: unknown archive format {fmt!r}")
+            raise ArchiveCorruptError(f"{self.dir / DB_NAME}: unknown archive format {fmt!r}")
         self.db.executescript(_SCHEMA)
         if fmt is None:
             self.set_meta("format", FORMAT)
@@ -197,7 +202,7 @@ class ArchiveStore:
         end = self.db.execute("SELECT max(offset + size) FROM chunks").fetchone()[0] or 0
         size = os.fstat(self._fd).st_size
         if size < end:
-            raise CorruptError(
+            raise ArchiveCorruptError(
                 f"{path} is shorter than its chunk list ({size} < {end} bytes)"
                 "; move the archive folder away to start a new one"
             )
@@ -221,7 +226,7 @@ class ArchiveStore:
                 if not self.db.execute("SELECT 1 FROM chunks LIMIT 1").fetchone():
                     self.db.execute("BEGIN")
                     return
-        raise CorruptError(f"{self.dir / self.blob_file} is missing")
+        raise ArchiveCorruptError(f"{self.dir / self.blob_file} is missing")
 
     def append_chunk(
         self, kind: int, data: bytes, packed: bytes | None = None, chunk_id: int | None = None
@@ -268,14 +273,16 @@ class ArchiveStore:
                 "SELECT offset, size FROM chunks WHERE id = ?", (chunk_id,)
             ).fetchone()
             if row is None:
-                raise CorruptError(f"archive chunk {chunk_id} is not listed in {DB_NAME}")
+                raise ArchiveCorruptError(f"archive chunk {chunk_id} is not listed in {DB_NAME}")
             where = (int(row[0]), int(row[1]))
         offset, size = where
         packed = os.pread(self._fd, size, offset) if self._fd >= 0 else b""
         try:
             data = zlib.decompress(packed)
         except zlib.error as exc:
-            raise CorruptError(f"archive chunk {chunk_id} in {self.blob_file} is damaged") from exc
+            raise ArchiveCorruptError(
+                f"archive chunk {chunk_id} in {self.blob_file} is damaged"
+            ) from exc
         self._cache[chunk_id] = data
         self._trim_cache()
         return data

@@ -216,7 +216,7 @@ class IndexWriter:
         removes the file and the archive sync re-adds what is missing).
         """
         path = archived_path(old[1])
-        if path in self.files:
+        if path in self.files or not self.file_record_count(old[0]):
             return False
         self.db.execute(
             "UPDATE files SET path = ?, parser = ?, size = 0, mtime = 0, resume_offset = 0,"
