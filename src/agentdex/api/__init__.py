@@ -1,7 +1,10 @@
 """The one library API that every surface (CLI, HTTP, MCP) calls.
 
 One module per capability: :mod:`agentdex.api.history` (sources, show,
-audit), :mod:`agentdex.api.search` (search), :mod:`agentdex.api.index` (refresh, status), :mod:`agentdex.api.conversations`, :mod:`agentdex.api.refs`,
+audit), :mod:`agentdex.api.search` (search), :mod:`agentdex.api.index`
+(refresh, status), :mod:`agentdex.api.conversations`, :mod:`agentdex.api.refs`,
+:mod:`agentdex.api.transcript` (a conversation to read, live updates),
+:mod:`agentdex.api.facets` (facet counts of a query),
 :mod:`agentdex.api.context` (workspace context), :mod:`agentdex.api.worktrees`
 and :mod:`agentdex.api.sessions`. Surfaces import these, never each other.
 """

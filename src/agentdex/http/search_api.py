@@ -21,8 +21,17 @@ def search(
     regex: bool = False,
     word: bool = False,
     refresh: bool = True,
+    highlights: bool = Query(
+        False, description="Add `highlights`: [start, end) spans of the match in `snippet`."
+    ),
+    text: bool = Query(True, description="Include each result's full `text`."),
 ) -> dict[str, Any]:
-    """Same JSON as ``agentdex search --json``: ``{query, status, stats, results}``."""
+    """Same JSON as ``agentdex search --json``: ``{query, status, stats, results}``.
+
+    ``highlights=true`` adds to each result the match spans in its snippet
+    (code-point offsets); ``text=false`` leaves out the full text (a results
+    list needs only the snippet).
+    """
     home = getattr(request.app.state, "home", None)
     result = api.search(
         q,
@@ -34,7 +43,13 @@ def search(
         word=word,
         refresh_first=refresh,
     )
-    return result.to_json()
+    data = result.to_json()
+    for hit, spans in zip(data["results"], result.highlights, strict=False):
+        if highlights:
+            hit["highlights"] = [list(span) for span in spans]
+        if not text:
+            hit.pop("text", None)
+    return data
 
 
 @router.get("/conversations")
