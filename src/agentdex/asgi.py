@@ -16,14 +16,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentdex.http.auth import load_or_create_token, token_matches, token_path
+from agentdex.http.ui import LOGIN_CODE_SECONDS
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
     from starlette.types import ASGIApp, Receive, Scope, Send
 
 __all__ = [
+    "LOGIN_CODE_SECONDS",
     "BearerGuard",
     "build_app",
+    "issue_login_code",
     "load_or_create_token",
     "run_mcp_stdio",
     "token_path",
@@ -100,6 +103,12 @@ def build_app(
 
     app.router.lifespan_context = lifespan
     return app
+
+
+def issue_login_code(app: FastAPI) -> str:
+    """A one-time code the web page trades for the token (``agentdex ui``)."""
+    code: str = app.state.ui_login_codes.issue()
+    return code
 
 
 def run_mcp_stdio(*, home: str | None = None, max_bytes: int | None = None) -> None:

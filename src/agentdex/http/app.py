@@ -3,7 +3,9 @@
 Each capability contributes a router module (``ROUTERS``) with a
 ``router: fastapi.APIRouter``; missing modules are skipped so the app
 builds at every stage of the project. Every route requires the bearer
-token except the OpenAPI document.
+token except the OpenAPI document and the web explorer's static page
+(:mod:`agentdex.http.ui`), which holds no data. There is no ``/docs``: the
+interactive docs load their assets from a CDN, and the page works offline.
 """
 
 from __future__ import annotations
@@ -26,6 +28,10 @@ ROUTERS: tuple[tuple[str, str], ...] = (
     ("agentdex.http.worktrees_api", "/api/v0/worktrees"),
     ("agentdex.http.sessions_api", "/api/v0/sessions"),
     ("agentdex.http.search_api", "/api/v0"),
+    ("agentdex.http.facets_api", "/api/v0/facets"),
+    ("agentdex.http.show_api", "/api/v0/show"),
+    ("agentdex.http.sources_api", "/api/v0/sources"),
+    ("agentdex.http.limits_api", "/api/v0/limits"),
 )
 
 _STATUS = {2: 400, 3: 404, 4: 409, 5: 422, 6: 500}
@@ -66,6 +72,8 @@ def create_app(*, token: str | None = None, data: Path | None = None) -> FastAPI
         version=__version__,
         description="Local API over agent history, workspace context, worktrees and sessions.",
         dependencies=[Depends(require_token)],
+        docs_url=None,
+        redoc_url=None,
     )
     app.state.token = expected
 
@@ -83,4 +91,7 @@ def create_app(*, token: str | None = None, data: Path | None = None) -> FastAPI
                 raise
             continue
         app.include_router(module.router, prefix=prefix, responses=COMMON_ERRORS)
+    from agentdex.http.ui import add_ui_routes
+
+    add_ui_routes(app)
     return app
