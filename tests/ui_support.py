@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 import uuid
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -116,6 +117,24 @@ def chat_lines(
         if role == "assistant" and i % 10 == 1:
             text += f"\n\n```python\ndef step_{i}(x):\n    return x + {i}  # {word}\n```\n"
         yield claude_line(session_id, i, role=role, ts=start + i, cwd=cwd, text=text)
+
+
+LONG_CHAT = "aaaaaaaa-0000-4000-8000-000000005000"
+OTHER_CHAT = "bbbbbbbb-0000-4000-8000-000000007000"
+
+
+def build_big_home(home: Path) -> Path:
+    """5,000 + 7,000 messages holding "zebra": 12,000 results and one 5,000-message chat.
+
+    Returns the project directory both conversations ran in.
+    """
+    cwd = home / "src" / "big"
+    cwd.mkdir(parents=True)
+    start = time.time() - 86_400
+    for session, count in ((LONG_CHAT, 5000), (OTHER_CHAT, 7000)):
+        path = transcript_path(home, str(cwd), session)
+        write_lines(path, chat_lines(session, count, cwd=str(cwd), start=start))
+    return cwd
 
 
 def render_sample_home(dest: Path) -> Path:

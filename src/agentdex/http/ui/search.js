@@ -8,6 +8,7 @@ import { VirtualList } from "./vlist.js";
 const FIRST_PAGE = 200;
 const MAX_RESULTS = 10_000;
 const ROW_HEIGHT = 64;
+const RETRY_MS = 1500;
 const FACET_TITLES = {
   agent: "Agent",
   project: "Project",
@@ -16,6 +17,18 @@ const FACET_TITLES = {
   role: "Role",
   kind: "Kind",
 };
+
+/** Another agentdex process (or this server, for another tab) is writing the index. */
+function busyIndexing(data) {
+  return typeof data.stats.refresh === "string" && data.stats.refresh.startsWith("skipped");
+}
+
+/** Say when results may be incomplete because the index is not (yet) up to date. */
+function indexNote(data) {
+  if (data.status === "no-index") return h("span#index-note.warning", {}, " Nothing is indexed yet: indexing…");
+  if (busyIndexing(data)) return h("span#index-note.dim", {}, " (the index is being updated; results follow)");
+  return null;
+}
 
 /** Link to a conversation at one record (the same REF the CLI takes). */
 export function conversationHref(ref, agent) {
@@ -97,6 +110,8 @@ export function mount(main, route) {
   let loadingMore = false;
   let refreshed = false;
   let lastKey = "";
+  let retry = 0;
+  let forceRefresh = false;
 
   const input = h("input#q", {
     type: "search",
@@ -172,7 +187,7 @@ export function mount(main, route) {
       word: state.word,
       highlights: true,
       text: "false",
-      refresh: refreshed ? "false" : "true",
+      refresh: refreshed && !forceRefresh ? "false" : "true",
     };
   }
 
@@ -183,6 +198,7 @@ export function mount(main, route) {
   }
 
   async function search() {
+    clearTimeout(retry);
     if (controller) controller.abort();
     controller = new AbortController();
     const signal = controller.signal;
@@ -201,7 +217,12 @@ export function mount(main, route) {
         h("strong#result-count", { "data-total": String(total) }, plural(total, "result")),
         h("span#result-shown", {}, shownNote()),
         h("span.dim", {}, ` · ${ms} ms`),
+        indexNote(data),
       );
+      // Retry (asking for a refresh) while another request or process is still indexing.
+      const refreshRan = typeof data.stats.refresh === "object";
+      forceRefresh = busyIndexing(data) || (data.status === "no-index" && !refreshRan);
+      if (forceRefresh) retry = setTimeout(search, RETRY_MS);
       document.dispatchEvent(new CustomEvent("agentdex:results", { detail: { total, ms } }));
     } catch (error) {
       if (error.name === "AbortError") return;
@@ -405,6 +426,7 @@ export function mount(main, route) {
   return () => {
     document.removeEventListener("keydown", onKey);
     debounced.cancel();
+    clearTimeout(retry);
     if (controller) controller.abort();
     if (facetController) facetController.abort();
     delete window.agentdexResults;
