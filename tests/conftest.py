@@ -143,3 +143,19 @@ def git_repo(tmp_path: Path) -> Iterator[Path]:
     git(repo, "add", "README.md")
     git(repo, "commit", "-q", "-m", "init")
     yield repo
+
+
+@pytest.fixture
+def rendered_sample(home: Path) -> Path:
+    """The README's sample home rendered into this test's HOME (``examples/sample_home.py``):
+    every agent's stores, and real git repositories with a linked worktree."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "sample_home", REPO_DIR / "examples/sample_home.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.render(home)
+    return home

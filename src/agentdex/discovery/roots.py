@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from agentdex.discovery import wsl
+from agentdex.discovery import observe, wsl
 
 VSCODE_EDITIONS = ("Code", "Code - Insiders", "VSCodium", "Code - OSS")
 
@@ -37,6 +37,7 @@ Warn = Callable[[str], None]
 
 
 def _is_dir(path: Path) -> bool:
+    observe.note(path)
     try:
         return path.is_dir()
     except OSError:
@@ -111,7 +112,7 @@ def vscode_user(home: Path, warn: Warn) -> list[Root]:
     if pinned:
         paths: list[Path] = []
         for base in pinned:
-            if (base / "User").is_dir():
+            if _is_dir(base / "User"):
                 paths.append(base / "User")
             else:
                 paths.extend(base / edition / "User" for edition in VSCODE_EDITIONS)
@@ -130,6 +131,7 @@ def _override_file(var: str, warn: Warn) -> Path | None:
     if not value:
         return None
     path = Path(value).expanduser()
+    observe.note(path)
     try:
         if path.is_file():
             return path.absolute()
@@ -267,6 +269,7 @@ def _indexed_projects() -> list[Path]:
 
     from agentdex.paths import data_dir
 
+    observe.note(data_dir() / "projects.json")
     try:
         data = orjson.loads((data_dir() / "projects.json").read_bytes())
     except (OSError, orjson.JSONDecodeError):
@@ -283,6 +286,7 @@ def _indexed_projects() -> list[Path]:
 def _git_toplevel(path: Path) -> Path | None:
     """The nearest ancestor (or ``path``) holding a ``.git`` entry; no walking down."""
     for candidate in (path, *path.parents):
+        observe.note(candidate / ".git")
         try:
             if (candidate / ".git").exists():
                 return candidate
@@ -306,6 +310,7 @@ def expand_project_roots(paths: list[Path], *, children: bool) -> list[Path]:
         if top is not None and top != path:
             found.append(top)
         if children and top is None:
+            observe.note(path)
             try:
                 with os.scandir(path) as entries:
                     subdirs = sorted(

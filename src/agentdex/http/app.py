@@ -32,6 +32,7 @@ ROUTERS: tuple[tuple[str, str], ...] = (
     ("agentdex.http.show_api", "/api/v0/show"),
     ("agentdex.http.sources_api", "/api/v0/sources"),
     ("agentdex.http.limits_api", "/api/v0/limits"),
+    ("agentdex.http.export_api", "/api/v0"),
 )
 
 _STATUS = {2: 400, 3: 404, 4: 409, 5: 422, 6: 500}
