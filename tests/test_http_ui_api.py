@@ -257,3 +257,28 @@ def test_login_codes_expire() -> None:
     code = codes.issue()
     time.sleep(0.1)
     assert not codes.redeem(code)
+
+
+def test_a_ref_whose_session_id_holds_an_at_sign_opens_at_its_record(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Aider chat ids look like ``<dir>@<time>``: ``show`` splits a REF at the first ``@``."""
+    from test_sample_home_agents import render
+
+    render(home)
+    monkeypatch.setenv("AGENTDEX_PROJECT_ROOTS", str(home / "src"))
+    index.refresh(home=str(home))
+    hits = search.search("agent:aider", refresh_first=False, limit=100).results
+    refs = [h["ref"] for h in hits if h["ref"].count("@") >= 2]
+    assert refs, "the sample home has an Aider chat"
+    for ref in refs:
+        data = transcript.conversation(ref)
+        assert data["records"][data["focus"]]["ref"] == ref
+        assert transcript.record(ref)["ref"] == ref
+
+
+def test_public_paths_are_the_page_only() -> None:
+    from agentdex.http.ui import is_public
+
+    assert all(map(is_public, ["/", "/ui/app.js", "/ui/login"]))
+    assert not any(map(is_public, ["/api/v0/search", "/ui/a/b", "/mcp", "/uix", "/ui"]))

@@ -23,6 +23,7 @@ if REASON:
 from playwright.sync_api import Page, expect, sync_playwright  # noqa: E402
 
 pytestmark = pytest.mark.serial
+expect.set_options(timeout=30_000)  # a loaded CI machine is slow, not wrong
 
 LONG = LONG_CHAT
 MAX_ROWS = 80  # a screenful of 64 px rows plus the overscan, far below 10,000

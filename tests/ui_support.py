@@ -170,7 +170,9 @@ def server_env(home: Path, data: Path) -> dict[str, str]:
 
 
 @contextmanager
-def ui_server(home: Path, data: Path, workspace: Path) -> Iterator[dict[str, Any]]:
+def ui_server(
+    home: Path, data: Path, workspace: Path, extra_env: dict[str, str] | None = None
+) -> Iterator[dict[str, Any]]:
     """Run ``agentdex ui --no-open --port 0 --json``; yields its JSON line plus ``token``."""
     data.mkdir(parents=True, exist_ok=True)
     proc = subprocess.Popen(
@@ -178,7 +180,7 @@ def ui_server(home: Path, data: Path, workspace: Path) -> Iterator[dict[str, Any
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env=server_env(home, data),
+        env={**server_env(home, data), **(extra_env or {})},
         cwd=str(workspace),
     )
     try:

@@ -55,6 +55,23 @@ def _title(agent: str, session_id: str, records: list[dict[str, Any]]) -> str | 
     return text[:77] + "…" if len(text) > 80 else text
 
 
+def _focus(data: dict[str, Any], ref: str) -> int | None:
+    """The position ``ref`` names; also when the session id itself holds an ``@``.
+
+    ``show`` splits a REF at its first ``@``; Aider's chat ids look like
+    ``<dir>@<time>``, so their refs are matched here against each record's whole ref.
+    """
+    if data["focus"] is not None:
+        return int(data["focus"])
+    wanted = ref.strip()
+    if wanted.count("@") < 2:
+        return None
+    return next(
+        (i for i, r in enumerate(data["records"]) if f"{r['session_id']}@{r['locator']}" == wanted),
+        None,
+    )
+
+
 def _reading(record: dict[str, Any], position: int, max_chars: int) -> dict[str, Any]:
     """A record as the page reads it: ``ref``, ``position``, ``chars``, maybe cut."""
     text = record["text"] or ""
@@ -93,12 +110,13 @@ def conversation(
         refresh(home=home, wait=False)
     data = history.show(ref, home, agent=agent)
     raw = data["records"]
+    focus = _focus(data, ref)
     stamps = [r["timestamp"] for r in raw if r["timestamp"]]
     return {
         "session_id": data["session_id"],
         "agent": data["agent"],
         "title": _title(data["agent"], data["session_id"], raw),
-        "focus": data["focus"],
+        "focus": focus,
         "project": data["project"],
         "cwd": next((r["cwd"] for r in raw if r["cwd"]), None),
         "branches": _distinct([r["branch"] for r in raw]),
@@ -118,7 +136,7 @@ def record(ref: str, *, home: str | None = None, agent: str | None = None) -> di
     from agentdex.api import history
 
     data = history.show(ref, home, agent=agent)
-    focus = data["focus"]
+    focus = _focus(data, ref)
     if focus is None:
         raise NotFoundError(f"{ref!r} names no record: give SESSION@LOCATOR as search shows it")
     return _reading(data["records"][focus], focus, 0)

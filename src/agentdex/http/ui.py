@@ -57,6 +57,16 @@ SECURITY_HEADERS = {
 }
 
 
+#: What the page needs without a token: the page, its files, and the code exchange.
+PUBLIC_PATHS = frozenset({"/", "/ui/login"})
+PUBLIC_PREFIX = "/ui/"
+
+
+def is_public(path: str) -> bool:
+    """True for the paths this module answers without the bearer token (no data in them)."""
+    return path in PUBLIC_PATHS or (path.startswith(PUBLIC_PREFIX) and "/" not in path[4:])
+
+
 class LoginCodes:
     """One-time codes that each buy the token once, within ``ttl`` seconds."""
 

@@ -74,6 +74,13 @@ export async function api(path, { params, method = "GET", body, signal } = {}) {
   return response.json();
 }
 
+/** GET a document (not JSON): resolves to the Response, for `.text()` or `.blob()`. */
+export async function fetchDocument(path, params, signal) {
+  const response = await fetch(url(path, params), { signal, headers: headers() });
+  if (!response.ok) throw await failure(response);
+  return response;
+}
+
 /**
  * Server-sent events over fetch (EventSource cannot send the Authorization header).
  * Calls `onEvent(name, data)` per event until the stream ends or `signal` aborts.

@@ -2,7 +2,8 @@
 // light), roles styled, tool calls/results and reasoning folded with their size, code
 // highlighted, a deep link per message (the CLI's REF), copy as Markdown, live updates.
 
-import { api, routes, stream } from "./api.js";
+import { conversationActions } from "./actions.js";
+import { api, stream } from "./api.js";
 import {
   ago,
   badge,
@@ -18,7 +19,7 @@ import {
   toast,
   when,
 } from "./dom.js";
-import { recordBody, toMarkdown, toolCall } from "./render.js";
+import { recordBody, toolCall } from "./render.js";
 import { conversationHref } from "./search.js";
 
 const PAGE = 150;
@@ -252,37 +253,11 @@ export function mount(main, route) {
     );
   }
 
-  async function copyMarkdown(button) {
-    button.disabled = true;
-    try {
-      const full = conv.records.some((r) => r.truncated)
-        ? await api("/api/v0/show", {
-            params: { ref: conv.session_id, agent, max_chars: 0 },
-            signal: controller.signal,
-          })
-        : conv;
-      const done = await copy(toMarkdown(full));
-      toast(
-        done ? `Copied ${plural(full.records.length, "message")} as Markdown` : "Copy failed",
-        done ? "" : "error",
-      );
-    } catch (error) {
-      toast(error.message, "error");
-    } finally {
-      button.disabled = false;
-    }
-  }
-
   async function toolbar() {
-    const copyButton = h(
-      "button#copy-markdown",
-      { type: "button", onclick: () => copyMarkdown(copyButton) },
-      "Copy as Markdown",
-    );
-    const bar = h(
+    return h(
       "div.toolbar",
       {},
-      copyButton,
+      await conversationActions(() => focusRef || conv.session_id),
       h(
         "button#copy-link",
         {
@@ -300,50 +275,6 @@ export function mount(main, route) {
       h("span.spacer"),
       live,
     );
-    const paths = await routes();
-    const resume = Object.keys(paths).find((p) => /\/resume\b/.test(p) && paths[p].get);
-    if (resume) {
-      bar.insertBefore(
-        h("button#resume", { type: "button", onclick: () => showResume(resume) }, "Resume…"),
-        bar.children[2],
-      );
-    }
-    return bar;
-  }
-
-  async function showResume(path) {
-    try {
-      const data = await api(path, { params: { ref: focusRef || conv.session_id } });
-      const command = Array.isArray(data.command)
-        ? data.command.join(" ")
-        : data.command || data.shell || JSON.stringify(data);
-      const dialog = h(
-        "dialog.confirm",
-        {},
-        h("h2", {}, "Resume in its agent"),
-        h("p", {}, "Run this in a terminal (the page never runs commands):"),
-        h("pre.command", {}, command),
-        data.cwd ? h("p.dim", {}, `in ${data.cwd}`) : null,
-        h(
-          "form",
-          { method: "dialog" },
-          h(
-            "button",
-            {
-              type: "button",
-              onclick: async () => toast((await copy(command)) ? "Command copied" : "Copy failed"),
-            },
-            "Copy",
-          ),
-          h("button.quiet", { value: "close" }, "Close"),
-        ),
-      );
-      dialog.addEventListener("close", () => dialog.remove());
-      document.body.append(dialog);
-      dialog.showModal();
-    } catch (error) {
-      toast(error.message, "error");
-    }
   }
 
   function applyNew(fresh, messageCount) {

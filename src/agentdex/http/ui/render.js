@@ -1,5 +1,5 @@
-// Message text to DOM (fenced code highlighted, `inline code`), and a conversation to
-// Markdown. Everything is built from text nodes: no transcript text is parsed as HTML.
+// Message text to DOM (fenced code highlighted, `inline code`). Everything is built from
+// text nodes: no transcript text is parsed as HTML.
 
 import { h } from "./dom.js";
 import { highlight } from "./highlight.js";
@@ -73,43 +73,4 @@ export function recordBody(record) {
     return blocks(text).some((b) => b.code) ? richText(text) : codeBlock(text, "text");
   }
   return richText(text);
-}
-
-function fence(text) {
-  const longest = Math.max(2, ...Array.from(text.matchAll(/`+/g), (m) => m[0].length));
-  return "`".repeat(longest + 1);
-}
-
-/** A conversation (`show` JSON) as readable Markdown. */
-export function toMarkdown(conv) {
-  const lines = [`# ${conv.title || `${conv.agent} ${conv.session_id}`}`, ""];
-  const meta = [
-    ["agent", conv.agent],
-    ["session", conv.session_id],
-    ["project", conv.project],
-    ["branch", (conv.branches || []).join(", ")],
-    ["worktree", (conv.worktrees || []).join(", ")],
-    ["model", (conv.models || []).join(", ")],
-    ["first activity", conv.first_activity],
-    ["last activity", conv.last_activity],
-  ];
-  for (const [name, value] of meta) if (value) lines.push(`- ${name}: ${value}`);
-  lines.push("");
-  for (const record of conv.records) {
-    const stamp = record.timestamp ? ` · ${record.timestamp}` : "";
-    lines.push(`## ${record.role} · ${record.kind}${stamp}`, "");
-    const text = record.text || "";
-    if (record.kind === "tool_call" || record.kind === "tool_result") {
-      const call = record.kind === "tool_call" ? toolCall(text) : null;
-      const body = call ? `${call.tool}\n${call.input}` : text;
-      const marks = fence(body);
-      lines.push(`${marks}text`, body, marks, "");
-    } else if (record.kind === "reasoning") {
-      lines.push(...text.split("\n").map((line) => `> ${line}`), "");
-    } else {
-      lines.push(text, "");
-    }
-    lines.push(`<!-- ref: ${record.ref} -->`, "");
-  }
-  return lines.join("\n");
 }

@@ -2,7 +2,7 @@
 // click, highlighted snippets, keyboard navigation (/ to search, j/k, Enter to open).
 
 import { api } from "./api.js";
-import { ago, badge, basename, clear, count, debounce, errorBox, h, plural } from "./dom.js";
+import { ago, badge, basename, clear, count, debounce, errorBox, fill, h, plural } from "./dom.js";
 import { VirtualList } from "./vlist.js";
 
 const FIRST_PAGE = 200;
@@ -25,8 +25,10 @@ function busyIndexing(data) {
 
 /** Say when results may be incomplete because the index is not (yet) up to date. */
 function indexNote(data) {
-  if (data.status === "no-index") return h("span#index-note.warning", {}, " Nothing is indexed yet: indexing…");
-  if (busyIndexing(data)) return h("span#index-note.dim", {}, " (the index is being updated; results follow)");
+  if (data.status === "no-index")
+    return h("span#index-note.warning", {}, " Nothing is indexed yet: indexing…");
+  if (busyIndexing(data))
+    return h("span#index-note.dim", {}, " (the index is being updated; results follow)");
   return null;
 }
 
@@ -105,6 +107,8 @@ export function mount(main, route) {
   const state = readState(route.params);
   let results = [];
   let total = 0;
+  let exact = true; // false: the first page stopped early, `total` is a lower bound
+  let facetTotal = null; // {key, total} of the last facets answer
   let controller = null;
   let facetController = null;
   let loadingMore = false;
@@ -191,8 +195,27 @@ export function mount(main, route) {
     };
   }
 
+  function countText() {
+    return exact ? plural(total, "result") : `${count(total)}+ results`;
+  }
+
+  function showCount() {
+    const shown = status.querySelector("#result-count");
+    if (shown) {
+      shown.textContent = countText();
+      shown.dataset.total = String(total);
+    }
+    const note = status.querySelector("#result-shown");
+    if (note) note.textContent = shownNote();
+  }
+
+  /** How many results to list in all: every one, up to the 10,000 the API returns. */
+  function wanted() {
+    return exact ? Math.min(total, MAX_RESULTS) : MAX_RESULTS;
+  }
+
   function shownNote() {
-    if (results.length >= total) return "";
+    if (exact && results.length >= total) return "";
     if (results.length >= MAX_RESULTS) return ` (the first ${count(MAX_RESULTS)} are listed)`;
     return ` (showing ${count(results.length)}; scroll for more)`;
   }
@@ -210,11 +233,14 @@ export function mount(main, route) {
       refreshed = true;
       results = data.results;
       total = data.stats.total || 0;
+      exact = data.stats.total_exact !== false;
+      adoptFacetTotal();
       list.setItems(results);
       const ms = Math.round(performance.now() - started);
       status.className = "status";
-      clear(status).append(
-        h("strong#result-count", { "data-total": String(total) }, plural(total, "result")),
+      fill(
+        status,
+        h("strong#result-count", { "data-total": String(total) }, countText()),
         h("span#result-shown", {}, shownNote()),
         h("span.dim", {}, ` · ${ms} ms`),
         indexNote(data),
@@ -235,21 +261,24 @@ export function mount(main, route) {
   }
 
   async function loadMore() {
-    if (loadingMore || results.length >= Math.min(total, MAX_RESULTS) || !state.q) return;
+    if (loadingMore || results.length >= wanted() || !state.q) return;
     loadingMore = true;
     const signal = controller ? controller.signal : undefined;
     const key = lastKey;
-    const want = Math.min(total, MAX_RESULTS);
+    const want = wanted();
     const note = h("span#loading-more.dim", {}, ` · loading ${count(want)}…`);
     status.append(note);
     try {
       const data = await api("/api/v0/search", { params: params(want), signal });
       if (key !== lastKey) return;
       results = data.results;
-      total = data.stats.total || total;
+      if (data.stats.total_exact !== false || data.stats.total > total) {
+        total = data.stats.total;
+        exact = data.stats.total_exact !== false || results.length < want;
+      }
+      if (results.length < want) exact = true; // asked for more than there are: all listed
       list.setItems(results, { keepScroll: true });
-      const shown = status.querySelector("#result-shown");
-      if (shown) shown.textContent = shownNote();
+      showCount();
       document.dispatchEvent(new CustomEvent("agentdex:more", { detail: { loaded: results.length } }));
     } catch (error) {
       if (error.name !== "AbortError") status.append(errorBox(error));
@@ -309,7 +338,16 @@ export function mount(main, route) {
     );
   }
 
+  /** The facets counted every match by search's own rule: their total is exact. */
+  function adoptFacetTotal() {
+    if (exact || !facetTotal || facetTotal.key !== lastKey || facetTotal.total < total) return false;
+    total = facetTotal.total;
+    exact = true;
+    return true;
+  }
+
   async function facets() {
+    const key = lastKey;
     if (facetController) facetController.abort();
     facetController = new AbortController();
     try {
@@ -318,6 +356,10 @@ export function mount(main, route) {
         signal: facetController.signal,
       });
       renderFacets(data);
+      if (key === lastKey) {
+        facetTotal = { key, total: data.total };
+        if (adoptFacetTotal()) showCount();
+      }
     } catch (error) {
       if (error.name !== "AbortError") clear(facetsEl);
     }
@@ -394,6 +436,7 @@ export function mount(main, route) {
       event.preventDefault();
       list.move(-1);
     } else if (event.key === "Escape") {
+      event.preventDefault(); // a search field would clear itself; Escape only leaves it
       input.blur();
     }
   });
