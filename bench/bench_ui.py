@@ -26,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from ui_support import (
     LONG_CHAT,
     browser_available,
+    browser_context,
     build_big_home,
     launch_args,
     ui_server,
@@ -144,10 +145,7 @@ def measure(info: dict[str, Any], runs: int) -> dict[str, Any]:
     out: dict[str, Any] = {}
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(**launch_args())
-        context = browser.new_context(viewport={"width": 1280, "height": 860})
-        context.add_init_script(f"sessionStorage.setItem('agentdex.token', {info['token']!r})")
-        page = context.new_page()
-        page.set_default_timeout(120_000)
+        page = browser_context(browser, info["token"], timeout=120_000).new_page()
         page.goto(f"{info['url']}/#/search")
         page.get_by_text("Recent conversations").wait_for()  # the first refresh is done
 

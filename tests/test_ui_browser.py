@@ -20,7 +20,14 @@ from urllib.parse import quote
 
 import pytest
 
-from ui_support import browser_available, claude_line, launch_args, render_sample_home, ui_server
+from ui_support import (
+    browser_available,
+    browser_context,
+    claude_line,
+    launch_args,
+    render_sample_home,
+    ui_server,
+)
 
 REASON = browser_available()
 if REASON:
@@ -56,12 +63,9 @@ def browser() -> Iterator[Browser]:
 
 
 def _context_page(browser: Browser, server: dict[str, Any], *, token: str | None) -> Any:
-    context = browser.new_context(viewport={"width": 1280, "height": 860})
+    context = browser_context(browser, token, timeout=TIMEOUT)
     context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server["url"])
-    if token is not None:
-        context.add_init_script(f"sessionStorage.setItem('agentdex.token', {token!r})")
     page = context.new_page()
-    page.set_default_timeout(TIMEOUT)
     outside: list[str] = []
     page.on(
         "request",

@@ -14,7 +14,14 @@ from typing import Any
 
 import pytest
 
-from ui_support import LONG_CHAT, browser_available, build_big_home, launch_args, ui_server
+from ui_support import (
+    LONG_CHAT,
+    browser_available,
+    browser_context,
+    build_big_home,
+    launch_args,
+    ui_server,
+)
 
 REASON = browser_available()
 if REASON:
@@ -42,11 +49,7 @@ def big(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
 def page(big: dict[str, Any]) -> Iterator[Page]:
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(**launch_args())
-        context = browser.new_context(viewport={"width": 1280, "height": 860})
-        context.add_init_script(f"sessionStorage.setItem('agentdex.token', {big['token']!r})")
-        tab = context.new_page()
-        tab.set_default_timeout(60_000)
-        yield tab
+        yield browser_context(browser, big["token"]).new_page()
         browser.close()
 
 

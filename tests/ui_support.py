@@ -218,5 +218,14 @@ def launch_args() -> dict[str, Any]:
     return {"executable_path": path, "headless": True, "args": CHROMIUM_ARGS}
 
 
+def browser_context(browser: Any, token: str | None, *, timeout: float = 60_000) -> Any:
+    """A fresh browser context (1280x860) whose tabs hold ``token`` as if logged in."""
+    context = browser.new_context(viewport={"width": 1280, "height": 860})
+    context.set_default_timeout(timeout)
+    if token is not None:
+        context.add_init_script(f"sessionStorage.setItem('agentdex.token', {token!r})")
+    return context
+
+
 def new_session_id() -> str:
     return str(uuid.uuid4())

@@ -20,7 +20,7 @@ import {
   when,
 } from "./dom.js";
 import { recordBody, toolCall } from "./render.js";
-import { conversationHref } from "./search.js";
+import { conversationHref } from "./links.js";
 
 const PAGE = 150;
 const MAX_CHARS = 4000;

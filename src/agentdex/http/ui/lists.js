@@ -3,7 +3,7 @@
 
 import { api } from "./api.js";
 import { ago, badge, basename, bytes, clear, count, debounce, errorBox, fill, h, plural } from "./dom.js";
-import { conversationHref } from "./search.js";
+import { conversationHref } from "./links.js";
 
 const LIMIT = 1000;
 

@@ -3,6 +3,7 @@
 
 import { api } from "./api.js";
 import { ago, badge, basename, clear, count, debounce, errorBox, fill, h, plural } from "./dom.js";
+import { conversationHref, conversationItem } from "./links.js";
 import { VirtualList } from "./vlist.js";
 
 const FIRST_PAGE = 200;
@@ -30,11 +31,6 @@ function indexNote(data) {
   if (busyIndexing(data))
     return h("span#index-note.dim", {}, " (the index is being updated; results follow)");
   return null;
-}
-
-/** Link to a conversation at one record (the same REF the CLI takes). */
-export function conversationHref(ref, agent) {
-  return `#/c/${encodeURIComponent(ref)}${agent ? `?agent=${encodeURIComponent(agent)}` : ""}`;
 }
 
 function snippet(text, spans) {
@@ -378,21 +374,7 @@ export function mount(main, route) {
       if (state.q) return;
       landing.append(
         h("h2", {}, "Recent conversations"),
-        h(
-          "ul.conv-list",
-          {},
-          data.conversations.map((c) =>
-            h(
-              "li",
-              {},
-              h("a", { href: conversationHref(c.session_id, c.agent) }, c.title || c.session_id),
-              " ",
-              badge(c.agent, "agent"),
-              h("span.dim", {}, ` ${plural(c.message_count, "message")} · ${ago(c.last_activity)}`),
-              c.project ? h("span.path", { title: c.project }, ` ${basename(c.project)}`) : null,
-            ),
-          ),
-        ),
+        h("ul.conv-list", {}, data.conversations.map(conversationItem)),
       );
     } catch (error) {
       landing.append(errorBox(error));

@@ -3,7 +3,7 @@
 
 import { api } from "./api.js";
 import { ago, badge, basename, clear, confirmDialog, errorBox, h, plural, time, toast } from "./dom.js";
-import { conversationHref } from "./search.js";
+import { conversationItem } from "./links.js";
 
 function field(label, input) {
   return h("label.field", {}, h("span", {}, label), input);
@@ -149,20 +149,7 @@ function mountSession(main, id) {
         h("ol#session-events.events", {}, s.events.map(eventLine)),
         h("h2", {}, "Agent transcripts recorded here"),
         s.history.length
-          ? h(
-              "ul.conv-list",
-              {},
-              s.history.map((c) =>
-                h(
-                  "li",
-                  {},
-                  h("a", { href: conversationHref(c.session_id, c.agent) }, c.title || c.session_id),
-                  " ",
-                  badge(c.agent, "agent"),
-                  h("span.dim", {}, ` ${plural(c.message_count, "message")} · ${ago(c.last_activity)}`),
-                ),
-              ),
-            )
+          ? h("ul.conv-list", {}, s.history.map(conversationItem))
           : h("p.hint", {}, s.history_available ? "None yet." : "The search index is not available."),
       );
     } catch (error) {
