@@ -21,7 +21,15 @@ from agentdex.catalogue import CATALOGUE
 
 SRC_DIR = Path(agentdex.__file__).resolve().parent.parent
 REPO_DIR = SRC_DIR.parent
-CORPUS_DIR = REPO_DIR.parent / "shared" / "corpus"
+#: ``shared/corpus`` beside the clone, or beside the folder of worktrees holding it.
+CORPUS_DIR = next(
+    (
+        base / "shared" / "corpus"
+        for base in (REPO_DIR.parent, REPO_DIR.parent.parent)
+        if (base / "shared" / "corpus").is_dir()
+    ),
+    REPO_DIR.parent / "shared" / "corpus",
+)
 EXAMPLES_HOME = REPO_DIR / "examples" / "home"
 
 #: Env overrides of every catalogued store, plus ones agentdex itself reads.

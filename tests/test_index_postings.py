@@ -177,22 +177,65 @@ def test_the_first_page_is_the_exact_top_without_verifying_every_match(
 
 
 def test_vocabulary_lookups(tmp_path: Path) -> None:
-    postings.write_vocabulary(tmp_path, ["retry", "autoretry", "retrying", "backoff"])
+    terms = [("retry", 40), ("autoretry", 3), ("retrying", 7), ("backoff", 9), ("x1999", 1999)]
+    postings.write_vocabulary(tmp_path, terms)
     postings.append_vocabulary(tmp_path, ["retrofit"])
     vocab = postings.Vocabulary(tmp_path)
     try:
-        assert vocab.lookup("retr", starts=True, ends=False, limit=10) == [
-            "retrofit",
-            "retry",
-            "retrying",
-        ]
-        assert vocab.lookup("retry", starts=False, ends=True, limit=10) == ["autoretry", "retry"]
-        assert vocab.lookup("try", starts=False, ends=False, limit=10) == [
+        assert vocab.lookup("retr", starts=True, ends=False, limit=10) == (
+            ["retrofit", "retry", "retrying"],
+            40,
+        )
+        assert vocab.lookup("retry", starts=False, ends=True, limit=10) == (
+            ["autoretry", "retry"],
+            40,
+        )
+        assert vocab.lookup("try", starts=False, ends=False, limit=10)[0] == [
             "autoretry",
             "retry",
             "retrying",
         ]
-        assert vocab.lookup("r", starts=False, ends=False, limit=2) is None
-        assert vocab.lookup("zzz", starts=False, ends=False, limit=5) == []
+        assert vocab.lookup("r", starts=False, ends=False, limit=2)[0] is None
+        assert vocab.lookup("zzz", starts=False, ends=False, limit=5) == ([], 0)
+        # digits of a record count are not part of any term
+        assert vocab.lookup("99", starts=False, ends=False, limit=5) == (["x1999"], 1999)
+        assert vocab.lookup("40", starts=False, ends=False, limit=5) == ([], 0)
     finally:
         vocab.close()
+
+
+def test_the_full_term_list_covers_terms_starting_with_any_character(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agentdex.index import writer
+
+    monkeypatch.setattr(writer, "VOCAB_DELTA_BYTES", 0)  # rebuild the list, as big builds do
+    texts = ["日本語の説明", "café ßtraße", "Ωmega point", "9lives and ｆｕｌｌｗｉｄｔｈ"]
+    write_file(store_dir(home) / "a.jsonl", [rec(t) for t in texts])
+    refresh(home)
+    gen = Location(index_root()).current()
+    assert gen is not None and not (gen / postings.VOCAB_DELTA).exists()
+    assert found("本語") == ["日本語の説明"]
+    assert found("traß") == ["café ßtraße"]
+    assert found("ωmeg") == ["Ωmega point"]
+    assert found("lives") == ["9lives and ｆｕｌｌｗｉｄｔｈ"]
+    assert found("ｗｉｄ") == ["9lives and ｆｕｌｌｗｉｄｔｈ"]
+
+
+def test_cli_says_when_the_total_is_a_lower_bound(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+
+    from agentdex.cli import cli
+
+    write_file(store_dir(home) / "a.jsonl", [rec(f"common word {i}") for i in range(30)])
+    refresh(home)
+    monkeypatch.setattr(search_run, "FULL_EXACT", 5)
+    monkeypatch.setattr("agentdex.search.ranking.REFINE", 5)
+    runner = CliRunner()
+    first = runner.invoke(cli, ["search", "--no-refresh", "-n", "3", "common"])
+    assert first.exit_code == 0
+    assert "of at least" in first.stderr and "--exact-count" in first.stderr
+    exact = runner.invoke(cli, ["search", "--no-refresh", "-n", "3", "--exact-count", "common"])
+    assert exact.exit_code == 0 and "3 of 30 results" in exact.stderr

@@ -6,6 +6,8 @@ audit), :mod:`agentdex.api.search` (search), :mod:`agentdex.api.index`
 :mod:`agentdex.api.transcript` (a conversation to read, live updates),
 :mod:`agentdex.api.facets` (facet counts of a query),
 :mod:`agentdex.api.resume` and :mod:`agentdex.api.export` (resume, export),
-:mod:`agentdex.api.context` (workspace context), :mod:`agentdex.api.worktrees`
-and :mod:`agentdex.api.sessions`. Surfaces import these, never each other.
+:mod:`agentdex.api.context` (workspace context),
+:mod:`agentdex.api.context_history` (context at a past time, diffs),
+:mod:`agentdex.api.worktrees` and :mod:`agentdex.api.sessions`. Surfaces
+import these, never each other.
 """

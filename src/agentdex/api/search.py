@@ -325,12 +325,14 @@ def search(
         head = ordered if want is None else ordered[:want]
         by_id = {hit.id: hit for hit in engine.hits(r[0] for _, r in head)}
         hits = []
+        # ranking reads the lower-cased text (half the decompression); results show the original
+        lower_only = sort == "relevance" and not sensitive and limit is not None
         for score, row in head:
             hit = by_id.get(row[0])
             if hit is None:
                 continue
             hit.score = score
-            hit.text = engine.original_text(hit)
+            hit.text = engine.lower_text(hit) if lower_only else engine.original_text(hit)
             hits.append(hit)
         needles = [t.text for t in positive_terms(node)]
         if sort == "relevance":
@@ -339,6 +341,9 @@ def search(
             for hit in hits:
                 hit.score = 0.0
         shown = hits[:limit] if limit is not None else hits
+        if lower_only:
+            for hit in shown:
+                hit.text = engine.original_text(hit)
         patterns = highlight_patterns(needles, regex=regex, sensitive=sensitive)
         for hit in shown:
             hit.snippet, spans = make_snippet(hit.text, patterns)
@@ -369,7 +374,7 @@ def search(
 def _here(engine: Engine, here: str) -> tuple[Callable[[tuple[Any, ...]], bool], Any]:
     """The ``--here`` place as a row predicate and as an exact postings query."""
     from agentdex.gitinfo import git_info
-    from agentdex.search.fields import field_matches_value
+    from agentdex.search.plan import context_ids
     from agentdex.search.query import Field
 
     base = os.path.normpath(os.path.abspath(os.path.expanduser(here)))
@@ -384,15 +389,11 @@ def _here(engine: Engine, here: str) -> tuple[Callable[[tuple[Any, ...]], bool],
     def predicate(row: tuple[Any, ...]) -> bool:
         return inside(row[8]) or inside(row[9]) or inside(row[10])
 
-    terms = []
+    ids: set[int] = set()
     for column in ("cwd", "project", "worktree"):
         for root in roots:
-            prefix = f"{column}:{root}"
-            for term, _ in engine.searcher.terms_with_prefix("meta", prefix):
-                value = term[len(column) + 1 :]
-                if any(field_matches_value(Field(column, r), value) for r in roots):
-                    terms.append(term)
+            ids.update(context_ids(engine.db, Field(column, root)))
     import tantivy
 
-    query = tantivy.Query.term_set_query(engine.schema, "meta", sorted(set(terms)))
+    query = tantivy.Query.term_set_query(engine.schema, "ctx", sorted(ids))
     return predicate, query

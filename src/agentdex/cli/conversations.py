@@ -22,7 +22,8 @@ def sessions(
 
     With QUERY (same language as `agentdex search`), only conversations
     holding a matching message. Each shows agent, id, title, project, first
-    and last activity and message count.
+    and last activity, and how many prompts the person typed, replies the
+    agent gave and tool calls/results it made.
     """
     from agentdex.api import search as api
 
@@ -41,7 +42,8 @@ def sessions(
         for c in result.conversations:
             click.echo(
                 f"{c['agent']}\t{c['session_id']}\t{relative_time(c['last_activity'])}\t"
-                f"{c['message_count']}\t{c['project'] or '-'}\t{c['title'] or ''}"
+                f"{c['prompts']}\t{c['replies']}\t{c['tool_events']}\t"
+                f"{c['project'] or '-'}\t{c['title'] or ''}"
             )
         return
     from rich.table import Table
@@ -49,7 +51,18 @@ def sessions(
     from agentdex.cli._common import console
 
     table = Table(box=None, pad_edge=False)
-    for column in ("agent", "session", "title", "project", "first", "last", "msgs"):
+    columns = (
+        "agent",
+        "session",
+        "title",
+        "project",
+        "first",
+        "last",
+        "prompts",
+        "replies",
+        "tools",
+    )
+    for column in columns:
         table.add_column(column, overflow="ellipsis", no_wrap=column != "title")
     for c in result.conversations:
         table.add_row(
@@ -59,6 +72,8 @@ def sessions(
             c["project"] or "-",
             relative_time(c["first_activity"]),
             relative_time(c["last_activity"]),
-            str(c["message_count"]),
+            str(c["prompts"]),
+            str(c["replies"]),
+            str(c["tool_events"]),
         )
     console().print(table)

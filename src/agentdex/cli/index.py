@@ -78,13 +78,15 @@ def index(ctx: click.Context, as_json: bool, full: bool) -> None:
     this one wait for it. The index lives under the data dir
     ($AGENTDEX_DATA_DIR, or [index] path in the config).
     """
+    from agentdex.api import context_history
     from agentdex.api import search as api
     from agentdex.cli._common import home_of
 
     stats = run_refresh(home_of(ctx), full=full, quiet=as_json)
     status = api.index_status()
+    contexts = context_history.record_indexed_workspaces(home=home_of(ctx))
     if as_json:
-        emit_json({"refresh": stats.to_json(), "index": status})
+        emit_json({"refresh": stats.to_json(), "index": status, "context_history": contexts})
         return
     from agentdex.cli._common import console
     from agentdex.cli._format import human_size
@@ -99,3 +101,10 @@ def index(ctx: click.Context, as_json: bool, full: bool) -> None:
     )
     if stats.diagnostics:
         console(stderr=True).print(f"[yellow]{stats.diagnostics} parse diagnostic(s)[/]")
+    if contexts["enabled"]:
+        console().print(
+            f"Context history: {contexts['workspaces']} workspace(s) checked, "
+            f"{contexts['resolved']} resolved, {contexts['recorded']} new version(s)"
+        )
+        for failure in contexts["failed"]:
+            console(stderr=True).print(f"[yellow]context history: {failure}[/]", soft_wrap=True)

@@ -29,7 +29,9 @@ Case is smart: all-lowercase terms ignore case, any capital makes the search
 case-sensitive (-i / -s force it). -w matches whole words; -E treats each
 term as a Python regex. Unknown fields or malformed queries exit with status 2.
 Each result has a reference (SESSION@LOCATOR) that `agentdex show` opens.
-See docs/query-language.md.
+With many matches the first page does not wait for all of them: the total
+is then a lower bound (--exact-count counts every match). See
+docs/query-language.md and docs/search.md.
 """
 
 
@@ -86,6 +88,11 @@ def _print_rich(data: dict[str, Any], highlights: list[list[tuple[int, int]]]) -
 @click.option("--here", is_flag=True, help="Rank results from this project/worktree first.")
 @click.option("--only-here", is_flag=True, help="Only results from this project/worktree.")
 @click.option("--no-dedup", is_flag=True, help="Keep repeated identical messages.")
+@click.option(
+    "--exact-count",
+    is_flag=True,
+    help="Count every match (slower); by default a big total is a lower bound.",
+)
 @click.pass_context
 def search(
     ctx: click.Context,
@@ -102,6 +109,7 @@ def search(
     here: bool,
     only_here: bool,
     no_dedup: bool,
+    exact_count: bool,
 ) -> None:
     from agentdex.api import search as api
     from agentdex.errors import UsageError
@@ -125,6 +133,7 @@ def search(
             only_here=only_here,
             dedup=not no_dedup,
             progress=bar,
+            exact_total=exact_count,
         )
     data = result.to_json()
     if as_json:
@@ -162,5 +171,11 @@ def _human(result: Any, data: dict[str, Any]) -> None:
     else:
         _print_plain(data)
     stats = data["stats"]
-    if stats["total"] > stats["returned"]:
+    if not stats.get("total_exact", True):
+        click.echo(
+            f"({stats['returned']} of at least {stats['total']} results;"
+            " --exact-count counts them all, --limit shows more)",
+            err=True,
+        )
+    elif stats["total"] > stats["returned"]:
         click.echo(f"({stats['returned']} of {stats['total']} results; --limit for more)", err=True)

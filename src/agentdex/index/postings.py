@@ -9,8 +9,10 @@ One tantivy document per record, in ``<generation>/postings``:
   the same way (:func:`analyzer`). Not stored: the text lives in the block
   store (:mod:`agentdex.index.segments`).
 * ``rid`` (record id), ``file``: for deletes, ``path:`` filters and recovery.
-* ``meta``: one raw term per filterable value (``agent:codex``,
-  ``cwd:/home/x``, ...), see :func:`meta_terms`.
+* ``ctx``: the record's context (agent, session, paths, model: a row of the
+  ``contexts`` table), ``rk``: its role and kind (:func:`role_kind`),
+  ``flags``: :data:`LONG_TOKEN` when a token was too long to index. Field
+  filters resolve to sets of these small numbers through SQLite.
 * ``ts`` (epoch seconds, -1 when unknown) and ``level`` (the record's
   quantized cheap score, :mod:`agentdex.search.ranking`): fast fields that
   order candidates for the first page.
@@ -37,14 +39,13 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from agentdex.records import KINDS, ROLES
+
 TOKENIZER = "adx_simple"
-#: raw-term prefixes of the ``meta`` field, one per filterable column
-META_FIELDS = ("agent", "role", "kind", "session", "cwd", "project", "worktree", "branch")
-META_EXTRA = ("model", "host")
 #: tantivy refuses terms longer than this (bytes); longer tokens are left out of the index
 MAX_TERM_BYTES = 65_000
-#: the ``meta`` term of records holding such a token: candidates of every text query
-LONG_TOKEN_FLAG = "flag:long-token"
+#: ``flags`` bit of records holding such a token: candidates of every text query
+LONG_TOKEN = 1
 VOCAB_FILE = "vocab.txt"
 VOCAB_DELTA = "vocab-delta.txt"
 
@@ -63,7 +64,9 @@ def schema() -> Any:
     builder.add_text_field("text", stored=False, tokenizer_name=TOKENIZER, index_option="position")
     builder.add_unsigned_field("rid", stored=False, indexed=True, fast=True)
     builder.add_unsigned_field("file", stored=False, indexed=True, fast=False)
-    builder.add_text_field("meta", stored=False, tokenizer_name="raw", index_option="basic")
+    builder.add_unsigned_field("ctx", stored=False, indexed=True, fast=False)
+    builder.add_unsigned_field("rk", stored=False, indexed=True, fast=False)
+    builder.add_unsigned_field("flags", stored=False, indexed=True, fast=False)
     builder.add_integer_field("ts", stored=False, indexed=True, fast=True)
     builder.add_unsigned_field("level", stored=False, indexed=True, fast=True)
     return builder.build()
@@ -102,14 +105,21 @@ def rust_safe(text: str, encoded: bytes | None = None) -> str:
     return text
 
 
-def meta_terms(values: dict[str, object]) -> list[str]:
-    """``name:value`` raw terms for the non-empty filterable values of one record."""
-    out = []
-    for name in (*META_FIELDS, *META_EXTRA):
-        value = values.get(name)
-        if isinstance(value, str) and value:
-            out.append(rust_safe(f"{name}:{value}"))
-    return out
+def role_kind(role: str, kind: str) -> int:
+    """One small number for a (role, kind) pair (``role:``/``kind:`` filters are sets of them)."""
+    role_index = ROLES.index(role) if role in ROLES else len(ROLES)
+    kind_index = KINDS.index(kind) if kind in KINDS else len(KINDS)
+    return role_index * 8 + kind_index
+
+
+def role_kinds(*, role: str | None = None, kind: str | None = None) -> list[int]:
+    """Every ``rk`` value with this role (or kind)."""
+    return [
+        role_kind(r, k)
+        for r in ROLES
+        for k in KINDS
+        if (role is None or r == role) and (kind is None or k == kind)
+    ]
 
 
 class PostingsWriter:
@@ -128,8 +138,10 @@ class PostingsWriter:
         self,
         rid: int,
         file_id: int,
+        context_id: int,
+        rk: int,
+        flags: int,
         lower: str,
-        terms: Iterable[str],
         ts: float | None,
         level: int,
     ) -> None:
@@ -137,8 +149,10 @@ class PostingsWriter:
         doc.add_text("text", lower)
         doc.add_unsigned("rid", rid)
         doc.add_unsigned("file", file_id)
-        for term in terms:
-            doc.add_text("meta", term)
+        doc.add_unsigned("ctx", context_id)
+        doc.add_unsigned("rk", rk)
+        if flags:
+            doc.add_unsigned("flags", flags)
         doc.add_integer("ts", int(ts) if ts is not None else -1)
         doc.add_unsigned("level", level)
         self.writer.add_document(doc)
@@ -178,18 +192,30 @@ class PostingsWriter:
         self.writer = None
 
 
-def all_terms(path: Path) -> list[str]:
-    """Every term of the ``text`` field (after a commit), for the vocabulary file."""
-    index = open_index(path, create=False)
-    return [term for term, _ in index.searcher().terms_with_prefix("text", "")]
+#: every character an ASCII term can start with (the tokenizer keeps alphanumerics only)
+_ASCII_STARTS = "0123456789abcdefghijklmnopqrstuvwxyz"
+
+
+def all_terms(path: Path, non_ascii: Iterable[str]) -> Iterator[tuple[str, int]]:
+    """Every term of the ``text`` field with its record count (after a commit).
+
+    Read one first character at a time, so memory holds one bucket, not the
+    whole dictionary: the ASCII alphanumerics, then each non-ASCII character
+    the indexed text holds (``non_ascii``; a term starts with one of them).
+    """
+    searcher = open_index(path, create=False).searcher()
+    for first in (*_ASCII_STARTS, *sorted(set(non_ascii))):
+        yield from searcher.terms_with_prefix("text", first)
 
 
 class Vocabulary:
     """The term list of ``text``: a full file written after big builds plus an appended delta.
 
-    Lookups scan the bytes (``mmap.find``), so they cost a few milliseconds per
-    ten megabytes of terms and need no index of their own. A term listed twice
-    or no longer in the index is harmless (it only widens a candidate query).
+    One line per term, ``<records holding it>\t<term>`` (0 when unknown: terms
+    appended by small refreshes). Lookups scan the bytes (``mmap.find``), so
+    they cost a few milliseconds per ten megabytes of terms and need no index
+    of their own. A term listed twice or no longer in the index is harmless
+    (it only widens a candidate query).
     """
 
     def __init__(self, gen: Path) -> None:
@@ -212,38 +238,51 @@ class Vocabulary:
         for handle in self._handles:
             handle.close()
 
-    def lookup(self, token: str, *, starts: bool, ends: bool, limit: int) -> list[str] | None:
+    def lookup(
+        self, token: str, *, starts: bool, ends: bool, limit: int
+    ) -> tuple[list[str] | None, int]:
         """Terms that contain ``token`` (``starts``/``ends``: as their start/end).
 
-        None when more than ``limit`` terms match (too unselective to be worth
-        a term-set query).
+        Returns ``(terms, most)``: ``terms`` is None when more than ``limit``
+        match (too unselective to be worth a term-set query); ``most`` is the
+        largest record count among the terms seen, a lower bound on how many
+        records hold the token.
         """
         needle = token.encode("utf-8")
         if starts:
-            needle = b"\n" + needle
+            needle = b"\t" + needle
         if ends:
             needle = needle + b"\n"
-        lead = 1 if starts else 0
         found: set[str] = set()
+        most = 0
         for blob in self.blobs:
             pos = blob.find(needle)
             while pos != -1:
-                begin = blob.rfind(b"\n", 0, pos + lead) + 1
-                end = blob.find(b"\n", pos + lead)
-                found.add(blob[begin:end].decode("utf-8", "replace"))
+                begin = blob.rfind(b"\n", 0, pos) + 1
+                tab = blob.find(b"\t", begin)
+                end = blob.find(b"\n", pos + 1)
+                if end == -1:
+                    end = len(blob)
+                if tab == -1 or pos + (1 if starts else 0) <= tab:  # a hit in the count
+                    pos = blob.find(needle, pos + 1)
+                    continue
+                found.add(blob[tab + 1 : end].decode("utf-8", "replace"))
+                count = blob[begin:tab]
+                if count.isdigit():
+                    most = max(most, int(count))
                 if len(found) > limit:
-                    return None
+                    return None, most
                 pos = blob.find(needle, end)
-        return sorted(found)
+        return sorted(found), most
 
 
-def write_vocabulary(gen: Path, terms: Iterable[str]) -> None:
+def write_vocabulary(gen: Path, terms: Iterable[tuple[str, int]]) -> None:
     """Replace the full term list (and drop the delta it now covers), atomically."""
     tmp = gen / f".{VOCAB_FILE}.tmp"
     with open(tmp, "wb") as out:
-        out.write(b"\n")
         for chunk in _chunks(terms, 65_536):
-            out.write("\n".join(chunk).encode("utf-8", "replace") + b"\n")
+            lines = "".join(f"{count}\t{term}\n" for term, count in chunk)
+            out.write(lines.encode("utf-8", "replace"))
         out.flush()
         os.fsync(out.fileno())
     os.replace(tmp, gen / VOCAB_FILE)
@@ -252,20 +291,17 @@ def write_vocabulary(gen: Path, terms: Iterable[str]) -> None:
 
 def append_vocabulary(gen: Path, terms: Iterable[str]) -> None:
     """Append new terms to the delta (the caller commits the covered record range after)."""
-    data = "\n".join(terms).encode("utf-8", "replace")
+    data = "".join(f"0\t{term}\n" for term in terms).encode("utf-8", "replace")
     if not data:
         return
-    path = gen / VOCAB_DELTA
-    with open(path, "ab") as out:
-        if out.tell() == 0:
-            out.write(b"\n")
-        out.write(data + b"\n")
+    with open(gen / VOCAB_DELTA, "ab") as out:
+        out.write(data)
         out.flush()
         os.fsync(out.fileno())
 
 
-def _chunks(items: Iterable[str], size: int) -> Iterator[list[str]]:
-    chunk: list[str] = []
+def _chunks(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
+    chunk: list[Any] = []
     for item in items:
         chunk.append(item)
         if len(chunk) >= size:

@@ -111,7 +111,9 @@ def m003_record_contexts(db: sqlite3.Connection) -> None:
     repeated on every row. ``contexts`` holds each distinct combination once;
     ``record_rows`` points at it; the ``records`` view joins them back, so
     every query reads the same columns as before. Only the writer uses
-    ``record_rows``. Format-3 indexes are built fresh, so ``records`` is empty here.
+    ``record_rows``. Text blocks move to an append-only file (a 10 KiB blob in
+    16 KiB SQLite pages wasted a third of the space). Format-3 indexes are
+    built fresh, so ``records`` and ``blocks`` are empty here.
     """
     db.executescript(
         """
@@ -146,6 +148,19 @@ def m003_record_contexts(db: sqlite3.Connection) -> None:
         );
         CREATE INDEX IF NOT EXISTS record_rows_file ON record_rows(file_id, offset);
         CREATE INDEX IF NOT EXISTS record_rows_context ON record_rows(context_id);
+        DROP TABLE IF EXISTS blocks;
+        -- Text blocks live in the generation's append-only file ``text.blocks``: each row
+        -- says where (the compressed lower-cased text, then the packed original).
+        CREATE TABLE IF NOT EXISTS blocks (
+            id INTEGER PRIMARY KEY,
+            first_id INTEGER NOT NULL,
+            count INTEGER NOT NULL,
+            offset INTEGER NOT NULL,
+            lower_size INTEGER NOT NULL,
+            original_size INTEGER NOT NULL,
+            lower_starts BLOB NOT NULL,
+            original_starts BLOB NOT NULL
+        );
         CREATE VIEW IF NOT EXISTS records AS
             SELECT r.id, r.block_id, r.file_id, c.agent, c.store, c.session_id, r.role, r.kind,
                    r.timestamp, c.model, c.cwd, c.project, c.branch, c.worktree, c.host,

@@ -1,4 +1,4 @@
-"""Append-only text blocks: records' text packed ~32 KiB at a time.
+"""Append-only text blocks: records' text packed ~16 KiB at a time.
 
 A block holds consecutive records (ids ``first_id .. first_id + count - 1``):
 their lower-cased UTF-8 joined by NUL bytes (what substring verification
@@ -14,6 +14,7 @@ postings (:mod:`agentdex.index.postings`).
 
 from __future__ import annotations
 
+import os
 import re
 import sqlite3
 import zlib
@@ -22,16 +23,19 @@ from bisect import bisect_right
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agentdex.index.postings import LONG_TOKEN_FLAG, MAX_TERM_BYTES, meta_terms, rust_safe
+from agentdex.errors import CorruptError
+from agentdex.index.postings import LONG_TOKEN, MAX_TERM_BYTES, role_kind, rust_safe
 from agentdex.records import Record
 from agentdex.search.scores import level_of
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ThreadPoolExecutor
 
-BLOCK_BYTES = 32 * 1024
+BLOCK_BYTES = 16 * 1024
+BLOCK_FILE = "text.blocks"
 #: a run of this many characters that are neither spaces nor ASCII punctuation may hold a
 #: token too long for the postings (MAX_TERM_BYTES, at most 4 bytes a character)
 LONG_TOKEN_CHARS = MAX_TERM_BYTES // 4
@@ -96,8 +100,16 @@ class Prepared:
     thash: int
     #: the lower-cased text as tantivy takes it (no lone surrogates)
     postings_text: str
-    terms: list[str]
+    rk: int
+    flags: int
     level: int
+    #: the non-ASCII characters of the lower-cased text (terms may start with them)
+    chars: str = ""
+
+
+def has_long_token(lowered: str, size: int) -> bool:
+    """Might this text hold a token too long for the postings? (cheap: long texts only)."""
+    return size > LONG_TOKEN_CHARS and _LONG_RUN.search(lowered) is not None
 
 
 def prepare(record: Record) -> Prepared:
@@ -121,38 +133,28 @@ def prepare(record: Record) -> Prepared:
         record.locator,
         record.offset,
     )
-    terms = meta_terms(
-        {
-            "agent": record.agent,
-            "role": record.role,
-            "kind": record.kind,
-            "session": record.session_id,
-            "cwd": record.cwd,
-            "project": record.project,
-            "worktree": record.worktree,
-            "branch": record.branch,
-            "model": record.model,
-            "host": record.host,
-        }
-    )
-    if len(lower) > LONG_TOKEN_CHARS and _LONG_RUN.search(lowered):
-        terms.append(LONG_TOKEN_FLAG)
+    flags = LONG_TOKEN if has_long_token(lowered, len(lower)) else 0
     return Prepared(
         meta,
         lower,
         text,
         text_hash(encode(text)),
         rust_safe(lowered, lower),
-        terms,
+        role_kind(record.role, record.kind),
+        flags,
         level_of(record.kind, record.role, len(lower)),
+        "" if lowered.isascii() else "".join(c for c in set(lowered) if c > "\x7f"),
     )
 
 
 class BlockWriter:
     """Packs records into blocks; the caller commits (``flush`` then ``db.commit``)."""
 
-    def __init__(self, db: sqlite3.Connection) -> None:
+    def __init__(self, db: sqlite3.Connection, file: BlockFile) -> None:
         self.db = db
+        self.file = file
+        row = db.execute("SELECT max(offset + lower_size + original_size) FROM blocks").fetchone()
+        file.truncate(row[0] or 0)  # drop what a writer killed before its commit appended
         row = db.execute("SELECT max(id) FROM blocks").fetchone()
         self.next_block = (row[0] + 1) if row[0] is not None else 0
         row = db.execute(
@@ -177,8 +179,8 @@ class BlockWriter:
         self._pending: deque[tuple[int, int, int, bytes, bytes, Future[tuple[bytes, bytes, int]]]]
         self._pending = deque()
 
-    def add_prepared(self, prepared: Prepared, file_id: int) -> int:
-        """Add one prepared record; returns its record id."""
+    def add_prepared(self, prepared: Prepared, file_id: int) -> tuple[int, int]:
+        """Add one prepared record; returns its record id and context id."""
         rid = self.next_record + len(self._rows)
         lower = prepared.lower
         (
@@ -222,7 +224,7 @@ class BlockWriter:
         self._size += len(lower) + 1
         if self._size >= BLOCK_BYTES:
             self.seal()
-        return rid
+        return rid, context_id
 
     def seal(self) -> None:
         """Close the open block: its records now, its text once a helper thread packed it.
@@ -277,10 +279,20 @@ class BlockWriter:
     def _write_packed(self) -> None:
         block_id, first_id, count, lower_starts, original_starts, job = self._pending.popleft()
         lower, original, text_bytes = job.result()
+        offset = self.file.append(lower + original)
         self.db.execute(
-            "INSERT INTO blocks (id, first_id, count, lower, lower_starts, original,"
-            " original_starts) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (block_id, first_id, count, lower, lower_starts, original, original_starts),
+            "INSERT INTO blocks (id, first_id, count, offset, lower_size, original_size,"
+            " lower_starts, original_starts) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                block_id,
+                first_id,
+                count,
+                offset,
+                len(lower),
+                len(original),
+                lower_starts,
+                original_starts,
+            ),
         )
         self.text_bytes += text_bytes
 
@@ -352,16 +364,63 @@ class Block:
         return bisect_right(self.original_starts, pos) - 1
 
 
-def load_block(db: sqlite3.Connection, block_id: int) -> Block | None:
+class BlockFile:
+    """The generation's ``text.blocks``: appended by the one writer, read with ``pread``."""
+
+    def __init__(self, gen: Path, *, write: bool = False) -> None:
+        path = gen / BLOCK_FILE
+        flags = os.O_RDWR | os.O_CREAT | os.O_APPEND if write else os.O_RDONLY
+        try:
+            self.fd = os.open(path, flags, 0o600)
+        except FileNotFoundError:
+            self.fd = -1  # a generation with no text yet
+        self.end = os.fstat(self.fd).st_size if self.fd >= 0 else 0
+
+    def read(self, offset: int, size: int) -> bytes:
+        if self.fd < 0:
+            return b""
+        return os.pread(self.fd, size, offset)
+
+    def append(self, data: bytes) -> int:
+        """Write ``data`` at the end; returns its offset."""
+        offset = self.end
+        view = memoryview(data)
+        while view:
+            written = os.write(self.fd, view)
+            view = view[written:]
+        self.end += len(data)
+        return offset
+
+    def truncate(self, size: int) -> None:
+        if self.end > size:
+            os.ftruncate(self.fd, size)
+            self.end = size
+
+    def sync(self) -> None:
+        if self.fd >= 0:
+            os.fsync(self.fd)
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+
+def load_block(db: sqlite3.Connection, file: BlockFile, block_id: int) -> Block | None:
     row = db.execute(
-        "SELECT id, first_id, count, lower, lower_starts, original, original_starts"
-        " FROM blocks WHERE id = ?",
+        "SELECT id, first_id, count, offset, lower_size, original_size, lower_starts,"
+        " original_starts FROM blocks WHERE id = ?",
         (block_id,),
     ).fetchone()
     if row is None:
         return None
+    data = file.read(row[3], row[4] + row[5])
+    if len(data) != row[4] + row[5]:
+        raise CorruptError(f"text block {block_id} is cut short in {BLOCK_FILE}")
     lower_starts = array("I")
-    lower_starts.frombytes(row[4])
+    lower_starts.frombytes(row[6])
     original_starts = array("I")
-    original_starts.frombytes(row[6])
-    return Block(row[0], row[1], row[2], row[3], lower_starts, row[5], original_starts)
+    original_starts.frombytes(row[7])
+    return Block(
+        row[0], row[1], row[2], data[: row[4]], lower_starts, data[row[4] :], original_starts
+    )

@@ -30,9 +30,16 @@ from typing import Any
 import orjson
 
 from agentdex.index import postings as postings_mod
-from agentdex.index.postings import PostingsWriter
-from agentdex.index.segments import BlockWriter, Prepared, load_block
+from agentdex.index.postings import LONG_TOKEN, PostingsWriter, role_kind, rust_safe
+from agentdex.index.segments import (
+    BlockFile,
+    BlockWriter,
+    Prepared,
+    has_long_token,
+    load_block,
+)
 from agentdex.index.store import open_writer_db
+from agentdex.search.scores import level_of
 
 #: a refresh that adds more text than this rebuilds the whole term list at its end
 #: instead of tokenizing the new text again in Python for the delta
@@ -57,7 +64,8 @@ class IndexWriter:
     def __init__(self, gen: Path, *, postings_threads: int = 2) -> None:
         self.gen = gen
         self.db = open_writer_db(gen)
-        self.blocks = BlockWriter(self.db)
+        self.block_file = BlockFile(gen, write=True)
+        self.blocks = BlockWriter(self.db, self.block_file)
         self._postings: PostingsWriter | None = None
         self._postings_threads = postings_threads
         #: postings deletes made before the tantivy writer was opened (applied first)
@@ -73,6 +81,10 @@ class IndexWriter:
         self._new_texts: list[str] | None = []
         self._new_text_bytes = 0
         self.vocab_stale = False
+        #: every non-ASCII character of the indexed text (the term list is read by first char)
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'text_chars'").fetchone()
+        self.text_chars: set[str] = set(row[0]) if row and row[0] else set()
+        self._chars_grew = False
         self.db.execute("BEGIN IMMEDIATE")
         self.recover()
 
@@ -113,16 +125,21 @@ class IndexWriter:
 
     # -- records ------------------------------------------------------------------------
     def add(self, prepared: Prepared, file_id: int) -> None:
-        rid = self.blocks.add_prepared(prepared, file_id)
+        rid, context_id = self.blocks.add_prepared(prepared, file_id)
         timestamp = prepared.meta[5]
         self.postings.add(
             rid,
             file_id,
+            context_id,
+            prepared.rk,
+            prepared.flags,
             prepared.postings_text,
-            prepared.terms,
             timestamp if isinstance(timestamp, float | int) else None,
             prepared.level,
         )
+        if prepared.chars and not self.text_chars.issuperset(prepared.chars):
+            self.text_chars.update(prepared.chars)
+            self._chars_grew = True
         if self._new_texts is not None:
             self._new_texts.append(prepared.postings_text)
             self._new_text_bytes += len(prepared.lower)
@@ -161,6 +178,9 @@ class IndexWriter:
     def commit(self) -> None:
         """Commit the batch: SQLite, then the postings, then the markers (module docstring)."""
         self.blocks.flush()
+        if self._chars_grew:
+            self._set_meta("text_chars", "".join(sorted(self.text_chars)))
+            self._chars_grew = False
         self._bump_meta("text_bytes", self.blocks.text_bytes)
         self._bump_meta("dead_bytes", self.dead_bytes)
         self.blocks.text_bytes = 0
@@ -202,7 +222,8 @@ class IndexWriter:
             self._postings.close(wait_merges=big)
             self._postings = None
         if self.vocab_stale or oversized:
-            postings_mod.write_vocabulary(self.gen, postings_mod.all_terms(self.gen / "postings"))
+            terms = postings_mod.all_terms(self.gen / "postings", self.text_chars)
+            postings_mod.write_vocabulary(self.gen, terms)
             self._set_meta("vocab_rid", self.blocks.next_record)
             self.db.execute("COMMIT")
             self.db.execute("BEGIN IMMEDIATE")
@@ -218,6 +239,7 @@ class IndexWriter:
             pass
         finally:
             self.blocks.close()
+            self.block_file.close()
             if self._postings is not None:
                 if not ok:
                     self._postings.rollback()
@@ -248,19 +270,29 @@ class IndexWriter:
         for file_id, from_rid in deletes:
             self.postings.delete_file(file_id, from_rid)
         readded: list[str] = []
-        for prepared, rid, file_id in self._stored_records(postings_rid):
-            timestamp = prepared.meta[5]
+        for row, lowered in self._stored_records(postings_rid):
+            rid, file_id, context_id, role, kind, timestamp, tlen = row
+            flags = LONG_TOKEN if has_long_token(lowered, len(lowered)) else 0
+            text = rust_safe(lowered)
+            if not lowered.isascii():
+                self.text_chars.update(c for c in set(lowered) if c > "\x7f")
+                self._chars_grew = True
             self.postings.add(
                 rid,
                 file_id,
-                prepared.postings_text,
-                prepared.terms,
-                timestamp if isinstance(timestamp, float | int) else None,
-                prepared.level,
+                context_id,
+                role_kind(role, kind),
+                flags,
+                text,
+                timestamp,
+                level_of(kind, role, tlen),
             )
-            readded.append(prepared.postings_text)
+            readded.append(text)
         self.postings.commit()
         self._set_meta("postings_rid", self.blocks.next_record)
+        if self._chars_grew:
+            self._set_meta("text_chars", "".join(sorted(self.text_chars)))
+            self._chars_grew = False
         self.db.execute("DELETE FROM postings_deletes")
         if self.meta_int("vocab_rid", 1) < self.blocks.next_record:
             self._append_vocabulary(readded)
@@ -268,36 +300,21 @@ class IndexWriter:
         self.db.execute("COMMIT")
         self.db.execute("BEGIN IMMEDIATE")
 
-    def _stored_records(self, from_rid: int) -> Iterator[tuple[Prepared, int, int]]:
-        """Records with ids >= ``from_rid`` rebuilt from SQLite as postings input."""
-        from agentdex.index.postings import meta_terms, rust_safe
-        from agentdex.search.scores import level_of
-
+    def _stored_records(self, from_rid: int) -> Iterator[tuple[tuple[Any, ...], str]]:
+        """Records with ids >= ``from_rid`` and their lower-cased text, from SQLite."""
         rows = self.db.execute(
-            "SELECT id, block_id, file_id, agent, role, kind, session_id, cwd, project, worktree,"
-            " branch, model, host, timestamp, tlen FROM records WHERE id >= ? ORDER BY id",
+            "SELECT id, block_id, file_id, context_id, role, kind, timestamp, tlen"
+            " FROM record_rows WHERE id >= ? ORDER BY id",
             (from_rid,),
         ).fetchall()
         block = None
         for row in rows:
-            rid, block_id, file_id = row[0], row[1], row[2]
+            rid, block_id = row[0], row[1]
             if block is None or block.id != block_id:
-                block = load_block(self.db, block_id)
+                block = load_block(self.db, self.block_file, block_id)
             if block is None:
                 continue
-            lowered = block.lower_text(rid - block.first_id)
-            names = ("agent", "role", "kind", "session", "cwd", "project", "worktree")
-            values = dict(zip((*names, "branch", "model", "host"), row[3:13], strict=True))
-            prepared = Prepared(
-                (None,) * 5 + (row[13],),
-                b"",
-                "",
-                0,
-                rust_safe(lowered),
-                meta_terms(values),
-                level_of(row[5], row[4], row[14]),
-            )
-            yield prepared, rid, file_id
+            yield (rid, *row[2:]), block.lower_text(rid - block.first_id)
 
     # -- files -----------------------------------------------------------------------------------
     def new_file(self, path: str, agent: str, store: str, parser: str | None) -> int:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentdex.index.segments import Block, load_block
+from agentdex.index.segments import Block, BlockFile, load_block
 from agentdex.search.fields import field_matches, register_functions
 from agentdex.search.matchers import TermMatcher
 from agentdex.search.query import And, Field, Node, Not, Or, Term, terms
@@ -122,6 +122,7 @@ class Engine:
             db.execute("SELECT key, value FROM meta WHERE key IN ('postings_rid', 'vocab_rid')")
         )
         self.tail_rid = min(int(marks.get("postings_rid", 1)), int(marks.get("vocab_rid", 1)))
+        self.block_file = BlockFile(gen)
         self._blocks: OrderedDict[int, Block] = OrderedDict()
         self._paths: dict[int, str] = {}
         self.blocks_scanned = 0
@@ -129,6 +130,7 @@ class Engine:
 
     def close(self) -> None:
         self.vocabulary.close()
+        self.block_file.close()
 
     # -- setup -------------------------------------------------------------------------------------
     def prepare(self, node: Node | None, *, regex: bool, word: bool, case: str) -> bool:
@@ -188,6 +190,31 @@ class Engine:
         ).hits
         return list(self.searcher.fast_field_values("rid", [address for _, address in hits]))
 
+    def level_pages(self, query: Any, size: int) -> dict[int, tuple[int, list[int]]]:
+        """Per level: (candidates, the ``size`` newest record ids), in one pass over the query."""
+        from agentdex.search.scores import LEVELS
+
+        spec = {
+            "levels": {
+                "terms": {"field": "level", "size": LEVELS},
+                "aggs": {
+                    "newest": {
+                        "top_hits": {
+                            "size": size,
+                            "sort": [{"ts": "desc"}],
+                            "docvalue_fields": ["rid"],
+                        }
+                    }
+                },
+            }
+        }
+        result = self.searcher.aggregate(self._query(query), spec)
+        pages: dict[int, tuple[int, list[int]]] = {}
+        for bucket in result.get("levels", {}).get("buckets", []):
+            ids = [int(hit["docvalue_fields"]["rid"][0]) for hit in bucket["newest"]["hits"]]
+            pages[int(bucket["key"])] = (int(bucket["doc_count"]), ids)
+        return pages
+
     def both(self, *queries: Any) -> Any:
         tantivy = self._tantivy()
         parts = [(tantivy.Occur.Must, self._query(q)) for q in queries]
@@ -207,7 +234,7 @@ class Engine:
         if cached is not None:
             self._blocks.move_to_end(block_id)
             return cached
-        block = load_block(self.db, block_id)
+        block = load_block(self.db, self.block_file, block_id)
         if block is None:
             return None
         self.blocks_scanned += 1
@@ -336,6 +363,12 @@ class Engine:
                 list(params),
             )
         ]
+
+    def lower_text(self, hit: Hit) -> str:
+        block = self.block(hit.block_id)
+        if block is None:
+            return ""
+        return block.lower_text(hit.id - block.first_id)
 
     def original_text(self, hit: Hit) -> str:
         block = self.block(hit.block_id)

@@ -35,13 +35,13 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
-from agentdex.search.fields import field_matches_value, path_file_ids
+from agentdex.search.fields import FIELD_COLUMNS, field_matches_value, path_file_ids
 from agentdex.search.query import And, Field, Node, Not, Or, Term
 
 #: a partial token matching more terms than this constrains nothing
 MAX_EXPANSION = 100_000
-#: a partial token shorter than this constrains nothing (it is part of most terms)
-MIN_PARTIAL = 2
+#: a partial token whose most common term is in this share of all records is "dense"
+DENSE_SHARE = 0.2
 #: phrase positions expand to at most this many terms (an alternation regex)
 PHRASE_TERMS = 64
 _ASCII_RUN = re.compile(r"[\x00-\x7f]+")
@@ -85,14 +85,11 @@ class Planner:
         self.word = word
         self.regex = regex
         self.analyzer = analyzer()
-        from agentdex.index.postings import LONG_TOKEN_FLAG
+        from agentdex.index.postings import LONG_TOKEN
 
         #: records holding a token too long for tantivy: candidates of every text term
-        self.long_tokens = (
-            tantivy.Query.term_query(schema, "meta", LONG_TOKEN_FLAG)
-            if searcher.doc_freq("meta", LONG_TOKEN_FLAG)
-            else None
-        )
+        long_tokens = tantivy.Query.term_query(schema, "flags", LONG_TOKEN)
+        self.long_tokens = long_tokens if searcher.search(long_tokens, 1).count else None
 
     # -- combinators -----------------------------------------------------------------------
     def _and(self, parts: list[Candidates]) -> Candidates:
@@ -182,30 +179,39 @@ class Planner:
         if not tokens:
             return EVERYTHING
         length = len(text)
+        #: per token: its terms, or None (constrains nothing); and whether it is in most records
         positions: list[tuple[int, list[str] | None]] = []
+        dense = False
         for token in tokens:
             starts = token.char_offset_from > 0
             ends = token.char_offset_to < length
             if len(token.text.encode("utf-8")) > MAX_TERM_BYTES:
                 positions.append((token.position, None))
-            elif starts and ends:
+                continue
+            if starts and ends:
                 positions.append((token.position, [token.text]))
-            elif len(token.text) < MIN_PARTIAL:
-                positions.append((token.position, None))  # in most terms: not worth a lookup
-            else:
-                found = self.vocabulary.lookup(
-                    token.text, starts=starts, ends=ends, limit=MAX_EXPANSION
-                )
-                positions.append((token.position, found))
+                continue
+            found, most = self.vocabulary.lookup(
+                token.text, starts=starts, ends=ends, limit=MAX_EXPANSION
+            )
+            if most >= DENSE_SHARE * self.searcher.num_docs and (found is None or len(found) > 64):
+                # in most records anyway: reading them in score order and verifying each
+                # is cheaper than the union of thousands of posting lists
+                dense = True
+                found = None
+            positions.append((token.position, found))
         q = self.tantivy.Query
+        unconstrained = Candidates(q.all_query(), False) if dense else EVERYTHING
+        if any(terms == [] for _, terms in positions):
+            return Candidates(q.empty_query(), False)
         if len(positions) == 1:
             terms = positions[0][1]
             if terms is None:
-                return EVERYTHING
+                return unconstrained
             whole = tokens[0].char_offset_from == 0 and tokens[0].char_offset_to == length
+            if len(terms) == 1:
+                return Candidates(q.term_query(self.schema, "text", terms[0]), whole)
             return Candidates(q.term_set_query(self.schema, "text", terms), whole)
-        if any(terms == [] for _, terms in positions):
-            return Candidates(q.empty_query(), False)
         selective = [
             (position, "(?:" + "|".join(re.escape(t) for t in terms) + ")")
             for position, terms in positions
@@ -217,17 +223,20 @@ class Planner:
             return Candidates(q.regex_phrase_query(self.schema, "text", words), False)
         sets = [terms for _, terms in positions if terms is not None]
         if not sets:
-            return EVERYTHING
+            return unconstrained
         smallest = min(sets, key=len)
         return Candidates(q.term_set_query(self.schema, "text", smallest), False)
 
     # -- fields ------------------------------------------------------------------------------
     def field(self, field: Field) -> Candidates:
+        from agentdex.index.postings import role_kinds
+
         q = self.tantivy.Query
         name, value = field.name, field.value
-        if name in ("agent", "role", "kind"):
-            return Candidates(q.term_query(self.schema, "meta", f"{name}:{value}"), True)
-        if name == "since" or name == "until":
+        if name in ("role", "kind"):
+            codes = role_kinds(**{name: value})
+            return Candidates(q.term_set_query(self.schema, "rk", codes), True)
+        if name in ("since", "until"):
             assert field.time is not None
             # ``ts`` holds whole seconds (floor): a superset, exact for ``since`` at a whole second
             integer = self.tantivy.FieldType.Integer
@@ -240,12 +249,18 @@ class Planner:
         if name == "path":
             ids = path_file_ids(self.db, value)
             return Candidates(q.term_set_query(self.schema, "file", ids), True)
-        column = "session" if name == "session" else name
-        prefix = f"{column}:"
-        stored = self.searcher.terms_with_prefix("meta", prefix)
-        values = [term[len(prefix) :] for term, _ in stored]
-        chosen = [f"{prefix}{v}" for v in values if field_matches_value(field, v)]
-        return Candidates(q.term_set_query(self.schema, "meta", chosen), True)
+        ids = context_ids(self.db, field)
+        return Candidates(q.term_set_query(self.schema, "ctx", ids), True)
+
+
+def context_ids(db: sqlite3.Connection, field: Field) -> list[int]:
+    """Ids of the ``contexts`` rows (agent, session, paths, model) a field filter keeps."""
+    column = FIELD_COLUMNS[field.name]
+    if field.name == "agent":
+        rows = db.execute("SELECT id FROM contexts WHERE agent = ?", (field.value,))
+        return [cid for (cid,) in rows]
+    rows = db.execute(f"SELECT id, {column} FROM contexts WHERE {column} IS NOT NULL")
+    return [cid for cid, value in rows if field_matches_value(field, value)]
 
 
 def _case_pieces(literal: str, ignore_case: bool) -> list[str]:

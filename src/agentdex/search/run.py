@@ -31,7 +31,6 @@ from agentdex.search.plan import Candidates
 from agentdex.search.query import Node
 from agentdex.search.scores import (
     HERE_BOOST,
-    LEVELS,
     level_ceiling,
     recency,
     static_score,
@@ -68,6 +67,7 @@ def dedup_key(row: Row) -> tuple[Any, ...]:
 
 
 def cheap_score(row: Row, now: float, here: HerePredicate | None) -> float:
+    """:func:`agentdex.search.ranking.base_score` of a light row."""
     boost = HERE_BOOST if here is not None and here(row) else 1.0
     return static_score(row[KIND], row[ROLE], row[TLEN]) * recency(row[TS], now) * boost
 
@@ -203,9 +203,11 @@ class SearchRun:
             here_parts: list[bool | None] = [None]
             if self.here_query is not None and not self.only_here:
                 here_parts = [True, False]
-            for level in range(LEVELS):
-                for here_flag in here_parts:
-                    streams.append(_Stream(self, query, level, here_flag))
+            for here_flag in here_parts:
+                # one pass over the candidates gives every level's first page
+                part = self._here_part(query, here_flag)
+                for level, (count, ids) in sorted(self.engine.level_pages(part, PAGE).items()):
+                    streams.append(_Stream(self, part, level, here_flag, count, ids))
         accepted = self._merge(streams, tail, sort, want)
         return Outcome(
             rows=accepted,
@@ -215,6 +217,19 @@ class SearchRun:
             matched=matched,
             mode="first-page",
             stopped=self.stopped,
+        )
+
+    def _here_part(self, query: Any, here: bool | None) -> Any:
+        if here is None:
+            return query
+        if here:
+            return self.engine.both(query, self.here_query)
+        tantivy = self.engine._tantivy()
+        return tantivy.Query.boolean_query(
+            [
+                (tantivy.Occur.Must, self.engine._query(query)),
+                (tantivy.Occur.MustNot, self.here_query),
+            ]
         )
 
     def _merge(
@@ -260,30 +275,32 @@ class SearchRun:
 
 
 class _Stream:
-    """One ordered source of candidates: a level (and here/elsewhere), newest first."""
+    """One ordered source of candidates: a level (and here/elsewhere), newest first.
 
-    def __init__(self, run: SearchRun, query: Any, level: int | None, here: bool | None) -> None:
+    ``count`` and ``first`` come from :meth:`Engine.level_pages` (every level's
+    first page in one pass); later pages are read with offsets.
+    """
+
+    def __init__(
+        self,
+        run: SearchRun,
+        query: Any,
+        level: int | None,
+        here: bool | None,
+        count: int | None = None,
+        first: list[int] | None = None,
+    ) -> None:
         self.run = run
-        parts = [query]
-        engine = run.engine
-        if level is not None:
-            parts.append(engine.level_query(level))
-        if here is True:
-            parts.append(run.here_query)
-        self.query = engine.both(*parts)
-        if here is False:
-            tantivy = engine._tantivy()
-            self.query = tantivy.Query.boolean_query(
-                [
-                    (tantivy.Occur.Must, self.query),
-                    (tantivy.Occur.MustNot, run.here_query),
-                ]
-            )
+        self.query = (
+            query if level is None else run.engine.both(query, run.engine.level_query(level))
+        )
         self.level = level
         self.here = here
+        self.count = count
+        self.prefetched = first
         self.offset = 0
         self.page = PAGE
-        self.exhausted = False
+        self.exhausted = count == 0
         #: newest time not yet read (None before the first read: no bound on time)
         self.next_ts: float | None = None
         self.started = False
@@ -292,24 +309,25 @@ class _Stream:
         """The best key any unread candidate of this stream can have."""
         if self.level is None:  # time order: the key is the timestamp
             return float("inf") if not self.started else (self.next_ts or -1.0)
-        ceiling = level_ceiling(self.level) * (HERE_BOOST if self.here is not False else 1.0)
-        if self.here is None and self.run.here is None:
-            ceiling = level_ceiling(self.level)
+        ceiling = level_ceiling(self.level)
+        if self.here is True or (self.here is None and self.run.only_here and self.run.here):
+            ceiling *= HERE_BOOST
         if not self.started:
             return ceiling
-        fresh = recency(
-            self.next_ts if self.next_ts is not None and self.next_ts >= 0 else None, self.run.now
-        )
-        return ceiling * max(fresh, 0.5)
+        known = self.next_ts if self.next_ts is not None and self.next_ts >= 0 else None
+        return ceiling * recency(known, self.run.now)
 
     def fetch(self) -> list[Row]:
         engine = self.run.engine
-        ids = engine.newest_page(self.query, self.offset, self.page)
+        if self.prefetched is not None:
+            ids, self.prefetched = self.prefetched, None
+        else:
+            ids = engine.newest_page(self.query, self.offset, self.page)
+            self.page = min(self.page * 2, 4096)
         self.started = True
         self.offset += len(ids)
-        if len(ids) < self.page:
+        if not ids or (self.count is not None and self.offset >= self.count):
             self.exhausted = True
-        self.page = min(self.page * 2, 4096)
         rows = engine.light(ids)
         if rows:
             oldest = min((r[TS] if r[TS] is not None else -1.0) for r in rows)
