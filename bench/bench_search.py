@@ -206,9 +206,9 @@ def bench_agentdex(home: Path, work: Path, runs: int, queries: dict[str, list[st
         name: (" ".join(args[1:]) if args[0] == "-E" else " ".join(args), args[0] == "-E")
         for name, args in queries.items()
     }
-    report["in_process"] = child(
-        IN_PROCESS.format(home=str(home), queries=inproc, runs=runs), env
-    )["queries"]
+    report["in_process"] = child(IN_PROCESS.format(home=str(home), queries=inproc, runs=runs), env)[
+        "queries"
+    ]
     fresh: dict[str, Any] = {}
     for name, args in queries.items():
         argv = [*agentdex, "search", "--json", "--limit", "20", *args]

@@ -22,7 +22,9 @@ router = APIRouter(tags=["resume and export"])
 REF = Path(
     ...,
     description="A session id, a unique prefix of one, or a search result ref SESSION@LOCATOR "
-    "(URL-encoded).",
+    "(URL-encoded; no control characters).",
+    min_length=1,
+    pattern=r"^[^\x00-\x1f\x7f]+$",
 )
 
 
