@@ -232,8 +232,11 @@ def _tantivy_index(work: Path) -> Any:
 
 def build_tantivy(work: Path, heap_mb: int = 96) -> None:
     """Index lower-cased text; then write the term dictionary as ``vocab.txt``."""
+    import shutil
+
     import tantivy
 
+    shutil.rmtree(work / "tantivy", ignore_errors=True)
     index, _ = _tantivy_index(work)
     writer = index.writer(heap_size=heap_mb * 1024 * 1024, num_threads=2)
     for rid, text in enumerate(read_records(work)):
@@ -485,6 +488,8 @@ def query_roaring(work: Path, query: dict[str, Any], mode: str) -> int:
 def build_fts5(work: Path, detail: str = "full") -> None:
     import sqlite3
 
+    for suffix in ("", "-wal", "-shm"):
+        (work / f"fts5-{detail}.db{suffix}").unlink(missing_ok=True)
     db = sqlite3.connect(work / f"fts5-{detail}.db")
     db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA synchronous=NORMAL")
