@@ -16,13 +16,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentdex.http.auth import load_or_create_token, token_path
+from agentdex.http.ui import LOGIN_CODE_SECONDS
 
 if TYPE_CHECKING:
     import uvicorn
     from fastapi import FastAPI
 
 __all__ = [
+    "LOGIN_CODE_SECONDS",
     "build_app",
+    "issue_login_code",
     "load_or_create_token",
     "run_mcp_stdio",
     "server_config",
@@ -80,6 +83,12 @@ def server_config(app: FastAPI, *, log_level: str = "warning") -> uvicorn.Config
         http=protocol_class(),
         timeout_keep_alive=KEEP_ALIVE_SECONDS,
     )
+
+
+def issue_login_code(app: FastAPI) -> str:
+    """A one-time code the web page trades for the token (``agentdex ui``)."""
+    code: str = app.state.ui_login_codes.issue()
+    return code
 
 
 def run_mcp_stdio(*, home: str | None = None, max_bytes: int | None = None) -> None:

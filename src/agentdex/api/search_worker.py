@@ -159,6 +159,7 @@ def _result_of(query: str, answer: tuple[Any, ...]) -> SearchResult:
             status=data["status"],
             results=data["results"],
             stats=data["stats"],
+            highlights=answer[2] if len(answer) > 2 else [],
         )
     if kind == "error":
         _, class_name, message, detail = answer
@@ -294,7 +295,7 @@ def _answer(request: dict[str, Any]) -> tuple[Any, ...]:
         os.chdir(request["cwd"])
     try:
         result = search(request["query"], refresh_first=False, budget=budget, **request["options"])
-        return ("ok", result.to_json())
+        return ("ok", result.to_json(), result.highlights)
     except AgentdexError as exc:
         return ("error", type(exc).__name__, exc.message, exc.detail)
     except Exception as exc:  # reported to the caller, which raises it as a failure

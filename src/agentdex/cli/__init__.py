@@ -35,6 +35,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "session": ("agentdex.cli.session:session", "agentdex sessions bound to a work dir."),
     "serve": ("agentdex.cli.serve:serve", "Serve the HTTP API (and MCP) on loopback."),
     "mcp": ("agentdex.cli.mcp:mcp", "Run the MCP server on stdio."),
+    "ui": ("agentdex.cli.ui:ui", "Open the web explorer in a browser (local server)."),
 }
 
 

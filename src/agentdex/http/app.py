@@ -3,9 +3,11 @@
 Each capability contributes a router module (``ROUTERS``) with a
 ``router: fastapi.APIRouter``; missing modules are skipped so the app
 builds at every stage of the project. Every route requires the bearer
-token except the OpenAPI document: :class:`~agentdex.http.auth.AuthGate`
-checks it (and bounds the body) before anything else runs. The interactive
-docs (``/docs``, ``/redoc``) are off: they load scripts from a CDN.
+token except the OpenAPI document and the web explorer's static page
+(:mod:`agentdex.http.ui`, which holds no data): :class:`~agentdex.http.auth.AuthGate`
+checks it (and bounds the body) before anything else runs. There is no
+``/docs``: the interactive docs load their assets from a CDN, and the page
+works offline.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from pydantic import BaseModel
 
 from agentdex import __version__
 from agentdex.errors import AgentdexError
-from agentdex.http.auth import MAX_BODY_BYTES, AuthGate, load_or_create_token
+from agentdex.http.auth import MAX_BODY_BYTES, PUBLIC_PATHS, AuthGate, load_or_create_token
 
 #: (module, URL prefix) of every router the app mounts.
 ROUTERS: tuple[tuple[str, str], ...] = (
@@ -28,6 +30,10 @@ ROUTERS: tuple[tuple[str, str], ...] = (
     ("agentdex.http.worktrees_api", "/api/v0/worktrees"),
     ("agentdex.http.sessions_api", "/api/v0/sessions"),
     ("agentdex.http.search_api", "/api/v0"),
+    ("agentdex.http.facets_api", "/api/v0/facets"),
+    ("agentdex.http.show_api", "/api/v0/show"),
+    ("agentdex.http.sources_api", "/api/v0/sources"),
+    ("agentdex.http.limits_api", "/api/v0/limits"),
     ("agentdex.http.export_api", "/api/v0"),
     ("agentdex.http.archive_api", "/api/v0/archive"),
 )
@@ -66,7 +72,11 @@ def create_app(*, token: str | None = None, data: Path | None = None) -> FastAPI
         redoc_url=None,
     )
     app.state.token = expected
-    app.add_middleware(AuthGate, token=expected)
+    from agentdex.http import ui
+
+    app.add_middleware(
+        AuthGate, token=expected, public=lambda path: path in PUBLIC_PATHS or ui.is_public(path)
+    )
 
     @app.exception_handler(AgentdexError)
     async def _agentdex_error(_request: Request, exc: AgentdexError) -> JSONResponse:
@@ -82,4 +92,5 @@ def create_app(*, token: str | None = None, data: Path | None = None) -> FastAPI
                 raise
             continue
         app.include_router(module.router, prefix=prefix, responses=COMMON_ERRORS)
+    ui.add_ui_routes(app)
     return app

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import secrets
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -102,20 +102,21 @@ class AuthGate:
         *,
         max_body: int = MAX_BODY_BYTES,
         body_timeout: float = BODY_TIMEOUT_SECONDS,
-        public_paths: frozenset[str] = PUBLIC_PATHS,
+        public: Callable[[str], bool] | None = None,
     ) -> None:
         self.app = app
         self.token = token
         self.max_body = max_body
         self.body_timeout = body_timeout
-        self.public_paths = public_paths
+        #: paths answered without the token (they hold no data)
+        self.public = public if public is not None else PUBLIC_PATHS.__contains__
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         headers = scope.get("headers") or []
-        if scope.get("path") not in self.public_paths and not authorized(self.token, headers):
+        if not self.public(scope.get("path", "")) and not authorized(self.token, headers):
             await _answer(send, 401, "UNAUTHORIZED", "missing or invalid bearer token")
             return
         declared = _content_length(headers)

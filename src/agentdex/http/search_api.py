@@ -34,8 +34,17 @@ def search(
         description="Seconds the search may run (default: config, else 5); past it the "
         "answer is `status: partial` with `stats.stopped`.",
     ),
+    highlights: bool = Query(
+        False, description="Add `highlights`: [start, end) spans of the match in `snippet`."
+    ),
+    text: bool = Query(True, description="Include each result's full `text`."),
 ) -> dict[str, Any]:
-    """Same JSON as ``agentdex search --json``: ``{query, status, stats, results}``."""
+    """Same JSON as ``agentdex search --json``: ``{query, status, stats, results}``.
+
+    ``highlights=true`` adds to each result the match spans in its snippet
+    (code-point offsets); ``text=false`` leaves out the full text (a results
+    list needs only the snippet).
+    """
     home = getattr(request.app.state, "home", None)
     result = search_worker.search_in_worker(
         q,
@@ -48,7 +57,13 @@ def search(
         refresh_first=refresh,
         time_budget=time_budget,
     )
-    return result.to_json()
+    data = result.to_json()
+    for hit, spans in zip(data["results"], result.highlights, strict=False):
+        if highlights:
+            hit["highlights"] = [list(span) for span in spans]
+        if not text:
+            hit.pop("text", None)
+    return data
 
 
 @router.get("/conversations")
