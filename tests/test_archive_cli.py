@@ -90,6 +90,17 @@ def test_search_sessions_and_show_mark_what_only_the_archive_holds(
     assert [r["source_gone"] for r in gone["records"]] == [True]
 
 
+def test_resume_refuses_a_conversation_the_agent_no_longer_has(
+    histories: dict[str, Any], run_cli: Callable[..., Any]
+) -> None:
+    refused = run_cli("resume", "bbbb2222-gone", "--json")
+    assert refused.returncode == 8  # unsupported, the JSON still says why
+    gone = json.loads(refused.stdout)
+    assert gone["supported"] is False and "no longer has this conversation" in gone["reason"]
+    kept = data(run_cli("resume", "aaaa1111-trunc", "--json"))  # its file still exists
+    assert kept["supported"] is True
+
+
 def test_archive_status_and_export(
     histories: dict[str, Any], run_cli: Callable[..., Any], tmp_path: Path
 ) -> None:

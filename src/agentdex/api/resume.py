@@ -74,7 +74,7 @@ def plan(ref: str, home: str | None = None) -> ResumePlan:
     result.reason = _why_not(row, result, records)
     if result.reason is not None:
         return result
-    resumable = [r for r in records if r["store"] in row.stores]
+    resumable = [r for r in records if r["store"] in row.stores and not r.get("source_gone")]
     values = {"{session_id}": result.session_id, "{source_path}": resumable[0]["source_path"]}
     argv = [_fill(arg, values) for arg in row.argv]
     result.executable, argv[0] = _find_executable(row, argv[0])
@@ -147,6 +147,11 @@ def _why_not(row: ResumeRow, result: ResumePlan, records: list[dict[str, Any]]) 
         )
     if not _SAFE_ID.fullmatch(result.session_id):
         return f"the session id {result.session_id!r} is not safe to pass on a command line"
+    if all(r.get("source_gone") for r in records if r["store"] in row.stores):
+        return (
+            f"{row.agent} no longer has this conversation (its files were deleted or rewritten);"
+            " agentdex's archive keeps a copy: `agentdex show` or `agentdex export` it"
+        )
     return None
 
 

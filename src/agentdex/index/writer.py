@@ -343,12 +343,16 @@ class IndexWriter:
         if self.pending >= commit_bytes or time.monotonic() - self.last_commit > commit_seconds:
             self.commit()
 
-    def finish(self, *, big: bool) -> None:
-        """Final commit; rebuild the term list if needed; let merges finish after big builds."""
+    def end_bulk_load(self) -> None:
+        """Build the record indexes a bulk load dropped (before anything queries by them)."""
         if self._bulk:
             for statement in RECORD_INDEXES:
                 self.db.execute(statement)
             self._bulk = False
+
+    def finish(self, *, big: bool) -> None:
+        """Final commit; rebuild the term list if needed; let merges finish after big builds."""
+        self.end_bulk_load()
         self.commit()
         if not (self.gen / "postings" / "meta.json").is_file():
             postings_mod.open_index(self.gen / "postings", create=True)

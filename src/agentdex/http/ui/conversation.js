@@ -13,6 +13,7 @@ import {
   copy,
   count,
   errorBox,
+  goneMark,
   h,
   plural,
   time,
@@ -43,6 +44,7 @@ function messageHead(record) {
       : null,
     h("span.when", { title: record.timestamp || "" }, when(record.timestamp)),
     record.model ? h("span.model", {}, record.model) : null,
+    record.source_gone ? goneMark() : null,
     h(
       "a.permalink",
       {

@@ -115,6 +115,15 @@ export function badge(text, kind = "") {
   return h(`span.badge${kind ? `.${kind}` : ""}`, {}, text);
 }
 
+/** The mark of a record only agentdex's archive still holds (`source_gone`, docs/archive.md). */
+export function goneMark() {
+  return h(
+    "span.gone",
+    { title: "The agent's file no longer holds this; agentdex's archive kept it" },
+    "source gone",
+  );
+}
+
 let toastTimer = 0;
 
 export function toast(message, kind = "") {

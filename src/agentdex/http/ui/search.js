@@ -2,7 +2,19 @@
 // click, highlighted snippets, keyboard navigation (/ to search, j/k, Enter to open).
 
 import { api } from "./api.js";
-import { ago, badge, basename, clear, count, debounce, errorBox, fill, h, plural } from "./dom.js";
+import {
+  ago,
+  badge,
+  basename,
+  clear,
+  count,
+  debounce,
+  errorBox,
+  fill,
+  goneMark,
+  h,
+  plural,
+} from "./dom.js";
 import { conversationHref, conversationItem } from "./links.js";
 import { VirtualList } from "./vlist.js";
 
@@ -61,6 +73,7 @@ function resultRow(hit) {
       place ? h("span.path", { title: place }, basename(place)) : null,
       hit.branch ? h("span.branch", { title: "branch" }, hit.branch) : null,
       h("span.when", { title: hit.timestamp || "" }, ago(hit.timestamp)),
+      hit.source_gone ? goneMark() : null,
       h("a.ref", { href: conversationHref(hit.ref), title: "Deep link to this message" }, hit.ref),
     ),
     snippet(hit.snippet, hit.highlights),
