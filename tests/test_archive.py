@@ -220,9 +220,12 @@ def test_records_lost_while_the_archive_was_off_come_back_when_it_is_on(home: Pa
 
 def test_forgotten_conversations_stay_forgotten(home: Path) -> None:
     d = store_dir(home)
-    write_file(d / "s1.jsonl", [rec("cherry secret", ts=1)])
+    write_file(d / "s1.jsonl", [rec("cherry secret", ts=1, model="model-zebra-private")])
     write_file(d / "s2.jsonl", [rec("cherry public", session="s2", ts=2)])
     refresh(home)
+    old_generation = Location(index_root()).current()
+    assert old_generation is not None
+    assert b"\tsecret\n" in _terms(old_generation)
     plan = archive_api.forget_plan("s1@line:1")
     assert [c["session_id"] for c in plan.conversations] == ["s1"]
     result = archive_api.forget(plan)
@@ -239,10 +242,37 @@ def test_forgotten_conversations_stay_forgotten(home: Path) -> None:
     assert "cherry secret" not in archived_texts()
     with pytest.raises(NotFoundError):
         history.show("s1", str(home))
-    # no byte of the forgotten text is left in the archive's files
-    for path in archive_path(root).iterdir():
+    _assert_nowhere_in_archive(root, [b"cherry secret", b"model-zebra-private"])
+    # the rebuild left no copy in the index's files either
+    new_generation = Location(root).current()
+    assert new_generation is not None and not old_generation.exists()
+    assert b"\tsecret\n" not in _terms(new_generation)
+
+
+def _terms(generation: Path) -> bytes:
+    """The generation's term lists (full and delta), as stored."""
+    files = [generation / "vocab.txt", generation / "vocab-delta.txt"]
+    return b"".join(path.read_bytes() for path in files if path.exists())
+
+
+def _assert_nowhere_in_archive(root: Path, needles: list[bytes]) -> None:
+    """Not in the database files, and not in the chunk file: every byte of it belongs to a
+    listed chunk, and no chunk holds them once decompressed."""
+    import zlib
+
+    folder = archive_path(root)
+    for path in folder.glob("archive.db*"):
         data = path.read_bytes()
-        assert b"cherry secret" not in data
+        assert not any(needle in data for needle in needles), path.name
+    db = archive_db()
+    chunks = db.execute("SELECT offset, size FROM chunks ORDER BY offset").fetchall()
+    name = db.execute("SELECT value FROM meta WHERE key = 'blob_file'").fetchone()[0]
+    assert [p.name for p in folder.glob("chunks-*.blobs")] == [name]
+    blob = (folder / name).read_bytes()
+    assert sum(size for _, size in chunks) == len(blob)  # no unlisted (removed) bytes
+    for offset, size in chunks:
+        text = zlib.decompress(blob[offset : offset + size])
+        assert not any(needle in text for needle in needles)
 
 
 def test_forgetting_one_conversation_of_a_shared_file_keeps_the_others(home: Path) -> None:
