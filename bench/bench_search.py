@@ -144,9 +144,11 @@ def pick_queries(home: Path) -> dict[str, list[str]]:
             import orjson
 
             first = orjson.loads(data.splitlines()[0])
-            words = re.findall(r"[a-z]{6,}", str(first["message"]["content"]))
-            if len(words) >= 4:
-                phrase = words[1:4]
+            words = str(first["message"]["content"]).split()
+            for i in range(1, len(words) - 2):
+                if all(re.fullmatch(r"[a-z]{6,}", w) for w in words[i : i + 3]):
+                    phrase = words[i : i + 3]  # three adjacent generated words
+                    break
     rare = sorted(token for token, n in counts.items() if n == 1)[0]
     assert phrase is not None
     return {

@@ -253,3 +253,16 @@ def test_a_small_history_makes_a_small_index(home: Path) -> None:
     write_file(store_dir(home) / "a.jsonl", [rec(f"a small chat, line {i}") for i in range(50)])
     refresh(home)
     assert 0 < index_bytes() < 300_000
+
+
+def test_a_query_with_nothing_to_look_up_says_it_scans(home: Path) -> None:
+    from click.testing import CliRunner
+
+    from agentdex.cli import cli
+
+    write_file(store_dir(home) / "a.jsonl", [rec("x :: y"), rec("plain")])
+    refresh(home)
+    result = api.search("::", refresh_first=False)
+    assert result.stats["mode"] == "scan" and [r["text"] for r in result.results] == ["x :: y"]
+    out = CliRunner().invoke(cli, ["search", "--no-refresh", "-E", "[:]{2}"])
+    assert out.exit_code == 0 and "scanned every record" in out.stderr

@@ -192,6 +192,8 @@ def _progress(enabled: bool) -> Any:
 def _human(result: Any, data: dict[str, Any]) -> None:
     for warning in data["stats"].get("warnings", []):
         click.echo(f"agentdex: {warning}", err=True)
+    for note in data["stats"].get("notes", []):
+        click.echo(f"agentdex: note: {note}", err=True)
     if result.status == "no-index":
         click.echo("agentdex: nothing indexed yet (run `agentdex index`)", err=True)
         return

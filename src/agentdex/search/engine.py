@@ -196,6 +196,14 @@ class Engine:
         hits = self.searcher.search(self._query(query), limit=total, count=False).hits
         return list(self.searcher.fast_field_values("rid", [address for _, address in hits]))
 
+    def newest_first(self, query: Any, limit: int) -> tuple[int, list[int]]:
+        """(candidates, the ``limit`` newest record ids) in one pass."""
+        found = self.searcher.search(
+            self._query(query), limit=limit, count=True, order_by_field="ts"
+        )
+        ids = self.searcher.fast_field_values("rid", [address for _, address in found.hits])
+        return int(found.count), list(ids)
+
     def newest_page(self, query: Any, offset: int, limit: int) -> list[int]:
         """Candidate record ids ordered by time, newest first (unknown times last)."""
         hits = self.searcher.search(

@@ -40,8 +40,11 @@ from agentdex.search.query import And, Field, Node, Not, Or, Term
 
 #: a partial token matching more terms than this constrains nothing
 MAX_EXPANSION = 100_000
-#: a partial token whose most common term is in this share of all records is "dense"
+#: a partial token whose most common term is in this share of all records, and that
+#: expands to more terms than this (a union that costs milliseconds per evaluation), is
+#: "dense": its records are read in score order and verified instead
 DENSE_SHARE = 0.2
+DENSE_TERMS = 2048
 #: phrase positions expand to at most this many terms (an alternation regex)
 PHRASE_TERMS = 64
 _ASCII_RUN = re.compile(r"[\x00-\x7f]+")
@@ -192,7 +195,9 @@ class Planner:
             found, most = self.vocabulary.lookup(
                 token.text, starts=starts, ends=ends, limit=MAX_EXPANSION
             )
-            if most >= DENSE_SHARE * self.searcher.num_docs and (found is None or len(found) > 64):
+            if most >= DENSE_SHARE * self.searcher.num_docs and (
+                found is None or len(found) > DENSE_TERMS
+            ):
                 # in most records anyway: reading them in score order and verifying each
                 # is cheaper than the union of thousands of posting lists
                 dense = True

@@ -40,8 +40,9 @@ from agentdex.search.scores import (
 FULL_EXACT = 20_000
 #: plans that need verification are answered whole up to this many candidates
 FULL_VERIFIED = 3_000
-#: candidates read per page from one stream (grows as a stream is drained)
-PAGE = 64
+#: candidates read per page from one stream (grows as a stream is drained); the first
+#: page of every level comes from one aggregation, and 100 is what a page of results needs
+PAGE = 100
 
 Row = tuple[Any, ...]
 HerePredicate = Callable[[Row], bool]
@@ -133,13 +134,35 @@ class SearchRun:
         if self.plan.query is None:
             return self._scan(sort)
         query = self._query()
-        count = self.engine.count(query)
-        candidates = count + len(tail)
         exact = self.plan.exact and not tail
-        limit_whole = FULL_EXACT if exact else FULL_VERIFIED
-        if want is None or exact_total or candidates <= limit_whole:
+        if want is None or exact_total:
+            return self._whole(query, tail, sort, self.engine.count(query) + len(tail))
+        # one pass gives the count and the first pages (per level, or by time)
+        pages = self._first_pages(query, sort, want)
+        count = sum(total for total, _ in pages.values())
+        candidates = count + len(tail)
+        if candidates <= (FULL_EXACT if exact else FULL_VERIFIED):
             return self._whole(query, tail, sort, candidates)
-        return self._first_page(query, tail, sort, want, candidates, count if exact else None)
+        matched = count if exact else None
+        return self._first_page(query, pages, tail, sort, want, candidates, matched)
+
+    def _first_pages(
+        self, query: Any, sort: str, want: int
+    ) -> dict[tuple[int | None, bool | None], tuple[int, list[int]]]:
+        """(level, here) -> (candidates, first ids): every stream's first page, one pass each."""
+        size = PAGE
+        if sort == "time":
+            count, ids = self.engine.newest_first(query, max(PAGE, want))
+            return {(None, None): (count, ids)}
+        pages: dict[tuple[int | None, bool | None], tuple[int, list[int]]] = {}
+        here_parts: list[bool | None] = [None]
+        if self.here_query is not None and not self.only_here:
+            here_parts = [True, False]
+        for here_flag in here_parts:
+            part = self._here_part(query, here_flag)
+            for level, page in self.engine.level_pages(part, size).items():
+                pages[(level, here_flag)] = page
+        return pages
 
     # -- everything ---------------------------------------------------------------------------
     def _whole(self, query: Any, tail: list[int], sort: str, candidates: int) -> Outcome:
@@ -147,8 +170,8 @@ class SearchRun:
         rows = self.engine.light(ids)
         rows.sort(key=lambda r: r[11])  # by block: each block is decompressed once
         matched: list[Row] = []
-        for row in rows:
-            if self.out_of_time():
+        for i, row in enumerate(rows):
+            if not i % 64 and self.out_of_time():  # a clock read costs microseconds here
                 break
             if self._accept(row):
                 matched.append(row)
@@ -183,24 +206,19 @@ class SearchRun:
     def _first_page(
         self,
         query: Any,
+        pages: dict[tuple[int | None, bool | None], tuple[int, list[int]]],
         tail: list[int],
         sort: str,
         want: int,
         candidates: int,
         matched: int | None,
     ) -> Outcome:
-        if sort == "time":
-            streams = [_Stream(self, query, None, None)]
-        else:
-            streams = []
-            here_parts: list[bool | None] = [None]
-            if self.here_query is not None and not self.only_here:
-                here_parts = [True, False]
-            for here_flag in here_parts:
-                # one pass over the candidates gives every level's first page
-                part = self._here_part(query, here_flag)
-                for level, (count, ids) in sorted(self.engine.level_pages(part, PAGE).items()):
-                    streams.append(_Stream(self, part, level, here_flag, count, ids))
+        streams = [
+            _Stream(self, self._here_part(query, here), level, here, count, ids)
+            for (level, here), (count, ids) in sorted(
+                pages.items(), key=lambda item: (item[0][0] or 0, item[0][1] is False)
+            )
+        ]
         accepted = self._merge(streams, tail, sort, want)
         return Outcome(
             rows=accepted,

@@ -24,9 +24,10 @@ KIND_PRIOR: dict[str, float] = {
 ROLE_PRIOR: dict[str, float] = {"user": 1.0, "assistant": 0.9, "system": 0.6, "tool": 0.8}
 RECENCY_DAYS = 30.0
 HERE_BOOST = 2.0
-#: each level spans this factor of the static score; LEVELS of them cover 1.0 down to ~0.002
-LEVEL_STEP = 1.5
-LEVELS = 16
+#: each level spans this factor of the static score (narrow: the first page stops sooner when
+#: a level's records are close to its ceiling); LEVELS of them cover 1.0 down to ~0.01
+LEVEL_STEP = 1.1
+LEVELS = 48
 
 
 def static_score(kind: str, role: str, tlen: int) -> float:
