@@ -39,7 +39,7 @@ def _session_rows(engine: Engine, where: str, params: list[object]) -> list[tupl
     return list(
         engine.db.execute(
             "SELECT agent, session_id, min(timestamp), max(timestamp), count(*),"
-            " max(project), max(cwd) FROM records"
+            " max(project), max(cwd), group_concat(DISTINCT store) FROM records"
             f" WHERE {where} GROUP BY agent, session_id",
             params,
         )
@@ -63,7 +63,7 @@ def conversation_title(engine: Engine, agent: str, session_id: str) -> str | Non
 
 
 def _conversation_json(engine: Engine, row: tuple[Any, ...]) -> dict[str, Any]:
-    agent, session_id, first, last, count, project, cwd = row
+    agent, session_id, first, last, count, project, cwd, stores = row
     return {
         "agent": agent,
         "session_id": session_id,
@@ -73,7 +73,20 @@ def _conversation_json(engine: Engine, row: tuple[Any, ...]) -> dict[str, Any]:
         "first_activity": iso_utc(first),
         "last_activity": iso_utc(last),
         "message_count": count,
+        "time_source": _time_source(stores),
     }
+
+
+def _time_source(stores: str | None) -> str:
+    """``file-mtime`` when every store of the conversation keeps no times, else ``recorded``."""
+    from agentdex.catalogue import store
+
+    names = [name for name in (stores or "").split(",") if name]
+    try:
+        mtime_only = bool(names) and all(store(n).times == "file-mtime" for n in names)
+    except KeyError:
+        return "recorded"
+    return "file-mtime" if mtime_only else "recorded"
 
 
 def conversations(
@@ -95,7 +108,7 @@ def conversations(
         parse_query(query, now=now)
     result = ConversationsResult(query=query or None)
     maybe_refresh(refresh_first, root, home, rows, result.stats)
-    with reader(root) as engine:
+    with reader(root, home) as engine:
         if engine is None:
             result.status = "no-index"
             result.stats["total"] = 0
@@ -135,7 +148,7 @@ def conversations_for_workdir(
     base = os.path.normpath(os.path.abspath(os.path.expanduser(workdir)))
     if refresh_first:
         refresh(root, home=home, wait=False)
-    with reader(root) as engine:
+    with reader(root, home) as engine:
         if engine is None:
             return []
         prefix = base.rstrip("/") + "/"

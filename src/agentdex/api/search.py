@@ -266,7 +266,7 @@ def search(
     result = SearchResult(query=query)
     maybe_refresh(refresh_first, root, home, rows, result.stats, progress)
     started = time.perf_counter()
-    with reader(root) as engine:
+    with reader(root, home) as engine:
         if engine is None:
             result.status = "no-index"
             result.stats["total"] = 0

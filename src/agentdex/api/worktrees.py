@@ -60,7 +60,7 @@ def remove_worktree(
         base = Path(path)  # a linked worktree names its own repository
     info = manage.remove_worktree(base, path, force=force)
     detached = detach_worktree(info.path)
-    return {"removed": info.to_json(), "detachedSessions": detached}
+    return {"removed": info.to_json(), "detached_sessions": detached}
 
 
 def resolve_worktree(ref: str, repo: str | os.PathLike[str] | None = None) -> str:

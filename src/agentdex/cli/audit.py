@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from agentdex.cli._common import console, emit_json, home_of, json_option
@@ -24,6 +26,13 @@ def audit(ctx: click.Context, as_json: bool, show_all: bool) -> None:
     if as_json:
         emit_json(data)
         return
+    from agentdex.cli._output import paged
+
+    with paged():
+        _human(data, show_all)
+
+
+def _human(data: dict[str, Any], show_all: bool) -> None:
     from agentdex.cli._format import tilde
 
     out = console()

@@ -8,7 +8,15 @@ from typing import Any
 
 import click
 
-from agentdex.cli._common import emit_json, emit_ndjson, home_of, json_option
+from agentdex.cli._common import (
+    QueryCommand,
+    emit_json,
+    emit_ndjson,
+    home_of,
+    json_option,
+    ndjson_option,
+    one_format,
+)
 
 HELP = """Search every agent's history.
 
@@ -27,53 +35,89 @@ Query language (exact substrings, grep semantics):
 \b
 Case is smart: all-lowercase terms ignore case, any capital makes the search
 case-sensitive (-i / -s force it). -w matches whole words; -E treats each
-term as a Python regex. Unknown fields or malformed queries exit with status 2.
-Each result has a reference (SESSION@LOCATOR) that `agentdex show` opens.
-See docs/query-language.md.
+term as a Python regex. Options may come anywhere; a dash word that is not
+an option (-backoff) is an exclusion (write NOT is for a word like -is).
+\b
+Exit status: 0 results found, 1 none (like grep), 2 a malformed query.
+On a terminal each result shows its reference (SESSION@LOCATOR), which
+`agentdex show` opens; in a pipe each result is one tab-separated line
+starting with it. See docs/query-language.md.
 """
 
 
-def _print_plain(data: dict[str, Any]) -> None:
-    from agentdex.cli._format import relative_time
-
-    for item in data["results"]:
-        where = item["project"] or item["cwd"] or "-"
-        branch = f" ({item['branch']})" if item["branch"] else ""
-        click.echo(
-            f"{item['agent']}  {where}{branch}  {relative_time(item['timestamp'])}"
-            f"  {item['role']}/{item['kind']}  {item['ref']}"
-        )
-        click.echo(f"    {item['snippet']}")
+def _where(item: dict[str, Any]) -> str:
+    return item["worktree"] or item["project"] or item["cwd"] or "-"
 
 
-def _print_rich(data: dict[str, Any], highlights: list[list[tuple[int, int]]]) -> None:
+def _clean(text: str) -> str:
+    """One line: tabs and newlines in a snippet would break a TSV row."""
+    return " ".join(text.split())
+
+
+def _print_rows(data: dict[str, Any], highlights: list[list[tuple[int, int]]]) -> None:
+    """Off a terminal: one tab-separated line per result, nothing cut or wrapped.
+
+    ``ref, agent, where, branch, timestamp, role/kind, snippet``: ``cut -f1``
+    gives references ``agentdex show`` opens.
+    """
     from rich.text import Text
 
     from agentdex.cli._common import console
-    from agentdex.cli._format import relative_time
 
     out = console()
+    for item, _spans in zip(data["results"], highlights, strict=False):
+        line = Text()
+        for value, style in (
+            (item["ref"], "dim"),
+            (item["agent"], "bold cyan"),
+            (_where(item), "green"),
+            (item["branch"] or "-", "magenta"),
+            (item["timestamp"] or "-", "dim"),
+            (f"{item['role']}/{item['kind']}", "yellow"),
+        ):
+            line.append(value, style=style)
+            line.append("\t")
+        line.append(_clean(item["snippet"]))
+        out.print(line, soft_wrap=True)
+
+
+def _print_rich(data: dict[str, Any], highlights: list[list[tuple[int, int]]], home: str) -> None:
+    """On a terminal: a heading per result (never wrapped), the snippet, the reference."""
+    from rich.padding import Padding
+    from rich.text import Text
+
+    from agentdex.cli._common import console
+    from agentdex.cli._format import relative_time, tilde, time_mark
+
+    out = console()
+    approximate = False
     for item, spans in zip(data["results"], highlights, strict=False):
-        head = Text()
+        head = Text(no_wrap=True, overflow="ellipsis")
         head.append(item["agent"], style="bold cyan")
+        mark = time_mark(item["store"])
+        approximate = approximate or bool(mark)
+        head.append(f"  {mark}{relative_time(item['timestamp'])}", style="dim")
+        head.append(f"  {item['role']}/{item['kind']}", style="yellow")
         head.append("  ")
-        head.append(item["worktree"] or item["project"] or item["cwd"] or "-", style="green")
+        head.append(tilde(_where(item), home), style="green")
         if item["branch"]:
             head.append(f" ({item['branch']})", style="magenta")
-        head.append(f"  {relative_time(item['timestamp'])}", style="dim")
-        head.append(f"  {item['role']}/{item['kind']}", style="yellow")
         out.print(head)
-        snippet = Text("    " + item["snippet"])
+        snippet = Text(item["snippet"])
         for start, end in spans:
-            snippet.stylize("bold red", start + 4, end + 4)
-        out.print(snippet)
-        out.print(Text(f"    {item['ref']}", style="dim"))
+            snippet.stylize("bold red", start, end)
+        out.print(Padding(snippet, (0, 0, 0, 4)))
+        out.print(Text(f"    {item['ref']}", style="dim", no_wrap=True, overflow="ellipsis"))
+    if approximate:
+        from agentdex.cli.conversations import MTIME_NOTE
+
+        out.print(Text(MTIME_NOTE, style="dim"))
 
 
-@click.command("search", help=HELP)
+@click.command("search", help=HELP, cls=QueryCommand)
 @click.argument("query", nargs=-1, required=True)
 @json_option
-@click.option("--ndjson", is_flag=True, help="One JSON object per result, per line.")
+@ndjson_option
 @click.option("-n", "--limit", type=int, default=20, show_default=True, help="Most results shown.")
 @click.option(
     "--sort", type=click.Choice(["relevance", "time"]), default="relevance", show_default=True
@@ -104,8 +148,10 @@ def search(
     no_dedup: bool,
 ) -> None:
     from agentdex.api import search as api
+    from agentdex.cli._format import pinned_now
     from agentdex.errors import UsageError
 
+    one_format(as_json, ndjson)
     if ignore_case and case_sensitive:
         raise UsageError("-i and -s contradict each other")
     case = "insensitive" if ignore_case else "sensitive" if case_sensitive else "smart"
@@ -125,16 +171,22 @@ def search(
             only_here=only_here,
             dedup=not no_dedup,
             progress=bar,
+            now=pinned_now(),
         )
     data = result.to_json()
     if as_json:
         emit_json(data)
-        return
-    if ndjson:
+    elif ndjson:
         for item in data["results"]:
             emit_ndjson(item)
-        return
-    _human(result, data)
+    else:
+        from agentdex.cli._output import paged
+        from agentdex.paths import home_dir
+
+        with paged():
+            _human(result, data, str(home_dir(home_of(ctx))))
+    if not data["results"]:
+        ctx.exit(1)  # like grep: nothing found is status 1
 
 
 def _progress(enabled: bool) -> Any:
@@ -148,7 +200,7 @@ def _progress(enabled: bool) -> Any:
     return nullcontext(None)
 
 
-def _human(result: Any, data: dict[str, Any]) -> None:
+def _human(result: Any, data: dict[str, Any], home: str) -> None:
     for warning in data["stats"].get("warnings", []):
         click.echo(f"agentdex: {warning}", err=True)
     if result.status == "no-index":
@@ -157,10 +209,12 @@ def _human(result: Any, data: dict[str, Any]) -> None:
     if not data["results"]:
         click.echo("No results.", err=True)
         return
-    if sys.stdout.isatty():
-        _print_rich(data, result.highlights)
+    from agentdex.cli._output import is_terminal
+
+    if is_terminal():
+        _print_rich(data, result.highlights, home)
     else:
-        _print_plain(data)
+        _print_rows(data, result.highlights)
     stats = data["stats"]
     if stats["total"] > stats["returned"]:
         click.echo(f"({stats['returned']} of {stats['total']} results; --limit for more)", err=True)

@@ -12,6 +12,7 @@ run that app. Everything the app answers still goes through
 
 from __future__ import annotations
 
+import errno
 import ipaddress
 import os
 import socket
@@ -21,7 +22,7 @@ import sys
 import click
 
 from agentdex.cli._common import emit_ndjson, home_of, json_option
-from agentdex.errors import UsageError
+from agentdex.errors import AgentdexError, ConflictError, UsageError
 
 
 def is_loopback(host: str) -> bool:
@@ -35,6 +36,8 @@ def is_loopback(host: str) -> bool:
 
 
 def _bind(host: str, port: int) -> socket.socket:
+    """Bind before printing the URL. A port in use is a conflict (exit 4), not a usage error;
+    a host that is not an address of this machine is a usage error (2)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -42,7 +45,12 @@ def _bind(host: str, port: int) -> socket.socket:
         sock.bind((host.strip("[]"), port))
     except OSError as exc:
         sock.close()
-        raise UsageError(f"cannot bind {host}:{port}: {exc.strerror}") from exc
+        message = f"cannot bind {host}:{port}: {exc.strerror or exc}"
+        if exc.errno == errno.EADDRINUSE:
+            raise ConflictError(f"{message} (another process has it; try --port 0)") from exc
+        if exc.errno == errno.EADDRNOTAVAIL or isinstance(exc, socket.gaierror):
+            raise UsageError(message) from exc
+        raise AgentdexError(message) from exc
     sock.listen(128)
     sock.set_inheritable(True)
     return sock

@@ -18,7 +18,7 @@ from agentdex.cli._common import emit_json, home_of, json_option
 
 
 def _summary(s: dict[str, Any]) -> str:
-    where = s["workingDirectory"] or "(no work directory)"
+    where = s["working_directory"] or "(no work directory)"
     label = f"  {s['label']}" if s["label"] else ""
     bound = f"  [worktree {s['worktree']}]" if s["worktree"] else ""
     return f"{s['id']}  {where}{bound}{label}"
@@ -96,11 +96,11 @@ def show_cmd(ctx: click.Context, session_id: str, as_json: bool) -> None:
         emit_json(data)
         return
     click.echo(_summary(data))
-    click.echo(f"created {data['created']}  last activity {data['lastActivity']}")
+    click.echo(f"created {data['created']}  last activity {data['last_activity']}")
     if data["agent"]:
         click.echo(f"agent: {data['agent']}")
-    if data["lastExitCode"] is not None:
-        click.echo(f"last exit code: {data['lastExitCode']}")
+    if data["last_exit_code"] is not None:
+        click.echo(f"last exit code: {data['last_exit_code']}")
     if not data["history_available"]:
         click.echo("history: not available in this build")
     for row in data["history"]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from agentdex.cli._common import console, emit_json, home_of, json_option
@@ -16,7 +18,7 @@ from agentdex.cli._common import console, emit_json, home_of, json_option
     "window",
     type=int,
     default=None,
-    help="With a ref, print only N records around it.",
+    help="With a ref, print only N records either side of it.",
 )
 @click.pass_context
 def show(
@@ -37,8 +39,17 @@ def show(
     if as_json:
         emit_json(data)
         return
+    from agentdex.cli._output import paged
+
+    with paged():
+        _human(data)
+
+
+def _human(data: dict[str, Any]) -> None:
     from rich.markup import escape
 
+    records = data["records"]
+    focus = data["focus"]
     out = console()
     out.print(
         f"[bold]{data['agent']}[/] session [cyan]{data['session_id']}[/]"

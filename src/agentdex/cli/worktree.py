@@ -28,7 +28,7 @@ def _row(w: dict[str, Any]) -> str:
     if w["detached"]:
         marks.append("detached")
     if w["dirty"]:
-        marks.append(f"dirty:{w['dirtyFileCount']}")
+        marks.append(f"dirty:{w['dirty_file_count']}")
     if w["locked"]:
         marks.append("locked")
     if w["prunable"]:
@@ -87,5 +87,5 @@ def remove_cmd(path: str, force: bool, repo: str | None, as_json: bool) -> None:
         emit_json(result)
         return
     click.echo(f"removed {result['removed']['path']}")
-    for session_id in result["detachedSessions"]:
+    for session_id in result["detached_sessions"]:
         click.echo(f"detached session {session_id}")

@@ -108,7 +108,8 @@ def validate_source(raw: str, workspace: str | None, *, home: str | None = None)
     allowed = allowed_roots(workspace, home)
     if not any(is_within(real, root) for root in allowed):
         raise UsageError(
-            f"{raw}: not under an allowed root",
+            f"{raw}: not under an allowed root; allowed: {', '.join(allowed) or 'none'} "
+            "(the workspace, the agents' user folders, and [context] roots in the config)",
             detail="allowed roots: " + ", ".join(allowed),
         )
     if not os.path.exists(real):

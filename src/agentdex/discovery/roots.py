@@ -239,8 +239,8 @@ def project_roots(home: Path, warn: Warn) -> list[Root]:
 
     From ``$AGENTDEX_PROJECT_ROOTS`` (``os.pathsep``-separated, expanded one
     level) and the project dirs the index saw in other agents' records
-    (``<data dir>/projects.json``, taken as they are). The config file's
-    ``[projects] roots`` arrive through ``discover(extra_roots=...)``.
+    (``<data dir>/homes/<home key>/projects.json``, taken as they are). The
+    config file's ``[projects] roots`` arrive through ``discover(extra_roots=...)``.
     """
     configured: list[Path] = []
     for part in (os.environ.get("AGENTDEX_PROJECT_ROOTS") or "").split(os.pathsep):
@@ -253,7 +253,7 @@ def project_roots(home: Path, warn: Warn) -> list[Root]:
         else:
             warn(f"AGENTDEX_PROJECT_ROOTS entry {part} is not a directory; skipped")
     seen = expand_project_roots(configured, children=True)
-    seen += expand_project_roots(_indexed_projects(), children=False)
+    seen += expand_project_roots(_indexed_projects(home), children=False)
     return _existing("projects", seen)
 
 
@@ -261,14 +261,14 @@ def project_roots(home: Path, warn: Warn) -> list[Root]:
 MAX_INDEXED_PROJECTS = 5000
 
 
-def _indexed_projects() -> list[Path]:
-    """Absolute project dirs from the index's ``projects.json``; [] when absent or corrupt."""
+def _indexed_projects(home: Path) -> list[Path]:
+    """Absolute project dirs from this home's ``projects.json``; [] when absent or corrupt."""
     import orjson
 
-    from agentdex.paths import data_dir
+    from agentdex.paths import home_data_dir
 
     try:
-        data = orjson.loads((data_dir() / "projects.json").read_bytes())
+        data = orjson.loads((home_data_dir(home) / "projects.json").read_bytes())
     except (OSError, orjson.JSONDecodeError):
         return []
     if not isinstance(data, list):

@@ -13,7 +13,7 @@ router = APIRouter(tags=["sessions"])
 
 
 class NewSessionBody(BaseModel):
-    workingDirectory: str | None = None
+    working_directory: str | None = None
     worktree: str | None = None
     repo: str | None = None
     label: str | None = None
@@ -21,7 +21,7 @@ class NewSessionBody(BaseModel):
 
 
 class WorkdirBody(BaseModel):
-    workingDirectory: str | None
+    working_directory: str | None
 
 
 @router.get("")
@@ -34,7 +34,7 @@ def list_sessions(workdir: str | None = Query(None)) -> dict[str, Any]:
 def new_session(body: NewSessionBody) -> dict[str, Any]:
     """Create a session; it has no work directory unless one is given."""
     created = api.new_session(
-        workdir=body.workingDirectory,
+        workdir=body.working_directory,
         worktree=body.worktree,
         label=body.label,
         agent=body.agent,
@@ -53,4 +53,4 @@ def show_session(session_id: str, request: Request) -> dict[str, Any]:
 @router.put("/{session_id}/workdir")
 def set_workdir(session_id: str, body: WorkdirBody) -> dict[str, Any]:
     """Set (or, with null, clear) this one session's work directory."""
-    return api.set_workdir(session_id, body.workingDirectory)
+    return api.set_workdir(session_id, body.working_directory)

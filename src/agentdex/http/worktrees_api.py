@@ -2,7 +2,7 @@
 
 Errors map by exit code (400 invalid name / primary, 404 unknown branch or
 path, 409 conflict, 422 over the maximum); a dirty worktree answers 409
-``{"error": "WORKTREE_DIRTY", "dirtyFileCount": n}``.
+``{"error": "WORKTREE_DIRTY", "dirty_file_count": n}``.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ router = APIRouter(tags=["worktrees"])
 
 class AddWorktreeBody(BaseModel):
     branch: str = Field(min_length=1)
-    createBranch: bool = False
-    baseBranch: str | None = None
+    create_branch: bool = False
+    base_branch: str | None = None
 
 
 def _repo(request: Request, repo: str | None) -> str:
@@ -43,9 +43,9 @@ def list_worktrees(request: Request, repo: str | None = Query(None)) -> dict[str
 def add_worktree(
     request: Request, body: AddWorktreeBody, repo: str | None = Query(None)
 ) -> dict[str, Any]:
-    """Create the sibling worktree for ``branch`` (``createBranch`` makes a new branch)."""
+    """Create the sibling worktree for ``branch`` (``create_branch`` makes a new branch)."""
     created = api.add_worktree(
-        body.branch, create=body.createBranch, base=body.baseBranch, repo=_repo(request, repo)
+        body.branch, create=body.create_branch, base=body.base_branch, repo=_repo(request, repo)
     )
     return {"created": created}
 
@@ -64,6 +64,6 @@ def remove_worktree(
         body = {
             "error": exc.code,
             "message": exc.message,
-            "dirtyFileCount": exc.dirty_file_count,
+            "dirty_file_count": exc.dirty_file_count,
         }
         return JSONResponse(status_code=409, content=body)

@@ -75,15 +75,15 @@ class WorktreeInfo:
             "branch": self.branch,
             "label": self.label,
             "head": (self.head or "")[:7] or None,
-            "headFull": self.head,
+            "head_full": self.head,
             "primary": self.primary,
             "detached": self.detached,
             "bare": self.bare,
             "locked": self.locked,
             "prunable": self.prunable,
-            "prunableReason": self.prunable_reason,
+            "prunable_reason": self.prunable_reason,
             "dirty": self.dirty,
-            "dirtyFileCount": self.dirty_file_count,
+            "dirty_file_count": self.dirty_file_count,
         }
 
 
