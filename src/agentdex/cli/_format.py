@@ -88,3 +88,16 @@ def time_mark(store_id: str) -> str:
         return "~" if store(store_id).times == "file-mtime" else ""
     except KeyError:
         return ""
+
+
+def shown_path(path: str | None, home: str | None = None) -> str | None:
+    """A path as a person reads it: ``~/...`` on a terminal, absolute in a pipe."""
+    if path is None:
+        return None
+    from agentdex.cli._output import is_terminal
+
+    if not is_terminal():
+        return path
+    from agentdex.paths import home_dir
+
+    return tilde(path, str(home_dir(home)))

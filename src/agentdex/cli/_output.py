@@ -202,3 +202,18 @@ def _run_pager(command: list[str], text: bytes) -> None:
             return
         except KeyboardInterrupt:
             continue  # Ctrl-C belongs to the pager while it runs
+
+
+def emit_row(fields: list[tuple[str, str]]) -> None:
+    """One tab-separated line (a pipe's format): tabs and newlines inside a field become
+    spaces; each field is styled only when colour is on (``--color always``)."""
+    settings = current()
+    parts = [" ".join(value.split()) if value else "-" for value, _ in fields]
+    if settings.color:
+        from rich.style import Style
+
+        parts = [
+            Style.parse(style).render(part) if style else part
+            for part, (_, style) in zip(parts, fields, strict=True)
+        ]
+    sys.stdout.write("\t".join(parts) + "\n")

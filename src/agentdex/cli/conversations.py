@@ -19,11 +19,11 @@ from agentdex.cli._table import Column
 
 #: On a terminal: title and last activity stay readable at 80 columns; the rest shrinks.
 COLUMNS = (
-    Column("agent", floor=8, style="bold cyan"),
+    Column("agent", floor=11, style="bold cyan"),
     Column("session", floor=8, cut="plain"),
     Column("last", floor=8, right=True, style="dim"),
     Column("msgs", floor=4, right=True),
-    Column("project", floor=12, cut="start", droppable=True, style="green"),
+    Column("project", floor=10, cut="start", droppable=True, style="green"),
     Column("title", floor=24, flex=True),
 )
 
@@ -89,16 +89,19 @@ def _human(conversations: list[dict[str, Any]], home: str | None) -> None:
     out = console()
     settings = current()
     if not settings.terminal:
+        from agentdex.cli._output import emit_row
+
         for c in conversations:
-            fields = (
-                c["agent"],
-                c["session_id"],
-                c["last_activity"] or "-",
-                str(c["message_count"]),
-                c["project"] or "-",
-                " ".join((c["title"] or "").split()),
+            emit_row(
+                [
+                    (c["agent"], "bold cyan"),
+                    (c["session_id"], ""),
+                    (c["last_activity"] or "-", "dim"),
+                    (str(c["message_count"]), ""),
+                    (c["project"] or "-", "green"),
+                    (c["title"] or "", ""),
+                ]
             )
-            out.print("\t".join(fields), soft_wrap=True, markup=False)
         return
     base = str(home_dir(home))
     rows = [

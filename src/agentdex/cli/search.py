@@ -49,36 +49,26 @@ def _where(item: dict[str, Any]) -> str:
     return item["worktree"] or item["project"] or item["cwd"] or "-"
 
 
-def _clean(text: str) -> str:
-    """One line: tabs and newlines in a snippet would break a TSV row."""
-    return " ".join(text.split())
-
-
 def _print_rows(data: dict[str, Any], highlights: list[list[tuple[int, int]]]) -> None:
     """Off a terminal: one tab-separated line per result, nothing cut or wrapped.
 
     ``ref, agent, where, branch, timestamp, role/kind, snippet``: ``cut -f1``
     gives references ``agentdex show`` opens.
     """
-    from rich.text import Text
+    from agentdex.cli._output import emit_row
 
-    from agentdex.cli._common import console
-
-    out = console()
     for item, _spans in zip(data["results"], highlights, strict=False):
-        line = Text()
-        for value, style in (
-            (item["ref"], "dim"),
-            (item["agent"], "bold cyan"),
-            (_where(item), "green"),
-            (item["branch"] or "-", "magenta"),
-            (item["timestamp"] or "-", "dim"),
-            (f"{item['role']}/{item['kind']}", "yellow"),
-        ):
-            line.append(value, style=style)
-            line.append("\t")
-        line.append(_clean(item["snippet"]))
-        out.print(line, soft_wrap=True)
+        emit_row(
+            [
+                (item["ref"], "dim"),
+                (item["agent"], "bold cyan"),
+                (_where(item), "green"),
+                (item["branch"] or "-", "magenta"),
+                (item["timestamp"] or "-", "dim"),
+                (f"{item['role']}/{item['kind']}", "yellow"),
+                (item["snippet"], ""),
+            ]
+        )
 
 
 def _print_rich(data: dict[str, Any], highlights: list[list[tuple[int, int]]], home: str) -> None:

@@ -18,9 +18,11 @@ from agentdex.cli._common import emit_json, home_of, json_option
 
 
 def _summary(s: dict[str, Any]) -> str:
-    where = s["working_directory"] or "(no work directory)"
+    from agentdex.cli._format import shown_path
+
+    where = shown_path(s["working_directory"]) or "(no work directory)"
     label = f"  {s['label']}" if s["label"] else ""
-    bound = f"  [worktree {s['worktree']}]" if s["worktree"] else ""
+    bound = f"  [worktree {shown_path(s['worktree'])}]" if s["worktree"] else ""
     return f"{s['id']}  {where}{bound}{label}"
 
 
@@ -40,6 +42,9 @@ def session() -> None:
 )
 @click.option("--label", default=None)
 @click.option("--agent", default=None, help="Command 'session run' starts, e.g. 'claude'.")
+@click.option(
+    "-q", "--quiet", is_flag=True, help="Print only the new id: sid=$(agentdex session new -q)."
+)
 @json_option
 def new_cmd(
     workdir: str | None,
@@ -47,6 +52,7 @@ def new_cmd(
     repo: str | None,
     label: str | None,
     agent: str | None,
+    quiet: bool,
     as_json: bool,
 ) -> None:
     """Create a session (with no work directory unless one is given)."""
@@ -57,8 +63,10 @@ def new_cmd(
     )
     if as_json:
         emit_json({"created": created})
-        return
-    click.echo(f"created {_summary(created)}")
+    elif quiet:
+        click.echo(created["id"])
+    else:
+        click.echo(f"created {_summary(created)}")
 
 
 @session.command("list")

@@ -50,10 +50,13 @@ def _human(data: dict[str, Any]) -> None:
 
     records = data["records"]
     focus = data["focus"]
+    from agentdex.cli._format import shown_path
+
     out = console()
+    project = shown_path(data["project"])
     out.print(
         f"[bold]{data['agent']}[/] session [cyan]{data['session_id']}[/]"
-        + (f"  project {data['project']}" if data["project"] else ""),
+        + (f"  project {escape(project)}" if project else ""),
         soft_wrap=True,
     )
     colours = {"user": "green", "assistant": "blue", "tool": "magenta", "system": "yellow"}

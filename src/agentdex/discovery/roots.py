@@ -12,7 +12,9 @@ from __future__ import annotations
 import fnmatch
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,11 +38,30 @@ class Root:
 Warn = Callable[[str], None]
 
 
+#: While :func:`recording_lookups` is active: every directory a resolver asked about.
+_lookups: ContextVar[list[tuple[Path, bool]] | None] = ContextVar("lookups", default=None)
+
+
+@contextmanager
+def recording_lookups() -> Iterator[list[tuple[Path, bool]]]:
+    """Record ``(path, is a directory)`` for every place a resolver looks (``doctor``)."""
+    log: list[tuple[Path, bool]] = []
+    token = _lookups.set(log)
+    try:
+        yield log
+    finally:
+        _lookups.reset(token)
+
+
 def _is_dir(path: Path) -> bool:
     try:
-        return path.is_dir()
+        found = path.is_dir()
     except OSError:
-        return False
+        found = False
+    log = _lookups.get()
+    if log is not None:
+        log.append((path, found))
+    return found
 
 
 def _override(var: str, warn: Warn) -> list[Path] | None:
