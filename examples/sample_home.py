@@ -150,7 +150,7 @@ def make_repos(dest: Path) -> None:
 
 
 def tour(dest: Path) -> int:
-    """Run the README's tour commands against ``dest`` (already rendered), printing as they go.
+    """Run the README's tour commands against ``dest``, printing as they go.
 
     The commands are read from README.md (``scripts/readme_tour.py``), so the
     tour run here is exactly the one documented there.

@@ -175,6 +175,9 @@ def search(
 
         with paged():
             _human(result, data, str(home_dir(home_of(ctx))))
+        stats = data["stats"]
+        if stats.get("total", 0) > stats.get("returned", 0):  # after the results, even paged
+            click.echo(f"({stats['returned']} of {stats['total']} results; -n for more)", err=True)
     if not data["results"]:
         ctx.exit(1)  # like grep: nothing found is status 1
 
@@ -205,6 +208,3 @@ def _human(result: Any, data: dict[str, Any], home: str) -> None:
         _print_rich(data, result.highlights, home)
     else:
         _print_rows(data, result.highlights)
-    stats = data["stats"]
-    if stats["total"] > stats["returned"]:
-        click.echo(f"({stats['returned']} of {stats['total']} results; --limit for more)", err=True)
