@@ -93,7 +93,10 @@ def parse(text: str) -> list[Step]:
 def _script(steps: list[Step], sample: str) -> str:
     """The tour as one bash script; after each command a marker line with its status
     (``__mark`` returns that status again, so a following ``echo $?`` still sees it)."""
-    body = ["set +e", f"__mark() {{ local s=$?; printf '\\n{MARK} %d %d@@\\n' \"$1\" $s; return $s; }}"]
+    body = [
+        "set +e",
+        f"__mark() {{ local s=$?; printf '\\n{MARK} %d %d@@\\n' \"$1\" $s; return $s; }}",
+    ]
     for index, step in enumerate(steps):
         body.append(step.command.replace(SAMPLE, sample))
         body.append(f"__mark {index}")
@@ -290,7 +293,9 @@ def run_tour(readme: Path = README) -> Result:
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     screen = screen.replace(sample, SAMPLE).replace(folder.name, Path(SAMPLE).name)
-    screen = screen.replace(sample.strip("/").replace("/", "-"), SAMPLE.strip("/").replace("/", "-"))
+    screen = screen.replace(
+        sample.strip("/").replace("/", "-"), SAMPLE.strip("/").replace("/", "-")
+    )
     actual, statuses = _outputs(screen, len(steps))
     return Result(steps, actual, statuses, text)
 
@@ -328,7 +333,9 @@ def main() -> int:
     for problem in problems:
         print(problem + "\n", file=sys.stderr)
     if problems:
-        print("the README tour drifted: run python scripts/readme_tour.py --update", file=sys.stderr)
+        print(
+            "the README tour drifted: run python scripts/readme_tour.py --update", file=sys.stderr
+        )
         return 1
     print(f"README tour: {len(result.steps)} commands, output as documented")
     return 0

@@ -115,7 +115,9 @@ def test_colour_follows_the_flag_and_no_color(history: Path, run_cli: Run) -> No
     assert "\x1b[" in forced.stdout
     assert forced.stdout.count("\t") == plain.stdout.count("\t")  # same rows, coloured
     assert "\x1b[" not in run_cli("--color", "never", "search", "backoff").stdout
-    assert "\x1b[" not in run_cli("search", "backoff", env={"FORCE_COLOR": "", "NO_COLOR": "1"}).stdout
+    assert (
+        "\x1b[" not in run_cli("search", "backoff", env={"FORCE_COLOR": "", "NO_COLOR": "1"}).stdout
+    )
     bad = run_cli("search", "x", "--color", "sometimes")
     assert bad.returncode == 2
 
@@ -141,7 +143,9 @@ def test_json_errors_are_json_on_stdout_with_the_same_status(history: Path, run_
     usage = run_cli("search", "--json", "--bogus", "x")
     assert usage.returncode == 2 and json.loads(usage.stdout)["error"]["code"] == "USAGE"
     both = run_cli("search", "x", "--json", "--ndjson")
-    assert both.returncode == 2 and "two output formats" in json.loads(both.stdout)["error"]["message"]
+    assert (
+        both.returncode == 2 and "two output formats" in json.loads(both.stdout)["error"]["message"]
+    )
     assert run_cli("sessions", "--json", "--ndjson").returncode == 2
     global_json = run_cli("--json", "show", "nosuchsession")
     assert global_json.returncode == 3 and "error" in json.loads(global_json.stdout)
@@ -175,7 +179,9 @@ def test_home_must_exist_and_a_missing_config_is_said(home: Path, run_cli: Run) 
     assert json.loads(config.stdout)["sources"] == []
 
 
-def test_global_options_work_after_the_subcommand(history: Path, tmp_path: Path, run_cli: Run) -> None:
+def test_global_options_work_after_the_subcommand(
+    history: Path, tmp_path: Path, run_cli: Run
+) -> None:
     other = tmp_path / "other-home"
     claude_session(other, "cccc3333-0000-4000-8000-000000000003", "/elsewhere", ["quokka here"])
     before = run_cli("--home", str(other), "search", "quokka", "--json")
@@ -186,8 +192,15 @@ def test_global_options_work_after_the_subcommand(history: Path, tmp_path: Path,
     # a child command's arguments are never taken for agentdex's own
     sid = json.loads(run_cli("session", "new", "--workdir", str(tmp_path), "--json").stdout)
     run = run_cli(
-        "session", "run", sid["created"]["id"], sys.executable, "-c",
-        "import sys; print(sys.argv[1:])", "--home", "x", "--json",
+        "session",
+        "run",
+        sid["created"]["id"],
+        sys.executable,
+        "-c",
+        "import sys; print(sys.argv[1:])",
+        "--home",
+        "x",
+        "--json",
     )
     assert run.returncode == 0 and "['--home', 'x', '--json']" in run.stdout
 

@@ -58,7 +58,8 @@ def test_worktree_lifecycle_and_errors(client: TestClient, git_repo: Path) -> No
     assert post({"branch": "bad..name"}) == 400
     assert post({"branch": "unknown"}) == 404
     assert post({"branch": "feat/http"}) == 409
-    assert post({}) == 422  # schema validation: branch is required
+    assert post({}) == 400  # schema validation: branch is required
+    assert post({"branch": "x", "base_branch": "main"}) == 400  # base needs create_branch
     Path(os.environ["AGENTDEX_CONFIG"]).write_text("[worktrees]\nmax = 1\n")
     over = client.post(
         "/api/v0/worktrees",
@@ -66,12 +67,12 @@ def test_worktree_lifecycle_and_errors(client: TestClient, git_repo: Path) -> No
         headers=AUTH,
         json={"branch": "x", "create_branch": True},
     )
-    assert over.status_code == 422 and over.json()["error"] == "LIMIT"
+    assert over.status_code == 409 and over.json()["error"] == "LIMIT"
 
     primary = client.delete(
         "/api/v0/worktrees", params={**repo, "path": str(git_repo)}, headers=AUTH
     )
-    assert primary.status_code == 400
+    assert primary.status_code == 409  # state, not a malformed request
     Path(path, "one.txt").write_text("1")
     Path(path, "two.txt").write_text("2")
     dirty = client.delete("/api/v0/worktrees", params={**repo, "path": path}, headers=AUTH)
@@ -141,9 +142,10 @@ def test_sessions_api(client: TestClient, tmp_path: Path, git_repo: Path) -> Non
         headers=AUTH,
         json={"working_directory": str(tmp_path / "missing")},
     )
-    assert bad_dir.status_code == 404
+    assert bad_dir.status_code == 409 and bad_dir.json()["error"] == "NO_SUCH_DIRECTORY"
     no_body = client.put(f"/api/v0/sessions/{session_id}/workdir", headers=AUTH, json={})
-    assert no_body.status_code == 422
+    assert no_body.status_code == 400
+    assert set(no_body.json()) == {"error", "message", "detail"}
 
     git(git_repo, "branch", "bound")
     client.post(

@@ -49,8 +49,7 @@ def test_readme_tour_prints_what_the_readme_shows(readme_tour: ModuleType) -> No
     assert len(result.steps) >= 20
     problems = result.problems()
     assert not problems, (
-        "\n\n".join(problems)
-        + "\n\nthe README tour drifted; after a deliberate change run "
+        "\n\n".join(problems) + "\n\nthe README tour drifted; after a deliberate change run "
         "`python scripts/readme_tour.py --update`"
     )
 
@@ -87,8 +86,12 @@ def test_tour_env_unsets_every_location_override(sample_home: ModuleType, tmp_pa
     from agentdex.catalogue import CATALOGUE
 
     text = sample_home.tour_env_text(tmp_path)
-    unset = {name for line in text.splitlines() if line.startswith("unset ") for name in line.split()[1:]}
-    exported = {line.split()[1].split("=")[0] for line in text.splitlines() if line.startswith("export ")}
+    unset = {
+        name for line in text.splitlines() if line.startswith("unset ") for name in line.split()[1:]
+    }
+    exported = {
+        line.split()[1].split("=")[0] for line in text.splitlines() if line.startswith("export ")
+    }
     wanted = {var for row in CATALOGUE for var in row.env}
     assert wanted <= unset | exported
     assert all(len(line) <= 80 for line in text.splitlines())
@@ -106,6 +109,8 @@ def test_sample_home_replaces_only_a_sample(tmp_path: Path) -> None:
     other = tmp_path / "mine"
     other.mkdir()
     (other / "keep.txt").write_text("not a sample")
-    refused = subprocess.run([sys.executable, str(script), str(other)], capture_output=True, text=True)
+    refused = subprocess.run(
+        [sys.executable, str(script), str(other)], capture_output=True, text=True
+    )
     assert refused.returncode != 0 and "not a sample home" in refused.stderr
     assert (other / "keep.txt").read_text() == "not a sample"

@@ -12,7 +12,7 @@ import pytest
 
 from agentdex.api import sessions as api
 from agentdex.api import worktrees as wt
-from agentdex.errors import NotFoundError, UsageError
+from agentdex.errors import ConflictError, NotFoundError, UsageError
 from agentdex.sessions import store
 
 CliRun = Callable[..., subprocess.CompletedProcess[str]]
@@ -67,7 +67,7 @@ def test_ids_sort_and_prefixes_resolve(tmp_path: Path) -> None:
         assert api.show_session(session_id)["id"] == session_id
     unique = made[0]
     assert store.resolve_id(unique).stem == unique
-    with pytest.raises(UsageError, match="ambiguous"):
+    with pytest.raises(ConflictError, match="ambiguous"):
         store.resolve_id("s-")
     with pytest.raises(NotFoundError):
         store.resolve_id("s-19990101")

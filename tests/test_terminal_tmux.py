@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -35,7 +36,9 @@ class Pane:
         self.socket = socket
         self.env = env
         self.runs = 0
-        self._tmux("new-session", "-d", "-s", "t", "-x", "80", "-y", "24", "bash --noprofile --norc")
+        self._tmux(
+            "new-session", "-d", "-s", "t", "-x", "80", "-y", "24", "bash --noprofile --norc"
+        )
         self._tmux("set-option", "-g", "status", "off")
         self.run(f"cd {cwd} && clear")
 
@@ -89,7 +92,10 @@ class Pane:
 
     def close(self) -> None:
         subprocess.run(
-            ["tmux", "-L", self.socket, "kill-server"], env=self.env, capture_output=True, check=False
+            ["tmux", "-L", self.socket, "kill-server"],
+            env=self.env,
+            capture_output=True,
+            check=False,
         )
 
 
@@ -105,9 +111,7 @@ def pane(home: Path, tmp_path: Path) -> Iterator[Pane]:
         )
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    (bin_dir / "agentdex").write_text(
-        f'#!/bin/sh\nexec {os.environ.get("PYTHON", __import__("sys").executable)} -m agentdex "$@"\n'
-    )
+    (bin_dir / "agentdex").write_text(f'#!/bin/sh\nexec {sys.executable} -m agentdex "$@"\n')
     (bin_dir / "agentdex").chmod(0o755)
     env = dict(os.environ)
     for var in ("COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR", "PAGER", "AGENTDEX_PAGER", "TMUX"):

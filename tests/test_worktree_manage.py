@@ -95,7 +95,7 @@ def test_remove_refuses_primary_and_dirty_then_forces(git_repo: Path) -> None:
     path = str(created["path"])
     (Path(path) / "x.txt").write_text("x")
     (Path(path) / "README.md").write_text("edited\n")
-    with pytest.raises(UsageError, match="primary"):
+    with pytest.raises(ConflictError, match="primary"):
         api.remove_worktree(str(git_repo), repo=git_repo)
     with pytest.raises(WorktreeDirtyError) as dirty:
         api.remove_worktree(path, repo=git_repo)
@@ -198,7 +198,7 @@ def test_cli_exit_codes_and_json(
         (("worktree", "add", "missing"), 3, "does not exist"),
         (("worktree", "add", "feat/cli"), 4, "already checked out"),
         (("worktree", "add", "feat-cli", "--new"), 4, "target folder already exists"),
-        (("worktree", "remove", str(git_repo)), 2, "primary"),
+        (("worktree", "remove", str(git_repo)), 4, "primary"),
         (("worktree", "remove", "/nowhere/at/all"), 3, "not a worktree"),
     ]
     for args, code, message in cases:

@@ -84,6 +84,7 @@ def build_app(
     from agentdex.mcp.server import streamable_http
 
     app = create_app(token=token, data=data)
+    app.state.home = home  # the HTTP routes search this home's index, like MCP
     expected: str = app.state.token
     mcp_app, manager = streamable_http(home=home, cwd=cwd, max_bytes=max_bytes)
     guarded = BearerGuard(mcp_app, expected)

@@ -181,9 +181,7 @@ def _status(
         where = ", ".join(r["path"] for r in found_roots)
         return "empty", f"no file matches {', '.join(row.patterns)} under {where}"
     hosts = sorted({s.host for s in sources if s.host})
-    via = "".join(
-        f", {sum(1 for s in sources if s.host == host)} via {host}" for host in hosts
-    )
+    via = "".join(f", {sum(1 for s in sources if s.host == host)} via {host}" for host in hosts)
     note = " (listed only, never parsed)" if row.coverage is Coverage.LISTED else ""
     return "found", f"{len(sources)} file(s){via}{note}"
 

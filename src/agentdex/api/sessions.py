@@ -29,6 +29,10 @@ __all__ = [
 ]
 
 
+#: What a session id (or a prefix of one) may contain.
+SESSION_ID_PATTERN = store.ID_PATTERN
+
+
 def snake_keys(event: dict[str, Any]) -> dict[str, Any]:
     """A log event with snake_case keys (the log file itself keeps its camelCase keys)."""
     return {_CAMEL.sub("_", key).lower(): value for key, value in event.items()}

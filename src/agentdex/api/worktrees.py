@@ -10,9 +10,13 @@ import os
 from pathlib import Path
 from typing import Any
 
-from agentdex.worktrees.manage import WorktreeDirtyError
+from agentdex.worktrees.manage import BRANCH_NAME, WorktreeDirtyError
+
+#: The branch names agentdex (and git) accept, as a regular expression.
+BRANCH_PATTERN = BRANCH_NAME.pattern
 
 __all__ = [
+    "BRANCH_PATTERN",
     "WorktreeDirtyError",
     "add_worktree",
     "list_worktrees",

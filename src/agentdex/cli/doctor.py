@@ -89,7 +89,7 @@ def _human(data: dict[str, Any], show_all: bool) -> None:
     for warning in data["warnings"]:
         out.print(f"[yellow]warning:[/] {escape(warning)}", soft_wrap=True)
     out.print("[bold]stores[/]")
-    agent = None
+    agent = ""
     for store in data["stores"]:
         if store["agent"] != agent:
             agent = store["agent"]
@@ -105,7 +105,9 @@ def _human(data: dict[str, Any], show_all: bool) -> None:
         if store["status"] == "not-found" or show_all:
             for place in looked:
                 mark = "exists" if place["exists"] else "missing"
-                out.print(f"        [dim]looked in {path(place['path'])} ({mark})[/]", soft_wrap=True)
+                out.print(
+                    f"        [dim]looked in {path(place['path'])} ({mark})[/]", soft_wrap=True
+                )
         for bad in store["unreadable"]:
             out.print(f"        [red]unreadable:[/] {path(bad)}", soft_wrap=True)
     totals = data["totals"]

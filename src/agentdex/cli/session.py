@@ -2,9 +2,10 @@
 
 A thin shell over :mod:`agentdex.api.sessions`.
 
-Exit codes: 2 usage (ambiguous id prefix, no work dir to run in), 3 unknown
-session / directory / worktree / command, 6 corrupt session log, and
-``session run`` returns the command's own exit status.
+Exit codes: 2 usage (an invalid id, no command to run), 3 unknown session /
+directory / worktree / command, 4 conflict (an ambiguous id prefix, no work
+dir to run in), 6 corrupt session log, and ``session run`` returns the
+command's own exit status.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """``agentdex worktree list|add|remove``: a thin shell over :mod:`agentdex.api.worktrees`.
 
-Exit codes: 2 invalid branch name / bad path / primary worktree, 3 unknown
-branch or path, 4 conflict (already checked out, target exists, dirty),
-5 over ``[worktrees] max``.
+Exit codes: 2 invalid branch name / bad path, 3 unknown branch or path,
+4 conflict (already checked out, target exists, dirty, the primary
+worktree), 5 over ``[worktrees] max``.
 """
 
 from __future__ import annotations

@@ -15,24 +15,21 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Annotated, Any
 
 import orjson
 from fastapi import APIRouter, FastAPI, Query, Request, Response
+from fastapi import Path as FastAPIPath
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import StreamingResponse
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from agentdex.api import context as api
+from agentdex.http import params
+from agentdex.http.app import ErrorBody
 
 MAX_LIVE_WORKSPACES = 4
 KEEPALIVE_SECONDS = 15.0
-
-
-class ErrorBody(BaseModel):
-    error: str
-    message: str
-    detail: str | None = None
 
 
 class ResourceBody(BaseModel):
@@ -89,8 +86,10 @@ class SourcesBody(BaseModel):
 
 
 class AddSourceRequest(BaseModel):
-    path: str = Field(description="Absolute or ~/ path under an allowed root.")
-    workspace: str | None = Field(
+    model_config = ConfigDict(extra="forbid")
+
+    path: params.SourcePath = Field(description="Absolute or ~/ path under an allowed root.")
+    workspace: params.Path | None = Field(
         default=None, description="Workspace that makes the path allowed (default: server's)."
     )
 
@@ -110,6 +109,11 @@ class NotFoundBody(BaseModel):
 _ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorBody, "description": "Bad path or parameter"},
     404: {"model": NotFoundBody, "description": "No such workspace or source"},
+}
+#: Adding a source can also be refused by policy (outside every allowed root, a secret).
+_ADD_ERRORS: dict[int | str, dict[str, Any]] = {
+    **_ERRORS,
+    403: {"model": ErrorBody, "description": "Refused: outside the allowed roots, or a secret"},
 }
 
 
@@ -192,13 +196,16 @@ def _watch(request: Request, directory: str | None) -> api.ContextWatch:
     return _live(request.app).get(_workspace(request, directory), _home(request))
 
 
-DirQuery = Query(None, alias="dir", description="Workspace directory (default: the server's).")
+Dir = Annotated[
+    params.Path | None,
+    Query(alias="dir", description="Workspace directory (default: the server's)."),
+]
 PayloadQuery = Query(False, description="Include instruction and skill text.")
 
 
 @router.get("/snapshot", response_model=SnapshotBody, responses=_ERRORS)
 def get_snapshot(
-    request: Request, directory: str | None = DirQuery, payload: bool = PayloadQuery
+    request: Request, directory: Dir = None, payload: bool = PayloadQuery
 ) -> dict[str, Any]:
     """The published snapshot of a workspace (payloads only with ``?payload=1``)."""
     return _watch(request, directory).snapshot(payload=payload)
@@ -206,7 +213,7 @@ def get_snapshot(
 
 @router.post("/resync", response_model=SnapshotBody, responses=_ERRORS)
 def post_resync(
-    request: Request, directory: str | None = DirQuery, payload: bool = PayloadQuery
+    request: Request, directory: Dir = None, payload: bool = PayloadQuery
 ) -> dict[str, Any]:
     """Resolve now (also retries a degraded watcher) and return the live snapshot."""
     return _watch(request, directory).resync(payload=payload)
@@ -223,7 +230,23 @@ def get_sources(request: Request) -> dict[str, Any]:
     "/sources",
     response_model=AddedSourceBody,
     status_code=201,
-    responses={**_ERRORS, 200: {"model": AddedSourceBody, "description": "Already a source"}},
+    openapi_extra={
+        "responses": {
+            "201": {
+                "links": {
+                    name: {"operationId": op, "parameters": {"path": "$response.body#/path"}}
+                    for name, op in (
+                        ("GetSource", "get_context_source"),
+                        ("DeleteSource", "delete_context_source"),
+                    )
+                }
+            }
+        }
+    },
+    responses={
+        **_ADD_ERRORS,
+        200: {"model": AddedSourceBody, "description": "Already a source"},
+    },
 )
 def post_source(request: Request, body: AddSourceRequest, response: Response) -> dict[str, Any]:
     """Add a user source; 201 with the canonical path (200 when it already was one)."""
@@ -241,15 +264,32 @@ def _path_param(path: str) -> str:
     return path if path.startswith(("/", "~")) else "/" + path
 
 
-@router.get("/sources/{path:path}", response_model=SourceBody, responses=_ERRORS)
-def get_source(request: Request, path: str) -> dict[str, Any]:
+SourcePathParam = Annotated[
+    params.SourceParam,
+    FastAPIPath(description="The source's path, URL-encoded ('/' may be left out)."),
+]
+
+
+@router.get(
+    "/sources/{path:path}",
+    operation_id="get_context_source",
+    response_model=SourceBody,
+    responses=_ERRORS,
+)
+def get_source(request: Request, path: SourcePathParam) -> dict[str, Any]:
     """One user source by its path (URL-encoded; the leading '/' may be omitted)."""
     ws = getattr(request.app.state, "context_workspace", None)
     return api.get_source(_path_param(path), ws, home=_home(request))
 
 
-@router.delete("/sources/{path:path}", status_code=204, response_class=Response, responses=_ERRORS)
-def delete_source(request: Request, path: str) -> Response:
+@router.delete(
+    "/sources/{path:path}",
+    operation_id="delete_context_source",
+    status_code=204,
+    response_class=Response,
+    responses=_ERRORS,
+)
+def delete_source(request: Request, path: SourcePathParam) -> Response:
     """Forget a user source: 204, or 404 when it was never added."""
     api.remove_source(_path_param(path), home=_home(request))
     return Response(status_code=204)
@@ -272,7 +312,7 @@ def _sse(version: int, data: dict[str, Any]) -> bytes:
 )
 async def get_events(
     request: Request,
-    directory: str | None = DirQuery,
+    directory: Dir = None,
     payload: bool = PayloadQuery,
     max_events: int | None = Query(
         None, ge=1, le=100_000, description="Stop after this many events."
