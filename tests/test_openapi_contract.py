@@ -48,9 +48,9 @@ def test_schemathesis_finds_no_contract_mismatch(home: Path, tmp_path: Path) -> 
     git(workspace, "add", "AGENTS.md")
     git(workspace, "commit", "-q", "-m", "init")
     env = {**os.environ, "PYTHONPATH": str(SRC_DIR)}
+    command = [sys.executable, "-m", "agentdex", "serve", "--port", "0", "--json"]
     server = subprocess.Popen(
-        [sys.executable, "-m", "agentdex", "serve", "--port", "0", "--json", "--workspace"]
-        + [str(workspace)],
+        [*command, "--workspace", str(workspace)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=env,
@@ -181,7 +181,7 @@ def test_state_not_input_decides_409_and_403(
 
     first = sessions.new_session()["id"]
     second = sessions.new_session()["id"]
-    prefix = first[: next(i for i, (a, b) in enumerate(zip(first, second)) if a != b)]
+    prefix = first[: next(i for i, (a, b) in enumerate(zip(first, second, strict=True)) if a != b)]
     ambiguous = client.get(f"/api/v0/sessions/{prefix}", headers=AUTH)
     assert ambiguous.status_code == 409 and ambiguous.json()["error"] == "CONFLICT"
     refused = client.post("/api/v0/context/sources", headers=AUTH, json={"path": "/etc"})
