@@ -38,6 +38,7 @@ pytestmark = [
 
 INSPECTOR = "@modelcontextprotocol/inspector@2.12.0"
 CACHE = REPO_DIR / ".cache" / "mcp-inspector"
+SERVER = (sys.executable, "-m", "agentdex", "mcp")
 
 
 @pytest.fixture(scope="module")
@@ -49,8 +50,10 @@ def inspector() -> str:
     if not binary.exists():
         CACHE.mkdir(parents=True, exist_ok=True)
         done = subprocess.run(
-            ["npm", "install", "--prefix", str(CACHE), "--cache", str(CACHE / "npm-cache")]
-            + ["--no-audit", "--no-fund", "--loglevel", "error", INSPECTOR],
+            [
+                *("npm", "install", "--prefix", str(CACHE), "--cache", str(CACHE / "npm-cache")),
+                *("--no-audit", "--no-fund", "--loglevel", "error", INSPECTOR),
+            ],
             capture_output=True,
             text=True,
             timeout=600,
@@ -85,8 +88,7 @@ def _run(inspector: str, home: Path, *args: str, budget: int | None = None) -> d
         env["AGENTDEX_MCP_MAX_BYTES"] = str(budget)
     flags = [part for name, value in env.items() for part in ("-e", f"{name}={value}")]
     done = subprocess.run(
-        [inspector, "--cli", "--format", "json", *flags, *args]
-        + ["--", sys.executable, "-m", "agentdex", "mcp"],
+        [inspector, "--cli", "--format", "json", *flags, *args, "--", *SERVER],
         capture_output=True,
         text=True,
         timeout=180,
