@@ -320,3 +320,11 @@ def test_doctor_reports_unreadable_files(home: Path, run_cli: Run) -> None:
         path.chmod(0o600)
     stores = {s["store"]: s for s in data["stores"]}
     assert stores["claude-code.projects"]["unreadable"] == [str(path)]
+
+
+def test_shell_completion_lists_commands_and_options(run_cli: Run) -> None:
+    env = {"_AGENTDEX_COMPLETE": "bash_complete", "COMP_WORDS": "agentdex se", "COMP_CWORD": "1"}
+    out = run_cli(env=env)
+    assert {"plain,search", "plain,sessions", "plain,serve"} <= set(out.stdout.split())
+    script = run_cli(env={"_AGENTDEX_COMPLETE": "bash_source"})
+    assert "_agentdex_completion" in script.stdout
