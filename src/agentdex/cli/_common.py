@@ -66,6 +66,17 @@ def emit_ndjson(data: Any) -> None:
     sys.stdout.buffer.write(orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS, default=str) + b"\n")
 
 
+def print_result(as_json: bool, data: Any, human: Callable[..., None], *args: Any) -> None:
+    """``data`` as JSON, or through ``human(data, *args)`` (paged when long on a terminal)."""
+    if as_json:
+        emit_json(data)
+        return
+    from agentdex.cli._output import paged
+
+    with paged():
+        human(data, *args)
+
+
 def home_of(ctx: click.Context) -> str | None:
     """The ``--home`` given to the top-level command, if any."""
     root = ctx.find_root()

@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from agentdex.cli._common import console, emit_json, home_of, json_option
+from agentdex.cli._common import console, home_of, json_option, print_result
 
 
 @click.command("show")
@@ -36,13 +36,7 @@ def show(
         records = records[start : focus + window + 1]
         focus -= start
         data = {**data, "records": records, "focus": focus}
-    if as_json:
-        emit_json(data)
-        return
-    from agentdex.cli._output import paged
-
-    with paged():
-        _human(data)
+    print_result(as_json, data, _human)
 
 
 def _human(data: dict[str, Any]) -> None:
