@@ -1,89 +1,215 @@
-"""Write a realistic agent-history corpus as a fake home, in the agents' real on-disk formats.
+"""Write a deterministic, realistic agent-history corpus as a fake home (Claude Code + Codex).
 
-Claude Code transcripts (envelopes, tool_use / tool_result blocks), Codex
-rollouts (session_meta, response_item, event_msg twins), Gemini CLI chats
-(JSON documents) and VS Code Copilot chat sessions (v3 JSON + workspace.json),
-laid out as ``/work/shared/STORES.md`` describes. Text mixes prose, code and
-tool output with a Zipf-like vocabulary, plus rare tokens ``zq<number>`` that
-make selective queries (each appears in a handful of records).
+The same ``--seed`` and ``--size-mb`` always give the same bytes (numpy's
+PCG64 stream, a fixed ``--now``, no ``uuid4``). The text is shaped like real
+transcripts rather than like a word list:
 
-    python bench/generate_corpus.py OUT_HOME --size-mb 250 [--files 10000] [--seed 1]
+* prose from a Zipf-distributed vocabulary (250 real English and programming
+  words at the top, ~40,000 generated words below), sentences of varied
+  length with inline code, paths and numbers;
+* code-like tool output making about a third of the bytes: source lines
+  with identifiers composed from the vocabulary (``retry_backoff``,
+  ``parseSessionConfig``; nine in ten from a fixed pool of 30,000, as code
+  repeats its names), file paths with line numbers, test and build
+  logs, git logs with hex hashes, stack traces, JSON fragments, uuids;
+  so the term dictionary keeps growing with the corpus as it does on real
+  history (ids, hashes and numbers are mostly unique);
+* rare tokens ``zq<number>`` in about 3% of texts (most appear once), for
+  selective queries.
+
+Claude Code transcripts (envelopes, ``tool_use`` / ``tool_result`` blocks,
+``file-history-snapshot`` noise) and Codex rollouts (``session_meta``,
+``turn_context``, ``response_item`` messages, reasoning, function calls and
+outputs, ``event_msg`` twins and token counts) follow ``shared/STORES.md``.
+
+    python bench/generate_corpus.py OUT_HOME --size-mb 1000 [--files 10000] [--seed 1]
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import os
-import random
 import time
-import uuid
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import orjson
 
 COMMON = (  # noqa: SIM905 - a word list reads better as text
-    "the a to of and in is it that for you this with on be are as can not we if use "
+    "the to of and a in is it that for you this with on be are as can not we if use "
     "function test error file code run value return data should will need fix add "
     "change update check build config path module import class type string list "
     "object call retry backoff timeout request response server client cache index "
     "query search token parse record session agent branch worktree commit merge diff "
     "review lint format performance memory thread async await lock write read open "
-    "close stream buffer "
+    "close stream buffer i have so but what there all was when which do your they one "
+    "how make like just now also more then here see into only some could about would "
+    "first new because way after where want look these other than well work still "
+    "user output input line method default version support instead handle issue case "
+    "result state event message log null true false none self init main app api http "
+    "json yaml docs readme package install dependency release tests failing passing "
+    "fails failed expected actual assert mock fixture schema table column row database "
+    "migration field key map array loop print debug trace stack exception raise catch "
+    "try finally yield lambda decorator context manager process worker queue job task "
+    "retry_count max_retries interval deadline budget limit size offset cursor page "
+    "sort filter match pattern regex escape quote unicode bytes encode decode hash "
+    "sha commit_hash origin remote push pull rebase checkout stash tag ci pipeline "
+    "deploy docker container image volume env secret permission owner group mode "
+    "timestamp date time zone duration second minute hour day week month year"
 ).split()
 
+SYLLABLES = (  # noqa: SIM905 - a syllable list reads better as text
+    "ka to ri mel zon pra sti lu ven dor qui bex an el in on un ar er or ta te ti "
+    "ma me mi mo na ne ni no ra re ro sa se si so la le li lo va ve vi da de di do"
+).split()
+EXTS = ("py", "ts", "go", "rs", "md", "json", "tsx", "toml", "yaml", "sql")
+DEFAULT_NOW = "2026-11-01T00:00:00+00:00"
+#: cumulative odds of the 12 code-line shapes in ``Language.code_line`` (hash-heavy ones rarer)
+LINE_KINDS = np.cumsum([0.1, 0.12, 0.14, 0.12, 0.02, 0.04, 0.06, 0.06, 0.03, 0.1, 0.09, 0.12])
 
-def _vocab(rng: random.Random, size: int = 6000) -> list[str]:
-    syll = ["ka", "to", "ri", "mel", "zon", "pra", "sti", "lu", "ven", "dor", "qui", "bex"]
-    words = list(COMMON)
-    while len(words) < size:
-        words.append("".join(rng.choice(syll) for _ in range(rng.randint(2, 4))))
-    return words
 
+class Language:
+    """Vectorized word sampling from a fixed Zipf vocabulary, plus code and log lines."""
 
-class Text:
-    """Sentence/code pools sampled with a Zipf-like skew: fast and realistic enough."""
-
-    def __init__(self, rng: random.Random) -> None:
+    def __init__(self, rng: np.random.Generator, size: int = 40_000) -> None:
         self.rng = rng
-        vocab = _vocab(rng)
-        weights = [1.0 / (i + 1) ** 1.05 for i in range(len(vocab))]
-        self.sentences = []
-        for _ in range(6000):
-            words = rng.choices(vocab, weights, k=rng.randint(6, 22))
-            self.sentences.append(" ".join(words).capitalize() + rng.choice([".", ".", "?", ":"]))
-        idents = [w + rng.choice(["_id", "Handler", "_count", "Config", "", "2"]) for w in vocab]
-        self.code = []
-        for _ in range(3000):
-            name = rng.choice(idents)
-            line = rng.choice(
-                [
-                    f"    if {name} is None: return {rng.choice(idents)}({rng.randint(0, 99)})",
-                    f"def {name}(self, {rng.choice(idents)}: int) -> str:",
-                    f"src/{rng.choice(vocab)}/{name}.py:{rng.randint(1, 900)}: {rng.choice(vocab)}",
-                    f"    {name} = {rng.choice(idents)}.get('{rng.choice(vocab)}',"
-                    f" {rng.randint(0, 9)})",
-                    f"ERROR {name}: {rng.choice(self.sentences)[:60]}",
-                ]
-            )
-            self.code.append(line)
-        self.rare = 0
+        words = list(dict.fromkeys(COMMON))
+        seen = set(words)
+        syll = np.array(SYLLABLES)
+        while len(words) < size:
+            count = int(rng.integers(2, 5))
+            word = "".join(syll[rng.integers(0, len(syll), count)])
+            if word not in seen:
+                seen.add(word)
+                words.append(word)
+        self.words = np.array(words)
+        ranks = np.arange(1, len(words) + 1, dtype=np.float64)
+        weights = 1.0 / ranks**1.07
+        self.cumulative = np.cumsum(weights / weights.sum())
+        self._pool: list[str] = []
+        self._pos = 0
+        self.identifiers = [self.new_identifier() for _ in range(30_000)]
+        id_weights = 1.0 / np.arange(1, len(self.identifiers) + 1, dtype=np.float64) ** 0.9
+        self.id_cumulative = np.cumsum(id_weights / id_weights.sum())
+        self.id_cumulative[-1] = 1.0
 
+    # -- sampling ----------------------------------------------------------------------
+    def sample(self, n: int) -> list[str]:
+        """``n`` words drawn from the Zipf vocabulary (drawn a million at a time: fast)."""
+        if self._pos + n > len(self._pool):
+            ids = np.searchsorted(self.cumulative, self.rng.random(1 << 20))
+            self._pool = self.words[np.minimum(ids, len(self.words) - 1)].tolist()
+            self._pos = 0
+        out = self._pool[self._pos : self._pos + n]
+        self._pos += n
+        return out
+
+    def pick(self, options: tuple[str, ...] | list[str]) -> str:
+        return options[int(self.rng.integers(0, len(options)))]
+
+    def identifier(self) -> str:
+        """A code identifier: most come from the corpus's fixed pool (code repeats its names)."""
+        if self.rng.random() < 0.9:
+            return self.identifiers[int(np.searchsorted(self.id_cumulative, self.rng.random()))]
+        return self.new_identifier()
+
+    def new_identifier(self) -> str:
+        parts = self.sample(int(self.rng.integers(2, 4)))
+        style = int(self.rng.integers(0, 4))
+        if style == 0:
+            return "_".join(parts)
+        if style == 1:
+            return parts[0] + "".join(p.capitalize() for p in parts[1:])
+        if style == 2:
+            return "".join(p.capitalize() for p in parts)
+        return "_".join(parts).upper() if self.rng.random() < 0.3 else "-".join(parts)
+
+    def path(self) -> str:
+        depth = int(self.rng.integers(1, 4))
+        dirs = "/".join(self.sample(depth))
+        return f"src/{dirs}/{self.identifier()}.{self.pick(EXTS)}"
+
+    def hexid(self, length: int) -> str:
+        return self.rng.bytes((length + 1) // 2).hex()[:length]
+
+    def uuid(self) -> str:
+        h = self.rng.bytes(16).hex()
+        return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-a{h[17:20]}-{h[20:32]}"
+
+    def rare_token(self) -> str:
+        return f"zq{int(self.rng.integers(0, 10_000_000))}"
+
+    # -- text ----------------------------------------------------------------------------
     def prose(self, sentences: int) -> str:
-        text = " ".join(self.rng.choices(self.sentences, k=sentences))
-        if self.rng.random() < 0.05:
-            text += f" zq{self.rng.randint(0, 200_000)}"
+        out: list[str] = []
+        for _ in range(sentences):
+            n = int(self.rng.integers(5, 24))
+            words = self.sample(n)
+            roll = self.rng.random()
+            if roll < 0.15:
+                words.insert(int(self.rng.integers(1, n)), f"`{self.identifier()}()`")
+            elif roll < 0.25:
+                words.insert(int(self.rng.integers(1, n)), self.path())
+            elif roll < 0.3:
+                words.insert(int(self.rng.integers(1, n)), str(int(self.rng.integers(0, 5000))))
+            words[0] = words[0].capitalize()
+            out.append(" ".join(words) + self.pick((".", ".", ".", "?", ":", "!")))
+        text = " ".join(out)
+        if self.rng.random() < 0.03:
+            text += f" {self.rare_token()}"
         return text
 
-    def tool_output(self, lines: int) -> str:
-        out = "\n".join(self.rng.choices(self.code, k=lines))
-        if self.rng.random() < 0.05:
-            out += f"\nzq{self.rng.randint(0, 200_000)}"
-        return out
+    def code_line(self) -> str:
+        kind = int(np.searchsorted(LINE_KINDS, self.rng.random()))
+        a, b = self.identifier(), self.identifier()
+        n = int(self.rng.integers(0, 999))
+        if kind == 0:
+            return f"def {a}(self, {b}: int = {n}) -> {self.pick(('str', 'bool', 'None'))}:"
+        if kind == 1:
+            return f"    if {a} is None:\n        return {b}({n})"
+        if kind == 2:
+            return f"{self.path()}:{n}:{int(self.rng.integers(1, 80))}: {self.prose(1)}"
+        if kind == 3:
+            return f"    {a} = {b}.get('{self.sample(1)[0]}', {n})"
+        if kind == 4:
+            return f"commit {self.hexid(40)}\nAuthor: {a} <{b}@example.com>\n\n    {self.prose(1)}"
+        if kind == 5:
+            return f"{self.hexid(7)} {self.prose(1)[:70]}"
+        if kind == 6:
+            return (
+                f'  File "/home/dev/{self.path()}", line {n}, in {a}\n    {b}({self.identifier()})'
+            )
+        if kind == 7:
+            return f"FAILED tests/test_{a.lower()}.py::test_{b.lower()} - AssertionError: {n}"
+        if kind == 8:
+            return f'{{"id": "{self.uuid()}", "{a}": {n}, "{b}": "{self.hexid(12)}"}}'
+        if kind == 9:
+            return f"const {a} = await {b}({self.identifier()}, {{ timeout: {n} }});"
+        if kind == 10:
+            return f"ERROR [{a}] {self.prose(1)[:90]}"
+        return f"    {a}.{b}({self.identifier()}, {n})"
+
+    def code(self, lines: int) -> str:
+        text = "\n".join(self.code_line() for _ in range(lines))
+        if self.rng.random() < 0.03:
+            text += f"\n{self.rare_token()}"
+        return text
+
+    def reply(self, sentences: int) -> str:
+        """Assistant prose, sometimes with a fenced code block."""
+        text = self.prose(sentences)
+        if self.rng.random() < 0.25:
+            text += f"\n\n```{self.pick(EXTS)}\n{self.code(int(self.rng.integers(2, 12)))}\n```\n"
+            text += self.prose(int(self.rng.integers(1, 3)))
+        return text
 
 
 def _iso(ts: float) -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ts)) + f".{int(ts * 1000) % 1000:03d}Z"
+    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%S.") + (
+        f"{int(ts * 1000) % 1000:03d}Z"
+    )
 
 
 def _slug(cwd: str) -> str:
@@ -94,9 +220,9 @@ def _dumps(obj: object) -> bytes:
     return orjson.dumps(obj) + b"\n"
 
 
-def claude_session(home: Path, t: Text, cwd: str, start: float, turns: int) -> int:
-    rng = t.rng
-    sid = str(uuid.UUID(int=rng.getrandbits(128)))
+def claude_session(home: Path, lang: Language, cwd: str, start: float, turns: int) -> int:
+    rng = lang.rng
+    sid = lang.uuid()
     folder = home / ".claude" / "projects" / _slug(cwd)
     folder.mkdir(parents=True, exist_ok=True)
     out = bytearray()
@@ -106,11 +232,11 @@ def claude_session(home: Path, t: Text, cwd: str, start: float, turns: int) -> i
         "userType": "external",
         "cwd": cwd,
         "sessionId": sid,
-        "version": "2.0.14",
-        "gitBranch": rng.choice(["main", "feat/retry", "fix/lint"]),
+        "version": "2.0.42",
+        "gitBranch": lang.pick(("main", "feat/retry", "fix/lint", "feat/search-index")),
     }
     for _ in range(turns):
-        uid = str(uuid.UUID(int=rng.getrandbits(128)))
+        uid = lang.uuid()
         out += _dumps(
             {
                 "parentUuid": parent,
@@ -118,12 +244,18 @@ def claude_session(home: Path, t: Text, cwd: str, start: float, turns: int) -> i
                 "type": "user",
                 "uuid": uid,
                 "timestamp": _iso(ts),
-                "message": {"role": "user", "content": t.prose(rng.randint(1, 3))},
+                "message": {"role": "user", "content": lang.prose(int(rng.integers(1, 4)))},
             }
         )
-        parent, ts = uid, ts + rng.uniform(2, 30)
-        for _ in range(rng.randint(1, 3)):
-            aid, tool_id = str(uuid.uuid4()), f"toolu_{rng.getrandbits(60):x}"
+        parent, ts = uid, ts + float(rng.uniform(2, 30))
+        for _ in range(int(rng.integers(1, 4))):
+            aid, tool_id = lang.uuid(), f"toolu_{lang.hexid(24)}"
+            tool = lang.pick(("Bash", "Read", "Grep", "Edit"))
+            tool_input: dict[str, Any]
+            if tool == "Bash":
+                tool_input = {"command": lang.code_line()[:100]}
+            else:
+                tool_input = {"file_path": lang.path()}
             out += _dumps(
                 {
                     "parentUuid": parent,
@@ -131,29 +263,24 @@ def claude_session(home: Path, t: Text, cwd: str, start: float, turns: int) -> i
                     "type": "assistant",
                     "uuid": aid,
                     "timestamp": _iso(ts),
-                    "requestId": f"req_{rng.getrandbits(40):x}",
+                    "requestId": f"req_{lang.hexid(24)}",
                     "message": {
-                        "id": f"msg_{rng.getrandbits(60):x}",
+                        "id": f"msg_{lang.hexid(24)}",
                         "type": "message",
                         "role": "assistant",
-                        "model": "claude-sonnet-4-5",
+                        "model": "claude-sonnet-4-5-20250929",
                         "content": [
-                            {"type": "text", "text": t.prose(rng.randint(1, 5))},
-                            {
-                                "type": "tool_use",
-                                "id": tool_id,
-                                "name": "Bash",
-                                "input": {"command": rng.choice(t.code)[:80]},
-                            },
+                            {"type": "text", "text": lang.reply(int(rng.integers(1, 8)))},
+                            {"type": "tool_use", "id": tool_id, "name": tool, "input": tool_input},
                         ],
                         "usage": {
-                            "input_tokens": rng.randint(10, 9000),
-                            "output_tokens": rng.randint(10, 900),
+                            "input_tokens": int(rng.integers(10, 90_000)),
+                            "output_tokens": int(rng.integers(10, 900)),
                         },
                     },
                 }
             )
-            rid = str(uuid.uuid4())
+            rid = lang.uuid()
             out += _dumps(
                 {
                     "parentUuid": aid,
@@ -167,25 +294,34 @@ def claude_session(home: Path, t: Text, cwd: str, start: float, turns: int) -> i
                             {
                                 "type": "tool_result",
                                 "tool_use_id": tool_id,
-                                "content": t.tool_output(rng.randint(3, 60)),
+                                "content": lang.code(int(rng.integers(2, 26))),
                                 "is_error": False,
                             }
                         ],
                     },
                 }
             )
-            parent, ts = rid, ts + rng.uniform(2, 20)
+            parent, ts = rid, ts + float(rng.uniform(2, 20))
+        if rng.random() < 0.2:
+            out += _dumps(
+                {
+                    "type": "file-history-snapshot",
+                    "messageId": lang.uuid(),
+                    "snapshot": {"trackedFileBackups": {}, "timestamp": _iso(ts)},
+                    "isSnapshotUpdate": False,
+                }
+            )
     (folder / f"{sid}.jsonl").write_bytes(out)
     return len(out)
 
 
-def codex_session(home: Path, t: Text, cwd: str, start: float, turns: int) -> int:
-    rng = t.rng
-    sid = str(uuid.UUID(int=rng.getrandbits(128)))
-    tm = time.gmtime(start)
-    folder = home / ".codex" / "sessions" / time.strftime("%Y/%m/%d", tm)
+def codex_session(home: Path, lang: Language, cwd: str, start: float, turns: int) -> int:
+    rng = lang.rng
+    sid = lang.uuid()
+    day = datetime.fromtimestamp(start, UTC)
+    folder = home / ".codex" / "sessions" / day.strftime("%Y/%m/%d")
     folder.mkdir(parents=True, exist_ok=True)
-    name = f"rollout-{time.strftime('%Y-%m-%dT%H-%M-%S', tm)}-{sid}.jsonl"
+    name = f"rollout-{day.strftime('%Y-%m-%dT%H-%M-%S')}-{sid}.jsonl"
     out = bytearray()
     ts = start
     out += _dumps(
@@ -199,7 +335,7 @@ def codex_session(home: Path, t: Text, cwd: str, start: float, turns: int) -> in
                 "originator": "codex_cli_rs",
                 "cli_version": "0.46.0",
                 "model_provider": "openai",
-                "git": {"commit_hash": f"{rng.getrandbits(160):040x}", "branch": "main"},
+                "git": {"commit_hash": lang.hexid(40), "branch": "main"},
             },
         }
     )
@@ -211,18 +347,10 @@ def codex_session(home: Path, t: Text, cwd: str, start: float, turns: int) -> in
         }
     )
     for _ in range(turns):
-        prompt = t.prose(rng.randint(1, 3))
-        out += _dumps(
-            {
-                "timestamp": _iso(ts),
-                "type": "response_item",
-                "payload": {
-                    "type": "message",
-                    "role": "user",
-                    "content": [{"type": "input_text", "text": prompt}],
-                },
-            }
-        )
+        prompt = lang.prose(int(rng.integers(1, 4)))
+        item = {"type": "message", "role": "user"}
+        item["content"] = [{"type": "input_text", "text": prompt}]  # type: ignore[assignment]
+        out += _dumps({"timestamp": _iso(ts), "type": "response_item", "payload": item})
         out += _dumps(
             {
                 "timestamp": _iso(ts),
@@ -230,206 +358,116 @@ def codex_session(home: Path, t: Text, cwd: str, start: float, turns: int) -> in
                 "payload": {"type": "user_message", "message": prompt},
             }
         )
-        ts += rng.uniform(2, 20)
+        ts += float(rng.uniform(2, 20))
+        for _ in range(int(rng.integers(1, 3))):
+            out += _dumps(
+                {
+                    "timestamp": _iso(ts),
+                    "type": "response_item",
+                    "payload": {
+                        "type": "reasoning",
+                        "summary": [{"type": "summary_text", "text": lang.prose(1)}],
+                    },
+                }
+            )
+            call = f"call_{lang.hexid(24)}"
+            arguments = {"command": ["bash", "-lc", lang.code_line()[:80]]}
+            out += _dumps(
+                {
+                    "timestamp": _iso(ts),
+                    "type": "response_item",
+                    "payload": {
+                        "type": "function_call",
+                        "name": "shell",
+                        "call_id": call,
+                        "arguments": orjson.dumps(arguments).decode(),
+                    },
+                }
+            )
+            result = {"output": lang.code(int(rng.integers(2, 26))), "metadata": {"exit_code": 0}}
+            out += _dumps(
+                {
+                    "timestamp": _iso(ts + 1),
+                    "type": "response_item",
+                    "payload": {
+                        "type": "function_call_output",
+                        "call_id": call,
+                        "output": orjson.dumps(result).decode(),
+                    },
+                }
+            )
+            ts += float(rng.uniform(2, 20))
+        answer = lang.reply(int(rng.integers(2, 10)))
         out += _dumps(
             {
                 "timestamp": _iso(ts),
-                "type": "response_item",
-                "payload": {
-                    "type": "reasoning",
-                    "summary": [{"type": "summary_text", "text": t.prose(1)}],
-                },
-            }
-        )
-        call = f"call_{rng.getrandbits(60):x}"
-        out += _dumps(
-            {
-                "timestamp": _iso(ts),
-                "type": "response_item",
-                "payload": {
-                    "type": "function_call",
-                    "name": "shell",
-                    "call_id": call,
-                    "arguments": orjson.dumps(
-                        {"command": ["bash", "-lc", rng.choice(t.code)[:60]]}
-                    ).decode(),
-                },
-            }
-        )
-        out += _dumps(
-            {
-                "timestamp": _iso(ts + 1),
-                "type": "response_item",
-                "payload": {
-                    "type": "function_call_output",
-                    "call_id": call,
-                    "output": orjson.dumps(
-                        {"output": t.tool_output(rng.randint(3, 50)), "metadata": {"exit_code": 0}}
-                    ).decode(),
-                },
-            }
-        )
-        out += _dumps(
-            {
-                "timestamp": _iso(ts + 2),
                 "type": "response_item",
                 "payload": {
                     "type": "message",
                     "role": "assistant",
-                    "content": [{"type": "output_text", "text": t.prose(rng.randint(1, 6))}],
+                    "content": [{"type": "output_text", "text": answer}],
                 },
             }
         )
         out += _dumps(
             {
-                "timestamp": _iso(ts + 2),
+                "timestamp": _iso(ts),
+                "type": "event_msg",
+                "payload": {"type": "agent_message", "message": answer},
+            }
+        )
+        out += _dumps(
+            {
+                "timestamp": _iso(ts),
                 "type": "event_msg",
                 "payload": {
                     "type": "token_count",
-                    "info": {"total_token_usage": {"input_tokens": 1}},
+                    "info": {"total_token_usage": {"input_tokens": int(rng.integers(1, 99999))}},
                 },
             }
         )
-        ts += rng.uniform(2, 20)
+        ts += float(rng.uniform(2, 20))
     (folder / name).write_bytes(out)
     return len(out)
 
 
-def gemini_session(home: Path, t: Text, cwd: str, start: float, turns: int) -> int:
-    rng = t.rng
-    project_hash = hashlib.sha256(cwd.encode()).hexdigest()
-    folder = home / ".gemini" / "tmp" / project_hash / "chats"
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder.parent / ".project_root").write_text(cwd)
-    sid = str(uuid.UUID(int=rng.getrandbits(128)))
-    ts, messages = start, []
-    for _ in range(turns):
-        messages.append(
-            {
-                "id": str(uuid.uuid4()),
-                "timestamp": _iso(ts),
-                "type": "user",
-                "content": t.prose(rng.randint(1, 3)),
-            }
-        )
-        ts += rng.uniform(2, 20)
-        messages.append(
-            {
-                "id": str(uuid.uuid4()),
-                "timestamp": _iso(ts),
-                "type": "gemini",
-                "content": t.prose(rng.randint(1, 6)),
-                "model": "gemini-2.5-pro",
-                "thoughts": [{"subject": "Plan", "description": t.prose(1)}],
-                "toolCalls": [
-                    {
-                        "name": "run_shell_command",
-                        "args": {"command": rng.choice(t.code)[:60]},
-                        "result": [
-                            {
-                                "functionResponse": {
-                                    "response": {"output": t.tool_output(rng.randint(3, 30))}
-                                }
-                            }
-                        ],
-                    }
-                ],
-            }
-        )
-        ts += rng.uniform(2, 20)
-    doc = {
-        "sessionId": sid,
-        "projectHash": project_hash,
-        "startTime": _iso(start),
-        "lastUpdated": _iso(ts),
-        "messages": messages,
-    }
-    stamp = time.strftime("%Y-%m-%dT%H-%M", time.gmtime(start))
-    data = orjson.dumps(doc, option=orjson.OPT_INDENT_2)
-    (folder / f"session-{stamp}-{sid[:8]}.json").write_bytes(data)
-    return len(data)
-
-
-def vscode_session(home: Path, t: Text, cwd: str, start: float, turns: int) -> int:
-    rng = t.rng
-    ws = home / ".config" / "Code" / "User" / "workspaceStorage"
-    folder = ws / hashlib.md5(cwd.encode()).hexdigest() / "chatSessions"
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder.parent / "workspace.json").write_text(
-        orjson.dumps({"folder": Path(cwd).as_uri()}).decode()
-    )
-    sid = str(uuid.UUID(int=rng.getrandbits(128)))
-    ts, requests = start, []
-    for _ in range(turns):
-        requests.append(
-            {
-                "requestId": f"request_{uuid.uuid4()}",
-                "timestamp": int(ts * 1000),
-                "message": {"text": t.prose(rng.randint(1, 3)), "parts": []},
-                "response": [
-                    {"value": t.prose(rng.randint(1, 6))},
-                    {"kind": "toolInvocationSerialized", "toolId": "run_in_terminal"},
-                    {"value": "```\n" + t.tool_output(rng.randint(2, 20)) + "\n```"},
-                ],
-                "modelId": "copilot/gpt-4.1",
-                "result": {"metadata": {}},
-            }
-        )
-        ts += rng.uniform(5, 60)
-    doc = {
-        "version": 3,
-        "sessionId": sid,
-        "creationDate": int(start * 1000),
-        "lastMessageDate": int(ts * 1000),
-        "requests": requests,
-    }
-    data = orjson.dumps(doc)
-    (folder / f"{sid}.json").write_bytes(data)
-    return len(data)
-
-
-WRITERS = (
-    (claude_session, 0.45),
-    (codex_session, 0.35),
-    (gemini_session, 0.1),
-    (vscode_session, 0.1),
-)
-
-
-def generate(out: Path, size_mb: float, files: int, seed: int) -> dict[str, int]:
-    rng = random.Random(seed)
-    t = Text(rng)
+def generate(out: Path, size_mb: float, files: int, seed: int, now: float) -> dict[str, Any]:
+    """Write sessions until ``size_mb`` is reached; returns counts."""
+    rng = np.random.default_rng(seed)
+    lang = Language(rng)
     target = int(size_mb * 1024 * 1024)
-    per_file = max(2_000, target // max(files, 1))
-    projects = [f"/home/dev/src/{w}" for w in _vocab(random.Random(seed + 1), 80)[60:80]]
-    written, count = 0, {fn.__name__: 0 for fn, _ in WRITERS}
-    now = time.time()
+    per_file = max(4_000, target // max(files, 1))
+    projects = [f"/home/dev/src/{lang.identifier().lower()}" for _ in range(24)]
+    written = 0
+    count = {"claude": 0, "codex": 0}
     while written < target:
-        fn = rng.choices([w for w, _ in WRITERS], [p for _, p in WRITERS])[0]
-        cwd = rng.choice(projects)
-        start = now - rng.uniform(0, 180 * 86400)
+        cwd = projects[int(rng.integers(0, len(projects)))]
+        start = now - float(rng.uniform(0, 180 * 86400))
         # turns scale so files average per_file bytes (heavy tail: a few long sessions)
-        turns = max(1, int(rng.paretovariate(1.6) * per_file / 9000))
-        written += fn(out, t, cwd, start, min(turns, 400))
-        count[fn.__name__] += 1
-    count["bytes"] = written
-    return count
+        turns = min(400, max(1, int((rng.pareto(1.6) + 1) * per_file / 14_000)))
+        if rng.random() < 0.55:
+            written += claude_session(out, lang, cwd, start, turns)
+            count["claude"] += 1
+        else:
+            written += codex_session(out, lang, cwd, start, turns)
+            count["codex"] += 1
+    return {**count, "files": count["claude"] + count["codex"], "bytes": written}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("out", type=Path)
     parser.add_argument("--size-mb", type=float, default=250)
-    parser.add_argument("--files", type=int, default=10_000)
+    parser.add_argument("--files", type=int, default=None, help="about size-mb * 10 by default")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--now", default=DEFAULT_NOW, help="newest session start (ISO time)")
     args = parser.parse_args()
+    files = args.files if args.files is not None else int(args.size_mb * 10)
     started = time.perf_counter()
-    counts = generate(args.out, args.size_mb, args.files, args.seed)
-    print(
-        orjson.dumps(
-            {**counts, "seconds": round(time.perf_counter() - started, 1), "out": str(args.out)}
-        ).decode()
-    )
+    now = datetime.fromisoformat(args.now).timestamp()
+    counts = generate(args.out, args.size_mb, files, args.seed, now)
+    seconds = round(time.perf_counter() - started, 1)
+    print(orjson.dumps({**counts, "seconds": seconds, "out": str(args.out)}).decode())
 
 
 if __name__ == "__main__":

@@ -5,10 +5,14 @@ The tour is every ```console block between ``<!-- tour -->`` and
 ``<!-- /tour -->`` in README.md. A line starting with ``$ `` is a command;
 the lines after it, up to the next command, are its output as a person sees
 it in an 80-column terminal (colour aside). The commands run one after the
-other in one bash, like a pasted script, inside a pseudo-terminal of 80
-columns whose screen is rendered by a terminal emulator (pyte), so progress
-bars and other terminal effects show as they would. The sample home is
-rendered into a fresh temporary folder instead of ``/tmp/agentdex-tour``.
+other in one bash, like a pasted script, inside a pseudo-terminal that tells
+programs it is 80 columns wide; its output is rendered by a terminal emulator
+(pyte), so progress bars and other terminal effects show as they would. The
+emulator's screen is wider than 80 columns: a line a program prints longer
+than that (a pipe's unwrapped output) stays one line, as the program wrote
+it, instead of being folded where a real window would fold it. The sample
+home is rendered into a fresh temporary folder instead of
+``/tmp/agentdex-tour``.
 
     python scripts/readme_tour.py            # check: exit 1 and a diff when the README drifted
     python scripts/readme_tour.py --update   # rewrite the README's outputs from a fresh run
@@ -41,11 +45,13 @@ README = REPO / "README.md"
 SAMPLE = "/tmp/agentdex-tour"
 BEGIN, END = "<!-- tour -->", "<!-- /tour -->"
 COLUMNS, ROWS = 80, 4000
+#: The emulator's width: wide enough that no line a program prints is folded.
+SCREEN_COLUMNS = 2000
 MARK = "@@agentdex-tour"
 #: What must vary between runs (see the module docstring).
 SESSION_ID = re.compile(r"\bs-\d{8}-\d{9}-[0-9a-f]{4}\b")
 HOME_KEY = re.compile(r"(homes/[A-Za-z0-9_.-]+?-)[0-9a-f]{12}\b")
-ISO_TIME = re.compile(r"\b(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z)")
+ISO_TIME = re.compile(r"\b(\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:\.\d+)?(?:Z| UTC))")
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
@@ -154,7 +160,7 @@ def run_terminal(script: str, env: dict[str, str], cwd: Path, timeout: float = 6
 
     import pyte
 
-    screen = pyte.Screen(COLUMNS, ROWS)
+    screen = pyte.Screen(SCREEN_COLUMNS, ROWS)
     stream = pyte.ByteStream(screen)
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLUMNS, 0, 0))
@@ -223,9 +229,15 @@ def normalise(lines: list[str], pinned_now: str) -> list[str]:
         line = ANSI.sub("", line)
         line = SESSION_ID.sub("s-YYYYMMDD-HHMMSSmmm-xxxx", line)
         line = HOME_KEY.sub(r"\1<key>", line)
-        line = ISO_TIME.sub(lambda m: "<clock>" if m.group(1) > pinned_now else m.group(1), line)
+        line = ISO_TIME.sub(lambda m: _clock(m.group(1), pinned_now), line)
         out.append(line.rstrip())
     return _trim(out)
+
+
+def _clock(stamp: str, pinned_now: str) -> str:
+    """A time later than the sample's pinned "now" came from the real clock."""
+    as_iso = stamp.replace(" UTC", "Z").replace(" ", "T")
+    return "<clock>" if as_iso > pinned_now else stamp
 
 
 def _pinned_now() -> str:

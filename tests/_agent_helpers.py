@@ -88,6 +88,7 @@ def _modules_using_connect() -> list[object]:
 
     names = [
         "agentdex.parsers.cursor",
+        "agentdex.parsers.cursor._counts",
         "agentdex.parsers.opencode",
         "agentdex.parsers.claude_store",
         "agentdex.parsers.codex_titles",

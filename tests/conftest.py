@@ -21,7 +21,15 @@ from agentdex.catalogue import CATALOGUE
 
 SRC_DIR = Path(agentdex.__file__).resolve().parent.parent
 REPO_DIR = SRC_DIR.parent
-CORPUS_DIR = REPO_DIR.parent / "shared" / "corpus"
+#: ``shared/corpus`` beside the clone, or beside the folder of worktrees holding it.
+CORPUS_DIR = next(
+    (
+        base / "shared" / "corpus"
+        for base in (REPO_DIR.parent, REPO_DIR.parent.parent)
+        if (base / "shared" / "corpus").is_dir()
+    ),
+    REPO_DIR.parent / "shared" / "corpus",
+)
 EXAMPLES_HOME = REPO_DIR / "examples" / "home"
 
 #: Env overrides of every catalogued store, plus ones agentdex itself reads.
@@ -145,3 +153,19 @@ def git_repo(tmp_path: Path) -> Iterator[Path]:
     git(repo, "add", "README.md")
     git(repo, "commit", "-q", "-m", "init")
     yield repo
+
+
+@pytest.fixture
+def rendered_sample(home: Path) -> Path:
+    """The README's sample home rendered into this test's HOME (``examples/sample_home.py``):
+    every agent's stores, and real git repositories with a linked worktree."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "sample_home", REPO_DIR / "examples/sample_home.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.render(home)
+    return home

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -75,3 +76,8 @@ def unprivileged_python(code: str, env: dict[str, str]) -> subprocess.CompletedP
     return subprocess.run(
         cmd, capture_output=True, text=True, env=full_env, timeout=60, check=False
     )
+
+
+def ts(text: str) -> float:
+    """Epoch seconds of a naive ISO time taken as UTC (for injected clocks)."""
+    return datetime.fromisoformat(text).replace(tzinfo=UTC).timestamp()

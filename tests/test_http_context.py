@@ -14,8 +14,9 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
+from agentdex.api import context as api
 from agentdex.http.app import create_app
-from context_helpers import eventually, write
+from context_helpers import eventually, ts, write
 
 TOKEN = "test-token"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
@@ -263,3 +264,78 @@ def test_live_workspaces_are_bounded(tmp_path: Path) -> None:
         unsubscribe()
     finally:
         registry.close()
+
+
+@pytest.fixture
+def seeded(ws: Path) -> Path:
+    """``ws`` with a recorded history: "# Shop" from 10:00, "# Shop v2" from 11:00."""
+    api.snapshot(str(ws), now=ts("2026-03-01T10:00:00"))
+    write(ws / "AGENTS.md", "# Shop v2\nmore\n")
+    api.snapshot(str(ws), now=ts("2026-03-01T11:00:00"))
+    return ws
+
+
+def test_history_routes_need_the_token(app: FastAPI) -> None:
+    with TestClient(app) as anonymous:
+        for url in (
+            "/api/v0/context/snapshot?at=v1",
+            "/api/v0/context/history",
+            "/api/v0/context/diff?from=v1",
+        ):
+            assert anonymous.get(url).status_code == 401, url
+
+
+def test_snapshot_at_a_past_time(client: TestClient, seeded: Path) -> None:
+    then = client.get(
+        "/api/v0/context/snapshot", params={"at": "2026-03-01T10:30:00Z", "payload": 1}
+    )
+    assert then.status_code == 200, then.text
+    body = then.json()
+    assert body["history"]["match"] == "in_force" and body["history"]["version"] == 1
+    agents = next(r for r in body["resources"] if r["kind"] == "instruction_file")
+    assert agents["payload"] == "# Shop\n"
+    assert SECRET not in then.text
+    live = client.get("/api/v0/context/snapshot").json()
+    assert "history" not in live and live["resources"][0]["name"] == "Shop v2"
+
+
+def test_snapshot_before_the_first_record(client: TestClient, seeded: Path) -> None:
+    early = client.get("/api/v0/context/snapshot", params={"at": "2026-03-01T09:00:00Z"})
+    assert early.status_code == 404
+    assert early.json()["error"] == "NOT_FOUND" and "earliest record" in early.json()["detail"]
+    after = client.get(
+        "/api/v0/context/snapshot",
+        params={"at": "2026-03-01T09:00:00Z", "fallback": "earliest_after"},
+    ).json()
+    assert after["history"]["match"] == "earliest_after" and after["history"]["note"]
+    bad = client.get("/api/v0/context/snapshot", params={"at": "someday"})
+    assert bad.status_code == 400 and bad.json()["error"] == "USAGE"
+
+
+def test_history_and_diff(client: TestClient, seeded: Path) -> None:
+    ws = seeded
+    listed = client.get("/api/v0/context/history").json()
+    assert [v["version"] for v in listed["versions"]] == [1, 2]
+    assert listed["workspace"] == str(ws) and listed["recording"] is True
+    delta = client.get("/api/v0/context/diff", params={"from": "v1", "to": "v2"})
+    assert delta.status_code == 200, delta.text
+    body = delta.json()
+    assert body["from"]["version"] == 1 and body["to"]["version"] == 2
+    (change,) = body["changed"]
+    assert change["source"] == str(ws / "AGENTS.md") and "+# Shop v2\n" in change["diff"]
+    gone = client.get("/api/v0/context/history", params={"dir": str(ws / "nope")})
+    assert gone.status_code == 404
+
+
+def test_mcp_workspace_context_at(seeded: Path) -> None:
+    from agentdex.mcp.server import AgentdexMCP
+
+    server = AgentdexMCP(cwd=str(seeded))
+    then = server.call("workspace_context", {"at": "2026-03-01T10:30:00Z", "payloads": True})
+    assert not then.is_error
+    data = json.loads(then.content[0].text)  # type: ignore[union-attr]
+    assert data["history"]["version"] == 1
+    assert any(r["payload"] == "# Shop\n" for r in data["resources"])
+    assert SECRET not in then.content[0].text  # type: ignore[union-attr]
+    early = server.call("workspace_context", {"at": "2026-03-01T09:00:00Z"})
+    assert early.is_error and "NOT_FOUND" in early.content[0].text  # type: ignore[union-attr]

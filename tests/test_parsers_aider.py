@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from _agent_helpers import count_raw, parse
 from agentdex.discovery import discover
+from agentdex.parsers._registry import get_parser
 from agentdex.paths import home_data_dir
 from conftest import git
 
@@ -27,16 +29,107 @@ def test_real_histories_match_the_manifest(
 ) -> None:
     chat = corpus / "aider" / name / ".aider.chat.history.md"
     records, cursor, diags = parse(CHAT, chat)
-    prompts = [r for r in records if r.kind == "prompt"]
-    assert sum(r.text.count("\n") + 1 for r in prompts) == prompt_lines
+    typed = [r for r in records if r.role == "user"]
+    assert sum(r.text.count("\n") + 1 for r in typed) == prompt_lines
     assert len({r.session_id for r in records}) == runs
     assert {r.cwd for r in records} == {str(chat.parent)}
     assert all(r.timestamp for r in records)
-    assert cursor.units == count_raw(CHAT, chat) == len(prompts)
+    assert cursor.units == count_raw(CHAT, chat) == len(typed)
     assert diags.count == 0
     history = corpus / "aider" / name / ".aider.input.history"
     records, cursor, _ = parse(INPUT, history)
     assert len(records) == inputs == cursor.units == count_raw(INPUT, history)
+
+
+# (dir, prompts, replies, tool commands and answers, '> Tokens:' reports) over the real files
+ROLES = [
+    ("afi-core", 29, 39, 20, 39),
+    ("mozgoslav", 11, 14, 10, 14),
+    ("zen-mcp-server", 0, 0, 8, 0),
+]
+
+
+@pytest.mark.parametrize(("name", "prompts", "replies", "commands", "reports"), ROLES)
+def test_real_histories_roles(
+    corpus: Path, name: str, prompts: int, replies: int, commands: int, reports: int
+) -> None:
+    """One reply per model answer: an edit block's ``>>>>>>> REPLACE`` no longer splits it."""
+    chat = corpus / "aider" / name / ".aider.chat.history.md"
+    records, _, _ = parse(CHAT, chat)
+    kinds = Counter((r.role, r.kind) for r in records)
+    assert kinds["user", "prompt"] == prompts and kinds["assistant", "message"] == replies
+    assert kinds["user", "message"] == commands
+    # Aider reports tokens once per model answer; answers cut short report none.
+    tokens = sum(r.text.count("Tokens: ") for r in records if r.kind == "tool_result")
+    assert tokens == reports
+    raw = chat.read_text()
+    replace_lines = raw.count("\n>>>>>>> REPLACE")
+    in_replies = sum(
+        r.text.count(">>>>>>> REPLACE") for r in records if r.role in ("assistant", "tool")
+    )
+    in_results = sum(r.text.count("\n>>>>>>> REPLACE") for r in records if r.role == "tool")
+    assert in_replies == replace_lines and in_results <= 1  # one echoed in an edit error
+    spec = get_parser(CHAT)
+    assert spec.count_roles is not None
+    counted = spec.count_roles(chat)
+    assert sum(c["prompts"] for c in counted.values()) == prompts
+    assert sum(c["replies"] for c in counted.values()) == replies
+
+
+def test_multi_line_output_reasoning_and_commands(tmp_path: Path) -> None:
+    chat = tmp_path / ".aider.chat.history.md"
+    chat.write_text(
+        "\n# aider chat started at 2026-11-03 09:00:00\n\n"
+        "#### /add app.py  \n"
+        "> Added app.py to the chat  \n\n"
+        "#### Add file to the chat? (Y)es/(N)o/(A)ll/(S)kip all/(D)on't ask again [Yes]: all  \n\n"
+        "#### /ask why does the build fail?  \n\n"
+        "<thinking-content-7bbeb8e1441453ad999a0bbba8a46d4b>\n\nLook at the log.\n\n"
+        "</thinking-content-7bbeb8e1441453ad999a0bbba8a46d4b>\n\n"
+        "The import is circular.\n\n"
+        "app.py\n```python\n<<<<<<< SEARCH\nimport b\n=======\nimport c\n>>>>>>> REPLACE\n```\n\n"
+        "> quoted line in the reply would be output, so it is kept short  \n"
+        "> mkdir -p dist/dags                 \n"
+        "touch dist/dags/index.js  \n"
+        "> Run shell commands? (Y)es/(N)o/(D)on't ask again [Yes]: y  \n\n"
+        "#### thanks, now fix it  \n\n"
+        "Done.\n"
+    )
+    records, cursor, _ = parse(CHAT, chat)
+    assert [(r.locator, r.role, r.kind, r.text) for r in records] == [
+        ("line:4", "user", "message", "/add app.py"),
+        ("line:5", "tool", "tool_result", "Added app.py to the chat"),
+        (
+            "line:7",
+            "user",
+            "message",
+            "Add file to the chat? (Y)es/(N)o/(A)ll/(S)kip all/(D)on't ask again [Yes]: all",
+        ),
+        ("line:9", "user", "prompt", "/ask why does the build fail?"),
+        ("line:13", "assistant", "reasoning", "Look at the log."),
+        (
+            "line:17",
+            "assistant",
+            "message",
+            "The import is circular.\n\napp.py\n```python\n<<<<<<< SEARCH\nimport b\n"
+            "=======\nimport c\n>>>>>>> REPLACE\n```",
+        ),
+        (
+            "line:28",
+            "tool",
+            "tool_result",
+            "quoted line in the reply would be output, so it is kept short\n"
+            "mkdir -p dist/dags\ntouch dist/dags/index.js\n"
+            "Run shell commands? (Y)es/(N)o/(D)on't ask again [Yes]: y",
+        ),
+        ("line:33", "user", "prompt", "thanks, now fix it"),
+        ("line:35", "assistant", "message", "Done."),
+    ]
+    assert cursor.units == count_raw(CHAT, chat) == 4
+    spec = get_parser(CHAT)
+    assert spec.count_roles is not None
+    session = f"{tmp_path}@2026-11-03 09:00:00"
+    assert spec.count_roles(chat) == {session: {"prompts": 2, "replies": 2}}
 
 
 def test_models_and_blocks(tmp_path: Path) -> None:
@@ -129,3 +222,31 @@ def test_corpus_files_in_a_configured_root(
     monkeypatch.setenv("AGENTDEX_PROJECT_ROOTS", str(tmp_path / "code"))
     stores = sorted(s.store for s in discover(home, agents=["aider"]).sources)
     assert stores == ["aider.chat_history", "aider.input_history"]
+
+
+REAL = Path(__file__).parent / "fixtures" / "real" / "aider"
+
+
+@pytest.mark.parametrize(
+    ("name", "prompts", "replies", "reasoning", "reports"),
+    [("afi-core", 6, 9, 0, 9), ("mozgoslav", 3, 2, 2, 2)],
+)
+def test_vendored_real_excerpts(
+    name: str, prompts: int, replies: int, reasoning: int, reports: int
+) -> None:
+    """Trimmed real histories (tests/fixtures/real/SOURCES.md): one reply per model answer
+    (Aider reports tokens once per answer), reasoning apart, counters agree."""
+    chat = REAL / name / ".aider.chat.history.md"
+    records, cursor, diags = parse(CHAT, chat)
+    kinds = Counter((r.role, r.kind) for r in records)
+    assert kinds["user", "prompt"] == prompts and kinds["assistant", "message"] == replies
+    assert kinds["assistant", "reasoning"] == reasoning
+    assert sum(r.text.count("Tokens: ") for r in records if r.role == "tool") == reports
+    assert not any(r.text.startswith(">>>>>>>") for r in records if r.role == "tool")
+    assert len({r.locator for r in records}) == len(records)
+    assert cursor.units == count_raw(CHAT, chat) and diags.count == 0
+    spec = get_parser(CHAT)
+    assert spec.count_roles is not None
+    counted = spec.count_roles(chat)
+    assert sum(c["prompts"] for c in counted.values()) == prompts
+    assert sum(c["replies"] for c in counted.values()) == replies

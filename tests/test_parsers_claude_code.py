@@ -519,7 +519,7 @@ def test_history_resume(tmp_path: Path) -> None:
         handle.write(json.dumps({"display": "b", "sessionId": "s"}) + "\n")
     resumed = ParseCursor(offset=cursor.resume_offset, line=cursor.resume_line, state=cursor.state)
     records, resumed, _ = _parse(history, resumed, fn=parse_history)
-    assert [(r.text, r.locator) for r in records] == [("b", "line:2")]
+    assert [(r.text, r.locator) for r in records] == [("b", "history.jsonl:line:2")]
     assert resumed.units == 2
 
 

@@ -11,6 +11,7 @@ import pytest
 from _agent_helpers import count_raw, parse
 from agentdex.discovery import discover
 from agentdex.parsers import run
+from agentdex.parsers._registry import get_parser
 
 PID = "cline.api_history_json.v1"
 
@@ -119,3 +120,80 @@ def test_corpus_home_layout_is_discovered(home: Path, corpus: Path) -> None:
     found = discover(home, agents=["cline"])
     assert [s.store for s in found.sources] == ["cline.tasks"]
     assert next(r.cwd for r in run(found.sources[0])) == "/work/delta"
+
+
+FIXTURE = Path(__file__).parent / "fixtures" / "cline"
+TASK = FIXTURE / "tasks" / "1795000000000" / "api_conversation_history.json"
+
+
+def test_real_shape_prompts_are_what_the_person_typed() -> None:
+    """Harness texts, feedback wrappers and odd tool headers, in a real task's shape."""
+    records, cursor, diags = parse(PID, TASK, root=FIXTURE)
+    assert [r.text for r in records if r.kind == "prompt"] == [
+        "add a retry to the checkout client",
+        "exponential, max 3 tries",
+        "also log each retry",
+        "use the logger from src/log.ts",
+        "not in the client, in the wrapper",
+    ]
+    harness = [r.text.split("\n")[0] for r in records if r.role == "system"]
+    assert harness == [
+        "# task_progress RECOMMENDED",
+        "[ERROR] You did not use a tool in your previous response! Please retry with a tool use.",
+        "# TODO LIST UPDATE REQUIRED - You MUST include the task_progress parameter in your "
+        "NEXT tool call.",
+        "[TASK RESUMPTION] This task was interrupted 10 minutes ago. It may or may not be "
+        "complete, so please reassess the task context. Be aware that the project state may "
+        "have changed since then. The current working directory is now '/work/shop'.",
+        "New instructions for task continuation:",
+        "[Response interrupted by user]",
+    ]
+    results = [r.text for r in records if r.kind == "tool_result"]
+    assert results[0] == "[read_file for 'src/a]b.ts'] Result:\nexport const client = {}"
+    assert results[1].startswith("Tool [read_file] was not executed")
+    assert results[2].startswith("[execute_command for 'npm test -- --grep 'retry]'\necho done']")
+    assert "<feedback>this is file text</feedback>" in results[-1]  # a file read, not typed
+    assert not any("environment_details" in r.text for r in records)
+    assert diags.count == 0 and cursor.units == count_raw(PID, TASK) == 17
+
+
+def test_one_reply_per_message_without_the_interruption_note() -> None:
+    records, _, _ = parse(PID, TASK, root=FIXTURE)
+    replies = [r.text for r in records if r.role == "assistant" and r.kind == "message"]
+    assert replies == [
+        "I'll read the checkout client.",
+        "Running the tests.",
+        "Which backoff do you want?",
+        "Added exponential backoff.",
+        "Adding a log line\n\nto each retry.",
+        "Moved the log line to the wrapper.",
+    ]
+    assert [r.text for r in records if r.kind == "reasoning"] == [
+        "Read the client first.",
+        "Use execute_command.",
+    ]
+
+
+def test_every_record_has_its_own_locator_and_ui_time() -> None:
+    records, _, _ = parse(PID, TASK, root=FIXTURE)
+    locators = [r.locator for r in records]
+    assert len(set(locators)) == len(locators)
+    by_loc = {r.locator: r for r in records}
+    assert by_loc["json:/10/content/0#1"].text == "also log each retry"
+    assert by_loc["json:/1/content/2"].kind == "tool_call"
+    # The UI log dates each message; times never go backwards in a task.
+    stamps = [r.timestamp for r in records]
+    assert stamps == sorted(stamps) and len(set(stamps)) == 17
+    assert stamps[0] == 1795000000.1
+    assert {r.cwd for r in records} == {"/work/shop"}
+
+
+def test_role_counter_agrees_with_and_without_the_ui_log(tmp_path: Path) -> None:
+    spec = get_parser(PID)
+    assert spec.count_roles is not None
+    assert spec.count_roles(TASK) == {"1795000000000": {"prompts": 5, "replies": 6}}
+    # Without the UI log the raw history is counted the same.
+    task = tmp_path / "tasks" / "1795000000000"
+    task.mkdir(parents=True)
+    shutil.copy(TASK, task / TASK.name)
+    assert spec.count_roles(task / TASK.name) == {"1795000000000": {"prompts": 5, "replies": 6}}

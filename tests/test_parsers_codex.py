@@ -214,23 +214,82 @@ def test_user_text_counted_once_in_either_order_and_repeats_survive(tmp_path: Pa
             _meta(),
             _msg("user", "continue"),
             _event_user("continue"),
+            _msg("assistant", "ok"),
             _event_user("continue"),  # typed again; this time the event comes first
             _msg("user", "continue"),
+            _msg("assistant", "ok"),
             _event_user("only logged as an event"),
+            _msg("assistant", "ok"),
             _msg("user", "  spaced\ntext "),
             _event_user("spaced text"),
         ],
     )
     records, cursor, _ = _parse(path)
-    assert [(r.locator, r.text) for r in records] == [
+    assert [(r.locator, r.text) for r in _prompts(records)] == [
         ("line:2", "continue"),
-        ("line:4", "continue"),
-        ("line:6", "only logged as an event"),
-        ("line:7", "  spaced\ntext "),
+        ("line:5", "continue"),
+        ("line:8", "only logged as an event"),
+        ("line:10", "  spaced\ntext "),
     ]
-    assert [r.extra.get("from_event", False) for r in records] == [False, True, True, False]
-    assert {r.kind for r in records} == {"prompt"}
-    assert cursor.units == count_rollout(path) == 4
+    assert [r.extra.get("from_event", False) for r in _prompts(records)] == [
+        False,
+        True,
+        True,
+        False,
+    ]
+    assert cursor.units == count_rollout(path) == 7
+
+
+def _prompts(records: list[Record]) -> list[Record]:
+    return [r for r in records if r.kind == "prompt"]
+
+
+def test_ide_wrapper_and_redacted_twins_pair_by_position(tmp_path: Path) -> None:
+    """The IDE's context is not the prompt, and a twin that differs (the event lacks the
+    wrapper, one side is redacted) is still the same typed text, counted once."""
+    ide = (
+        "# Context from my IDE setup:\n\n## Active file: src/pay.ts\n\n## Open tabs:\n"
+        "- pay.ts: src/pay.ts\n\n## My request for Codex:\nadd retry to charge\n"
+        '<image name=[Image #1] path="/tmp/shot.png">\n</image>'
+    )
+    path = _write(
+        tmp_path / ROLLOUT,
+        [
+            _meta(),
+            _msg("user", "<environment_context>\n  <cwd>/w/api</cwd>\n</environment_context>"),
+            _msg("user", ide),
+            _event_user("add retry to charge"),
+            _msg("assistant", "Adding retry."),
+            _msg("user", "make the cap configurable"),
+            _event_user("[redacted]"),
+            _line("response_item", {"type": "function_call", "name": "shell", "arguments": "{}"}),
+            _event_user("# Files mentioned by the user:\n\n## spec.txt: /tmp/spec.txt\n"),
+            _event_user("# Files mentioned by the user:\n\n## My request:\nread the spec"),
+            _msg("user", "read   the spec"),
+            _msg("assistant", "Read it."),
+        ],
+    )
+    records, cursor, _ = _parse(path)
+    assert [(r.locator, r.role, r.kind, r.text) for r in records if r.role != "system"] == [
+        ("line:3", "user", "prompt", "add retry to charge"),
+        ("line:5", "assistant", "message", "Adding retry."),
+        ("line:6", "user", "prompt", "make the cap configurable"),
+        ("line:8", "assistant", "tool_call", "shell {}"),
+        ("line:10", "user", "prompt", "read the spec"),
+        ("line:12", "assistant", "message", "Read it."),
+    ]
+    context = [r for r in records if r.extra.get("ide_context")]
+    assert [(r.locator, r.role, r.kind) for r in context] == [
+        ("line:3#1", "system", "message"),
+        ("line:9", "system", "message"),  # a wrapper with no request: context only
+        ("line:10#1", "system", "message"),
+    ]
+    assert context[0].text.startswith("# Context from my IDE setup:")
+    assert "<image name=[Image #1]" in context[0].text
+    assert cursor.units == count_rollout(path) == 8
+    count_roles = get_parser("codex.rollout_jsonl.v1").count_roles
+    assert count_roles is not None
+    assert count_roles(path) == {SID: {"prompts": 3, "replies": 2}}
 
 
 def test_item_completed_and_echo_events(tmp_path: Path) -> None:
@@ -457,7 +516,9 @@ def test_history_resume(tmp_path: Path) -> None:
         handle.write(json.dumps({"session_id": SID, "ts": 1795000061, "text": ""}) + "\n")
     resumed = ParseCursor(offset=cursor.resume_offset, line=cursor.resume_line, state=cursor.state)
     records, resumed, _ = _parse(path, resumed, fn=parse_history)
-    assert [(r.text, r.locator, r.timestamp) for r in records] == [("b", "line:2", 1795000060.0)]
+    assert [(r.text, r.locator, r.timestamp) for r in records] == [
+        ("b", "history.jsonl:line:2", 1795000060.0)
+    ]
     assert resumed.units == count_history(path) == 2
 
 
@@ -484,7 +545,16 @@ def test_sample_home_template_parses_cleanly() -> None:
 # ----------------------------------------------------------------------------- properties
 
 _TEXT = st.sampled_from(
-    ["", " ", "go", "go ", "again", "<environment_context>e</environment_context>"]
+    [
+        "",
+        " ",
+        "go",
+        "go ",
+        "again",
+        "<environment_context>e</environment_context>",
+        "# Context from my IDE setup:\n## Open tabs:\n- a.py\n\n## My request for Codex:\ngo",
+        "# Files mentioned by the user:\n## a.png: /a.png",
+    ]
 )
 _PAYLOAD = st.one_of(
     st.builds(
@@ -526,8 +596,19 @@ def test_units_always_equal_the_independent_raw_count(
     folder = tmp_path_factory.mktemp("prop")
     path = _write(folder / ROLLOUT, lines)
     full, cursor, _ = _parse(path)
-    assert cursor.units == count_rollout(path) == len(records_lines := {r.offset for r in full})
-    assert len(records_lines) == len(full)  # a line gives at most one record
+    assert cursor.units == count_rollout(path) == len({r.offset for r in full})
+    assert len({r.locator for r in full}) == len(full)  # each record reopens exactly
+    roles: dict[str, dict[str, int]] = {}
+    for record in full:
+        entry = roles.setdefault(record.session_id, {"prompts": 0, "replies": 0})
+        entry["prompts"] += record.kind == "prompt"
+        entry["replies"] += (record.role, record.kind) == ("assistant", "message")
+    count_roles = get_parser("codex.rollout_jsonl.v1").count_roles
+    assert count_roles is not None
+    counted = count_roles(path)
+    assert {s: c for s, c in roles.items() if any(c.values())} == {
+        s: c for s, c in counted.items() if any(c.values())
+    }
     grow = _write(folder / "grow" / ROLLOUT, lines[:cut])
     first, partial, _ = _parse(grow)
     with open(grow, "a") as handle:

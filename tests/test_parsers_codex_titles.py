@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 from _agent_helpers import build_db, count_raw, parse
@@ -48,3 +49,33 @@ def test_state_without_threads_table(tmp_path: Path) -> None:
     records, cursor, diags = parse("codex.state_sqlite.v1", db)
     assert records == [] and cursor.titles == {} and diags.count == 1
     assert count_raw("codex.state_sqlite.v1", db) == 0
+
+
+def test_titles_from_an_ide_wrapped_first_message(home: Path) -> None:
+    """Codex may take a thread's title from its first message: the request, not the wrapper."""
+    wrapped = (
+        "# Context from my IDE setup:\n\n## Active file: src/pay.ts\n\n## Open tabs:\n"
+        "- pay.ts: src/pay.ts\n\n## My request for Codex:\nadd retry   to charge\n"
+    )
+    only_context = "# Files mentioned by the user:\n\n## spec.txt: /tmp/spec.txt\n"
+    db = build_db(
+        home / ".codex" / "state_5.sqlite",
+        "CREATE TABLE threads (id TEXT PRIMARY KEY, title TEXT);",
+    )
+    conn = sqlite3.connect(db)
+    conn.executemany("INSERT INTO threads VALUES (?, ?)", [("w", wrapped), ("c", only_context)])
+    conn.commit()
+    conn.close()
+    _, cursor, _ = parse("codex.state_sqlite.v1", db)
+    assert cursor.titles == {"w": "add retry to charge"}
+    assert cursor.units == count_raw("codex.state_sqlite.v1", db) == 2
+    index = home / ".codex" / "session_index.jsonl"
+    index.write_text(
+        json.dumps({"id": "w", "thread_name": wrapped})
+        + "\n"
+        + json.dumps({"id": "c", "thread_name": only_context})
+        + "\n"
+    )
+    _, cursor, _ = parse("codex.session_index_jsonl.v1", index)
+    assert cursor.titles == {"w": "add retry to charge"}
+    assert cursor.units == count_raw("codex.session_index_jsonl.v1", index) == 2

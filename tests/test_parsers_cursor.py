@@ -10,6 +10,7 @@ import pytest
 
 from _agent_helpers import HeldWriter, build_db, count_raw, parse, traced_statements
 from agentdex.discovery import discover
+from agentdex.parsers._registry import get_parser
 
 PID = "cursor.state_vscdb.v1"
 SCHEMA = (
@@ -261,3 +262,108 @@ def test_long_composers_are_fetched_in_batches_in_header_order(tmp_path: Path) -
     records, cursor, _ = parse(PID, db)
     assert [r.text for r in records] == ids
     assert cursor.units == count_raw(PID, db) == len(ids)
+
+
+def _branchy_store(tmp_path: Path) -> Path:
+    """A current-era composer as Cursor leaves it after an edited message: the header list
+    names the live bubbles; the first answer and the original wording remain as rows."""
+    db = build_db(tmp_path / "globalStorage" / "state.vscdb", SCHEMA)
+    t0 = 1795168800000
+    composer = {
+        "_v": 3,
+        "composerId": "cb",
+        "name": "Retry cap",
+        "createdAt": t0,
+        "modelConfig": {"modelName": "claude-4.5-sonnet"},
+        "fullConversationHeadersOnly": [
+            {"bubbleId": "u2", "type": 1},
+            {"bubbleId": "a2", "type": 2},
+            {"bubbleId": "a3", "type": 2},
+        ],
+    }
+    bubbles = {
+        # the original prompt and its answer, replaced by an edit: an abandoned branch
+        "u1": {"type": 1, "text": "raise the cap to 3", "createdAt": "2026-11-20T10:00:10.000Z"},
+        "a1": {
+            "type": 2,
+            "text": "Raised to 3.",
+            "timingInfo": {"clientStartTime": 4745281.3, "clientRpcSendTime": t0 + 20000},
+        },
+        # the live conversation: times from the bubble, else its timingInfo send time
+        "u2": {"type": 1, "text": "raise the cap to 5", "createdAt": "2026-11-20T10:01:00.000Z"},
+        "a2": {
+            "type": 2,
+            "text": "",
+            "thinking": {"text": "The cap is in retry.go."},
+            "toolFormerData": {"name": "edit_file", "rawArgs": "{}", "result": "ok"},
+            "timingInfo": {"clientStartTime": 4745999.0, "clientRpcSendTime": t0 + 75000},
+        },
+        "a3": {"type": 2, "text": "Raised to 5.", "timingInfo": {"clientStartTime": 12.5}},
+    }
+    conn = sqlite3.connect(db)
+    conn.execute("INSERT INTO cursorDiskKV VALUES ('composerData:cb', ?)", (json.dumps(composer),))
+    for bid, bubble in bubbles.items():
+        conn.execute(
+            "INSERT INTO cursorDiskKV VALUES (?, ?)", (f"bubbleId:cb:{bid}", json.dumps(bubble))
+        )
+    conn.commit()
+    conn.close()
+    return db
+
+
+def test_bubble_times_abandoned_branch_and_row_locators(tmp_path: Path) -> None:
+    db = _branchy_store(tmp_path)
+    records, cursor, _ = parse(PID, db)
+    row = "row:cursorDiskKV/bubbleId:cb:"
+    assert [(r.session_id, r.locator, r.kind, r.text) for r in records] == [
+        ("cb", row + "u2", "prompt", "raise the cap to 5"),
+        ("cb", row + "a2/thinking", "reasoning", "The cap is in retry.go."),
+        ("cb", row + "a2/toolFormerData", "tool_call", "edit_file {}"),
+        ("cb", row + "a2/toolFormerData/result", "tool_result", "ok"),
+        ("cb", row + "a3", "message", "Raised to 5."),
+        ("cb:abandoned", row + "u1", "prompt", "raise the cap to 3"),
+        ("cb:abandoned", row + "a1", "message", "Raised to 3."),
+    ]
+    times = [r.timestamp for r in records]
+    # u2's createdAt, a2's send time (not its page-relative start), a3 carries a2's
+    assert times[:5] == [1795168860.0, 1795168875.0, 1795168875.0, 1795168875.0, 1795168875.0]
+    assert times[5:] == [1795168810.0, 1795168820.0]
+    assert all(r.extra.get("abandoned") for r in records[5:])
+    assert cursor.titles == {"cb": "Retry cap", "cb:abandoned": "Retry cap (abandoned branch)"}
+    assert cursor.units == count_raw(PID, db) == 5
+    count_roles = get_parser(PID).count_roles
+    assert count_roles is not None
+    assert count_roles(db) == {
+        "cb": {"prompts": 1, "replies": 1},
+        "cb:abandoned": {"prompts": 1, "replies": 1, "abandoned": 1},
+    }
+
+
+def test_inline_composer_locators_are_rows_with_a_pointer(tmp_path: Path) -> None:
+    db = build_db(tmp_path / "state.vscdb", SCHEMA)
+    inline = {
+        "composerId": "old-2",
+        "conversation": [
+            {"type": 1, "text": "inline q", "bubbleId": "x1"},
+            {"type": 2, "text": "inline a", "thinking": {"text": "hm"}, "bubbleId": "x2"},
+        ],
+    }
+    conn = sqlite3.connect(db)
+    conn.execute("INSERT INTO cursorDiskKV VALUES ('composerData:old-2', ?)", (json.dumps(inline),))
+    conn.execute(
+        "INSERT INTO ItemTable VALUES ('composer.composerData', ?)",
+        (
+            json.dumps(
+                {"allComposers": [{"composerId": "w", "conversation": [inline["conversation"][0]]}]}
+            ),
+        ),
+    )
+    conn.commit()
+    conn.close()
+    records, _, _ = parse(PID, db)
+    assert [r.locator for r in records] == [
+        "row:cursorDiskKV/composerData:old-2/conversation/0",
+        "row:cursorDiskKV/composerData:old-2/conversation/1/thinking",
+        "row:cursorDiskKV/composerData:old-2/conversation/1",
+        "row:ItemTable/composer.composerData/allComposers/0/conversation/0",
+    ]

@@ -72,26 +72,26 @@ def write_log(path: Path, *entries: object) -> Path:
 def test_agentgrep_sample_json(corpus: Path) -> None:
     # agentgrep-samples/vscode/vscode.chat_sessions/example.json: v3, 2 requests; request_0
     # answers in 2 markdown parts around a toolInvocationSerialized (copilot_readFile, also its
-    # only toolCallRounds entry); request_1 has 1 markdown part and a toolCallRounds-only
-    # copilot_searchWorkspace call.
+    # only toolCallRounds entry): one reply, as VS Code shows it; request_1 has 1 markdown part
+    # and a toolCallRounds-only copilot_searchWorkspace call.
     path = corpus / "agentgrep-samples/vscode/vscode.chat_sessions/example.json"
     records, cursor, diagnostics = parse(path)
     assert summary(records) == [
-        ("request:0", "user", "prompt", "Summarize the build pipeline in this repository"),
+        (
+            "json:/requests/0/message",
+            "user",
+            "prompt",
+            "Summarize the build pipeline in this repository",
+        ),
         (
             "json:/requests/0/response/0",
             "assistant",
             "message",
-            "The pipeline builds, then tests, then publishes. ",
-        ),
-        ("json:/requests/0/response/1", "assistant", "tool_call", "copilot_readFile"),
-        (
-            "json:/requests/0/response/2",
-            "assistant",
-            "message",
+            "The pipeline builds, then tests, then publishes. \n\n"
             "See the workflow file for the exact steps.",
         ),
-        ("request:1", "user", "prompt", "Now add a status badge to the README"),
+        ("json:/requests/0/response/1", "assistant", "tool_call", "copilot_readFile"),
+        ("json:/requests/1/message", "user", "prompt", "Now add a status badge to the README"),
         (
             "json:/requests/1/response/0",
             "assistant",
@@ -118,7 +118,12 @@ def test_agentgrep_sample_jsonl(corpus: Path) -> None:
     path = corpus / "agentgrep-samples/vscode/vscode.chat_sessions/example.jsonl"
     records, cursor, diagnostics = parse(path)
     assert summary(records) == [
-        ("request:0", "user", "prompt", "Summarize the build pipeline in this repository"),
+        (
+            "json:/requests/0/message",
+            "user",
+            "prompt",
+            "Summarize the build pipeline in this repository",
+        ),
         (
             "json:/requests/0/response/0",
             "assistant",
@@ -131,7 +136,7 @@ def test_agentgrep_sample_jsonl(corpus: Path) -> None:
             "tool_call",
             "copilot_readFile",
         ),
-        ("request:1", "user", "prompt", "How are releases tagged?"),
+        ("json:/requests/1/message", "user", "prompt", "How are releases tagged?"),
         (
             "json:/requests/1/response/0",
             "assistant",
@@ -167,9 +172,9 @@ def test_mutation_log_kinds_0_to_3(tmp_path: Path) -> None:
     )
     records, cursor, diagnostics = parse(path)
     assert summary(records) == [
-        ("request:0", "user", "prompt", "first"),
-        ("request:1", "user", "prompt", "second (edited)"),
-        ("request:2", "user", "prompt", "third, retried"),
+        ("json:/requests/0/message", "user", "prompt", "first"),
+        ("json:/requests/1/message", "user", "prompt", "second (edited)"),
+        ("json:/requests/2/message", "user", "prompt", "third, retried"),
         ("json:/requests/2/response/0", "assistant", "message", "retried answer"),
     ]
     assert cursor.titles == {"sess-1": "Release notes"}
@@ -291,7 +296,7 @@ def test_response_part_kinds(tmp_path: Path) -> None:
     )
     records, cursor, diagnostics = parse(path)
     assert summary(records) == [
-        ("request:0", "user", "prompt", "fix the checkout css"),
+        ("json:/requests/0/message", "user", "prompt", "fix the checkout css"),
         ("json:/requests/0/response/0", "assistant", "reasoning", "Look at the CSS first."),
         ("json:/requests/0/response/2", "assistant", "message", "Open `/s/app.css` and fix it."),
         ("json:/requests/0/response/6", "assistant", "tool_call", "Running tests\n$ npm test"),
@@ -364,7 +369,7 @@ def test_older_message_shapes_and_missing_timestamps(tmp_path: Path) -> None:
     path.write_text(json.dumps(data))
     records, cursor, _ = parse(path)
     assert summary(records) == [
-        ("request:0", "user", "prompt", "parts only"),
+        ("json:/requests/0/message", "user", "prompt", "parts only"),
         ("json:/requests/1/response/0", "assistant", "message", "an answer to nothing"),
     ]
     assert records[0].timestamp == pytest.approx(1794213000.0)  # creationDate fallback
@@ -632,3 +637,46 @@ def test_registry_resolves_every_id_of_both_modules() -> None:
     for parser_id in ours:
         spec = get_parser(parser_id)
         assert spec.id == parser_id and spec.count_raw is not None and not spec.resumable
+
+
+# --------------------------------------------------------------------------- real agent-mode shape
+
+CHATS = Path(__file__).parent / "fixtures/vscode/workspaceStorage/8c1f3e2a9d4b7c6e5f0a1b2c3d4e5f60"
+AGENT_SESSIONS = [
+    CHATS / "chatSessions/4c1f7e2a-9b3d-4e5f-8a6b-7c8d9e0f1a2b.json",
+    CHATS / "chatSessions/9d8e7f6a-5b4c-4d3e-8f2a-1b0c9d8e7f6a.jsonl",
+]
+
+
+@pytest.mark.parametrize("path", AGENT_SESSIONS, ids=["json", "jsonl"])
+def test_stream_fragments_join_one_reply_after_its_prompt(path: Path) -> None:
+    """Markdown streamed around a read, a code-block URI and an edit is one reply, placed at its
+    first fragment; the closing ``\\n```\\n`` fragment is part of it, not a message."""
+    records, cursor, diagnostics = parse(path)
+    assert summary(records) == [
+        ("json:/requests/0/message", "user", "prompt", "raise the retry cap in retry.go to 5"),
+        ("json:/requests/0/response/0", "assistant", "reasoning", "The cap lives in retry.go."),
+        (
+            "json:/requests/0/response/2",
+            "assistant",
+            "message",
+            "I'll read `/work/shop/src/retry.go` first.\n\nChanging the cap:\n```\n\n```\n\n"
+            "The cap is now 5.",
+        ),
+        ("json:/requests/0/response/6", "assistant", "tool_call", "Read /work/shop/src/retry.go"),
+        (
+            "json:/requests/0/response/10",
+            "assistant",
+            "tool_call",
+            "Edited /work/shop/src/retry.go",
+        ),
+        ("json:/requests/1/message", "user", "prompt", "and add a test"),
+        ("json:/requests/1/response/0", "assistant", "message", "Added `TestRetryCap`."),
+    ]
+    # One timestamp per request: prompt and reply share it, the parts give the order.
+    assert records[0].timestamp == records[2].timestamp == 1795168800.0
+    assert {r.cwd for r in records} == {"/work/shop"}
+    assert cursor.units == raw_count(path) == 2 and diagnostics.count == 0
+    count_roles = get_parser(CHAT).count_roles
+    assert count_roles is not None
+    assert count_roles(path) == {records[0].session_id: {"prompts": 2, "replies": 2}}

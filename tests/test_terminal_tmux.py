@@ -140,7 +140,7 @@ def test_sessions_table_keeps_title_and_time_at_80_columns(pane: Pane) -> None:
     screen = pane.run("agentdex sessions -n 8")
     rows = _rows(screen)
     header = next(row for row in rows if row.startswith("agent"))
-    assert header.split() == ["agent", "session", "last", "msgs", "project", "title"]
+    assert header.split() == ["agent", "session", "last", "p/r/t", "project", "title"]
     table = [row for row in rows if row.startswith("claude-code")]
     assert len(table) == 8
     title_at = header.index("title")

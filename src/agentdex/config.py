@@ -23,6 +23,7 @@ Example (every key optional)::
 
     [context]
     roots = ["~/team-prompts"]           # extra allowed roots for `context add`
+    history = false                      # stop recording context history (default true)
 
 An invalid file is a :class:`~agentdex.errors.ConfigError` naming the
 file, the line and the key.
@@ -53,6 +54,7 @@ class Config:
     store_paths: dict[str, tuple[Path, ...]] = field(default_factory=dict)
     max_worktrees: int = DEFAULT_MAX_WORKTREES
     context_roots: tuple[Path, ...] = ()
+    context_history: bool = True
 
 
 def _line_of(text: str, dotted: str) -> int:
@@ -144,6 +146,11 @@ def load_config(path: Path | None = None) -> Config:
     if not isinstance(max_worktrees, int) or isinstance(max_worktrees, bool) or max_worktrees < 1:
         raise reader.error("worktrees.max", "must be a positive integer")
 
+    context = reader.table("context")
+    context_history = context.get("history", True)
+    if not isinstance(context_history, bool):
+        raise reader.error("context.history", "must be true or false")
+
     return Config(
         path=path,
         index_path=Path(index_path).expanduser() if index_path else None,
@@ -153,5 +160,6 @@ def load_config(path: Path | None = None) -> Config:
         enabled_stores=frozenset(reader.strings(stores, "stores.enabled")),
         store_paths=store_paths,
         max_worktrees=max_worktrees,
-        context_roots=reader.paths(reader.table("context"), "context.roots"),
+        context_roots=reader.paths(context, "context.roots"),
+        context_history=context_history,
     )

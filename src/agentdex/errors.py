@@ -6,7 +6,9 @@ Exit codes are part of the documented CLI contract (``docs/json-output.md``):
 * 3 a thing named does not exist (session, source, worktree);
 * 4 a conflict (branch already checked out, target folder exists, dirty worktree);
 * 5 a limit was hit (more worktrees than the configured maximum);
-* 6 corrupt data (a session log whose first event is not ``start``).
+* 6 corrupt data (a session log whose first event is not ``start``);
+* 8 unsupported: the request is valid but this agent or record cannot do it
+  (e.g. resuming a VS Code chat from a command line).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ EXIT_NOT_FOUND = 3
 EXIT_CONFLICT = 4
 EXIT_LIMIT = 5
 EXIT_CORRUPT = 6
+EXIT_UNSUPPORTED = 8
 
 
 class AgentdexError(Exception):
@@ -65,6 +68,13 @@ class CorruptError(AgentdexError):
 
     exit_code = EXIT_CORRUPT
     code = "CORRUPT"
+
+
+class UnsupportedError(AgentdexError):
+    """Valid input that this agent (or this record) cannot do, e.g. resume a VS Code chat."""
+
+    exit_code = EXIT_UNSUPPORTED
+    code = "UNSUPPORTED"
 
 
 class ConfigError(UsageError):

@@ -65,3 +65,20 @@ def ensure_private_dir(path: Path) -> Path:
     """Create ``path`` (mode 0700 when new) and return it."""
     path.mkdir(parents=True, exist_ok=True, mode=0o700)
     return path
+
+
+def stat_signature(path: str) -> str:
+    """A path's state: ``missing``, ``d:<mtime>`` for a directory, ``f:<size>:<mtime>``.
+
+    Equal signatures mean "looks unchanged" to discovery and the index's
+    no-change fast path (:mod:`agentdex.index.manifest`).
+    """
+    import stat as stat_mod
+
+    try:
+        st = os.stat(path)
+    except OSError:
+        return "missing"
+    if stat_mod.S_ISDIR(st.st_mode):
+        return f"d:{st.st_mtime_ns}"
+    return f"f:{st.st_size}:{st.st_mtime_ns}"

@@ -17,6 +17,26 @@ Kind = Literal["prompt", "message", "reasoning", "tool_call", "tool_result", "su
 ROLES: tuple[str, ...] = get_args(Role)
 KINDS: tuple[str, ...] = get_args(Kind)
 
+#: What a record adds to a conversation's counts (see :func:`conversation_part`).
+Part = Literal["prompt", "reply", "tool"]
+
+
+def conversation_part(role: str, kind: str) -> Part | None:
+    """``prompt`` (what a person typed), ``reply`` (the agent's visible answer) or
+    ``tool`` (a call or its result); None for reasoning, summaries and the
+    harness text kept as ``message`` under another role.
+
+    The one definition behind ``sessions`` counts and ``audit``'s role check.
+    """
+    if kind == "prompt":
+        return "prompt"
+    if kind == "message" and role == "assistant":
+        return "reply"
+    if kind in ("tool_call", "tool_result"):
+        return "tool"
+    return None
+
+
 #: Stable agent ids. The catalogue rows use exactly these; nothing else may.
 AGENTS: tuple[str, ...] = (
     "claude-code",

@@ -9,15 +9,19 @@ MCP configs never carry values, whatever is asked.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable
 from typing import Any
 
+from agentdex.context import recording
 from agentdex.context import sources as _sources
 from agentdex.context.caps import DEFAULT_LIMITS, Limits
 from agentdex.context.manager import ContextManager
 from agentdex.context.model import Snapshot
-from agentdex.context.resolver import resolve
+from agentdex.context.resolver import Resolution, ScanRoot, resolve
 from agentdex.errors import NotFoundError, UsageError
+
+Warn = Callable[[str], None]
 
 
 def workspace_path(directory: str | os.PathLike[str] | None = None) -> str:
@@ -46,10 +50,25 @@ def snapshot(
     payload: bool = False,
     home: str | None = None,
     limits: Limits = DEFAULT_LIMITS,
+    recorded_by: str = "context",
+    now: float | None = None,
+    warn: Warn | None = None,
 ) -> dict[str, Any]:
-    """Resolve ``directory`` once and return the snapshot (``version`` 1)."""
+    """Resolve ``directory`` once and return the snapshot (``version`` 1).
+
+    The resolve is recorded in the context history when its content
+    changed (``docs/archive.md``); ``now`` overrides the recorded time and
+    ``warn`` hears why recording failed (the snapshot is returned anyway).
+    """
     workspace = workspace_path(directory)
-    result = resolve(_sources.scan_roots(workspace, home=home, limits=limits), limits=limits)
+    at = time.time() if now is None else now
+    started_ns = time.time_ns()
+    roots = _sources.scan_roots(workspace, home=home, limits=limits)
+    result = resolve(roots, limits=limits)
+    resolved = recording.Resolved(workspace, result, roots, limits, started_ns)
+    observed = recording.record_safely(resolved, at=at, recorded_by=recorded_by)
+    if observed.message and warn is not None:
+        warn(observed.message)
     snap = Snapshot(workspace, result.resources, result.roots, result.error)
     return snap.to_json(payload=payload)
 
@@ -142,15 +161,27 @@ def watch(
     home: str | None = None,
     debounce: float = 0.25,
     limits: Limits = DEFAULT_LIMITS,
+    recorded_by: str = "watch",
+    clock: Callable[[], float] = time.time,
 ) -> ContextWatch:
-    """Start watching ``directory``; the first snapshot is resolved before returning."""
+    """Start watching ``directory``; the first snapshot is resolved before returning.
+
+    Every resolve is recorded in the context history (``clock`` gives the
+    recorded time); recording failures never reach the live view.
+    """
     workspace = workspace_path(directory)
+
+    def on_resolved(result: Resolution, roots: list[ScanRoot], started_ns: int) -> None:
+        resolved = recording.Resolved(workspace, result, roots, limits, started_ns)
+        recording.record_safely(resolved, at=clock(), recorded_by=recorded_by)
+
     manager = ContextManager(
         workspace,
         _roots_factory(workspace, home, limits),
         limits=limits,
         watch=True,
         debounce=debounce,
+        on_resolved=on_resolved,
     )
     manager.resync()
     return ContextWatch(manager)

@@ -35,12 +35,33 @@ class ConversationsResult:
         }
 
 
+#: SQL twins of :func:`agentdex.records.conversation_part` over the index's role/kind
+#: columns (``tests/test_conversation_counts.py`` holds them to the Python definition).
+PROMPT_SQL = "kind = 'prompt'"
+REPLY_SQL = "kind = 'message' AND role = 'assistant'"
+TOOL_SQL = "kind IN ('tool_call', 'tool_result')"
+
+
+def _prompt_logs() -> str:
+    """The catalogue's prompt-log stores as an SQL list: their entries repeat the prompts
+    a conversation's transcript holds, so they count only where there is no transcript."""
+    from agentdex.catalogue import CATALOGUE
+
+    logs = sorted({row.store for row in CATALOGUE if row.holds == "prompt log"})
+    return ",".join("'" + store.replace("'", "''") + "'" for store in logs) or "''"
+
+
 def _session_rows(engine: Engine, where: str, params: list[object]) -> list[tuple[Any, ...]]:
+    logs = _prompt_logs()
+    told = f"store NOT IN ({logs})"
+    prompts = (
+        f"CASE WHEN sum({told}) > 0 THEN sum({PROMPT_SQL} AND {told}) ELSE sum({PROMPT_SQL}) END"
+    )
     return list(
         engine.db.execute(
             "SELECT agent, session_id, min(timestamp), max(timestamp), count(*),"
-            " max(project), max(cwd), group_concat(DISTINCT store) FROM records"
-            f" WHERE {where} GROUP BY agent, session_id",
+            f" max(project), max(cwd), {prompts}, sum({REPLY_SQL}), sum({TOOL_SQL}),"
+            f" group_concat(DISTINCT store) FROM records WHERE {where} GROUP BY agent, session_id",
             params,
         )
     )
@@ -63,7 +84,16 @@ def conversation_title(engine: Engine, agent: str, session_id: str) -> str | Non
 
 
 def _conversation_json(engine: Engine, row: tuple[Any, ...]) -> dict[str, Any]:
-    agent, session_id, first, last, count, project, cwd, stores = row
+    """One conversation: its counts say who said what (``docs/search.md``).
+
+    ``prompts`` (typed by a person; a prompt log's copies count only when the
+    conversation has no transcript), ``replies`` (the agent's answers),
+    ``tool_events`` (tool calls and results), ``records`` (everything indexed,
+    reasoning and harness text included); ``message_count`` is prompts plus
+    replies, the exchange as the person saw it. ``time_source`` says whether
+    the times are the stores' own or their files' modification times.
+    """
+    agent, session_id, first, last, count, project, cwd, prompts, replies, tools, stores = row
     return {
         "agent": agent,
         "session_id": session_id,
@@ -72,7 +102,11 @@ def _conversation_json(engine: Engine, row: tuple[Any, ...]) -> dict[str, Any]:
         "cwd": cwd,
         "first_activity": iso_utc(first),
         "last_activity": iso_utc(last),
-        "message_count": count,
+        "prompts": prompts or 0,
+        "replies": replies or 0,
+        "tool_events": tools or 0,
+        "records": count,
+        "message_count": (prompts or 0) + (replies or 0),
         "time_source": _time_source(stores),
     }
 

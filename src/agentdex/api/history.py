@@ -13,10 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agentdex.api._order import conversation_order, split_ref
 from agentdex.catalogue import Coverage
 from agentdex.discovery import Discovery, Source, discover
 from agentdex.errors import NotFoundError, UsageError
-from agentdex.parsers import ParseCursor, get_parser, run
+from agentdex.parsers import ParseCursor, run
 from agentdex.readers import Diagnostics
 from agentdex.records import Record, iso_utc
 
@@ -162,12 +163,6 @@ def _from_index(session_id: str, locator: str | None, home: str | None) -> dict[
     }
 
 
-def split_ref(ref: str) -> tuple[str, str | None]:
-    """``<session>@<locator>`` -> (session, locator); a bare id has no locator."""
-    session, sep, locator = ref.partition("@")
-    return session, (locator if sep else None)
-
-
 def show(ref: str, home: str | None = None, *, agent: str | None = None) -> dict[str, Any]:
     """One conversation, normalized and in order; ``ref`` is a session id or ``session@locator``."""
     session_id, locator = split_ref(ref.strip())
@@ -176,6 +171,8 @@ def show(ref: str, home: str | None = None, *, agent: str | None = None) -> dict
     found = discover_sources(home, agents=[agent] if agent else None)
     named = [s for s in found.sources if session_id in os.path.basename(s.path)]
     records = _records_of(named, session_id)
+    if locator and not any(r.locator == locator for r in records):
+        records = []  # the reference is to another file of the conversation (a prompt log)
     if not records and not agent:
         indexed = _from_index(session_id, locator, home)
         if indexed is not None:
@@ -192,9 +189,10 @@ def show(ref: str, home: str | None = None, *, agent: str | None = None) -> dict
             f"{session_id!r} matches {len(sessions)} conversations: "
             + ", ".join(sorted(sessions)[:5])
         )
+    every = records
     records = _prefer_transcripts(records)
-    records.sort(key=lambda r: (r.timestamp or 0.0, r.source_path, r.offset, r.locator))
-    focus = next((i for i, r in enumerate(records) if locator and r.locator == locator), None)
+    records = conversation_order(records, lambda r: r.source_path, lambda r: r.timestamp)
+    focus = _focus(records, every, locator)
     first = records[0]
     data = {
         "session_id": first.session_id,
@@ -219,12 +217,29 @@ def _check_focus(data: dict[str, Any], locator: str | None) -> None:
     )
 
 
+def _focus(shown: list[Record], parsed: list[Record], locator: str | None) -> int | None:
+    """Where ``locator`` is in the conversation shown; a prompt-log entry left out in
+    favour of the transcript focuses the transcript's copy of the same prompt."""
+    if not locator:
+        return None
+    found = next((i for i, r in enumerate(shown) if r.locator == locator), None)
+    if found is not None:
+        return found
+    logged = next((r for r in parsed if r.locator == locator), None)
+    if logged is None:
+        return None
+    same = (logged.role, logged.text.strip())
+    return next((i for i, r in enumerate(shown) if (r.role, r.text.strip()) == same), None)
+
+
 def _prefer_transcripts(records: list[Record]) -> list[Record]:
-    """Drop prompt-log copies when the session's transcript is present (they repeat it)."""
+    """Drop prompt-log entries the session's transcript repeats (same role and text); an
+    entry the transcript lacks (a rewound prompt) stays."""
     holds = {r.store: _holds(r.store) for r in records}
-    if any(h != "prompt log" for h in holds.values()):
-        return [r for r in records if holds[r.store] != "prompt log"]
-    return records
+    said = {(r.role, r.text.strip()) for r in records if holds[r.store] != "prompt log"}
+    return [
+        r for r in records if holds[r.store] != "prompt log" or (r.role, r.text.strip()) not in said
+    ]
 
 
 def _holds(store_id: str) -> str:
@@ -237,50 +252,7 @@ def _holds(store_id: str) -> str:
 
 
 def audit(home: str | None = None) -> dict[str, Any]:
-    """Parse every source and compare with its parser's independent raw count."""
-    found = discover_sources(home)
-    rows: list[dict[str, Any]] = []
-    totals = {"sources": 0, "records": 0, "raw": 0, "units": 0, "problems": 0}
-    for source in _by_agent(found.sources):
-        entry = source_json(source)
-        if source.row.parser is None or source.row.coverage is Coverage.LISTED:
-            entry.update(status="not-parsed", records=0, units=0, raw=None, diagnostics=[])
-            rows.append(entry)
-            continue
-        spec = get_parser(source.row.parser)
-        diagnostics = Diagnostics()
-        cursor = ParseCursor()
-        count = sum(1 for _ in _parse_all(source, diagnostics, cursor))
-        raw: int | None = None
-        if spec.count_raw is not None:
-            try:
-                raw = spec.count_raw(source.path)
-            except Exception as exc:  # the raw counter is best effort by design
-                diagnostics.add(source.path, "", f"raw count failed: {exc!r}")
-        status = _audit_status(count, cursor.units, raw, diagnostics.count)
-        entry.update(
-            status=status,
-            records=count,
-            units=cursor.units,
-            raw=raw,
-            diagnostics=[d.to_json() for d in diagnostics.items[:20]],
-            diagnostic_count=diagnostics.count,
-        )
-        totals["sources"] += 1
-        totals["records"] += count
-        totals["units"] += cursor.units
-        totals["raw"] += raw or 0
-        totals["problems"] += status not in {"ok", "empty"}
-        rows.append(entry)
-    return {"home": str(found.home), "warnings": found.warnings, "totals": totals, "sources": rows}
+    """Parse every source and compare with its parser's independent counts (:mod:`.audit`)."""
+    from agentdex.api.audit import audit as run_audit
 
-
-def _audit_status(records: int, units: int, raw: int | None, diagnostics: int) -> str:
-    """ok / empty / mismatch / silent (raw content but nothing parsed) / diagnostics."""
-    if raw is not None and raw > 0 and units == 0:
-        return "silent"
-    if raw is not None and units != raw:
-        return "mismatch"
-    if records == 0 and units == 0:
-        return "empty"
-    return "ok" if diagnostics == 0 else "diagnostics"
+    return run_audit(home)

@@ -18,7 +18,7 @@ from agentdex.errors import CorruptError
 
 if TYPE_CHECKING:
     from agentdex.catalogue import StoreRow
-    from agentdex.index.refresh import RefreshStats
+    from agentdex.index.stats import RefreshStats
     from agentdex.search.engine import Engine
 
 
@@ -40,6 +40,9 @@ def refresh(
     find per-project stores (Aider). When that set grew, one more (cheap:
     unchanged files cost a stat) refresh picks up the stores it reveals.
     """
+    fast = _unchanged(root, home) if not full and rows is None else None
+    if fast is not None:
+        return fast
     from agentdex.index.refresh import refresh as _refresh
     from agentdex.index.store import index_root
 
@@ -54,6 +57,29 @@ def refresh(
     return stats
 
 
+def _unchanged(root: str | os.PathLike[str] | None, home: str | None) -> RefreshStats | None:
+    """Stats of a no-change refresh when the fast path applies (:mod:`agentdex.index.manifest`)."""
+    import time
+
+    from agentdex.index.manifest import unchanged
+    from agentdex.index.stats import RefreshStats
+    from agentdex.index.store import Location, index_root
+
+    started = time.monotonic()
+    location = Location(index_root(root, home=home))
+    files = unchanged(location.root, home)
+    if files is None:
+        return None
+    current = location.current()
+    return RefreshStats(
+        generation=current.name if current else "",
+        files_seen=files,
+        files_unchanged=files,
+        fast_path=True,
+        seconds=round(time.monotonic() - started, 4),
+    )
+
+
 def _write_known_projects(root: str | os.PathLike[str] | None, home: str | None) -> bool:
     """Write the indexed project dirs to ``projects.json``; True when new ones appeared."""
     import orjson
@@ -64,7 +90,7 @@ def _write_known_projects(root: str | os.PathLike[str] | None, home: str | None)
         if engine is None:
             return False
         rows = engine.db.execute(
-            "SELECT DISTINCT project FROM records WHERE project IS NOT NULL"
+            "SELECT DISTINCT project FROM contexts WHERE project IS NOT NULL"
         ).fetchall()
     projects = sorted({p for (p,) in rows if isinstance(p, str) and os.path.isabs(p)})
     target = home_data_dir(home) / "projects.json"
@@ -161,7 +187,7 @@ def index_status(
             return info
         db = engine.db
         info["files"] = db.execute("SELECT count(*) FROM files").fetchone()[0]
-        info["records"] = db.execute("SELECT count(*) FROM records").fetchone()[0]
+        info["records"] = db.execute("SELECT count(*) FROM record_rows").fetchone()[0]
         info["blocks"] = engine.n_blocks
-    info["bytes"] = sum(p.stat().st_size for p in Path(gen).iterdir() if p.is_file())
+    info["bytes"] = sum(p.stat().st_size for p in Path(gen).rglob("*") if p.is_file())
     return info

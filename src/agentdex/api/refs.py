@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
+from agentdex.api._order import conversation_order, split_ref
 from agentdex.api.conversations import conversation_title
 from agentdex.api.index import reader
 from agentdex.errors import NotFoundError, UsageError
@@ -25,7 +26,7 @@ def resolve_ref(
     """
     from agentdex.api.search import hit_json
 
-    session_id, sep, locator = ref.strip().partition("@")
+    session_id, locator = split_ref(ref)
     if not session_id:
         raise UsageError("a reference needs a session id: <session_id>@<locator>")
     with reader(root, home) as engine:
@@ -42,7 +43,7 @@ def resolve_ref(
             raise UsageError(f"{session_id!r} matches {len(keys)} conversations: {names}")
         ordered = _conversation_order(hits)
         position = None
-        if sep and locator:
+        if locator:
             position = next((i for i, h in enumerate(ordered) if h.locator == locator), None)
         records = []
         for hit in ordered:
@@ -63,15 +64,6 @@ def resolve_ref(
 
 
 def _conversation_order(hits: list[Hit]) -> list[Hit]:
-    """Parse order within a file; files interleaved by time (missing times carried forward)."""
+    """Index order (the parse order) within each file; files interleaved by time."""
     hits.sort(key=lambda h: (h.source_path, h.id))
-    keyed: list[tuple[float, int, Hit]] = []
-    last_path, carried = None, 0.0
-    for hit in hits:
-        if hit.source_path != last_path:
-            last_path, carried = hit.source_path, 0.0
-        if hit.timestamp is not None:
-            carried = hit.timestamp
-        keyed.append((carried, hit.id, hit))
-    keyed.sort(key=lambda item: (item[0], item[1]))
-    return [item[2] for item in keyed]
+    return conversation_order(hits, lambda h: h.source_path, lambda h: h.timestamp)

@@ -16,19 +16,37 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from agentdex.api.conversations import (
-    ConversationsResult,
-    conversations,
-    conversations_for_workdir,
-)
 from agentdex.api.index import index_status, maybe_refresh, reader, refresh
-from agentdex.api.refs import resolve_ref
 from agentdex.errors import UsageError
 from agentdex.records import iso_utc
 
 if TYPE_CHECKING:
+    from agentdex.api.conversations import (
+        ConversationsResult,
+        conversations,
+        conversations_for_workdir,
+    )
+    from agentdex.api.refs import resolve_ref
     from agentdex.catalogue import StoreRow
     from agentdex.search.engine import Engine, Hit
+
+#: re-exported for callers of ``api.search``, imported on first use (keeps ``search`` light)
+_LAZY = {
+    "ConversationsResult": "agentdex.api.conversations",
+    "conversations": "agentdex.api.conversations",
+    "conversations_for_workdir": "agentdex.api.conversations",
+    "resolve_ref": "agentdex.api.refs",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)
+
 
 __all__ = [
     "ConversationsResult",
@@ -74,22 +92,6 @@ class SearchResult:
 
 
 # -- search --------------------------------------------------------------------------
-
-
-def _here_predicate(here: str) -> Callable[[tuple[Any, ...]], bool]:
-    """For light rows: is the record's cwd, project or worktree in this place?"""
-    from agentdex.gitinfo import git_info
-
-    base = os.path.normpath(os.path.abspath(os.path.expanduser(here)))
-    info = git_info(base)
-    roots = {p.rstrip("/") for p in (base, info.project, info.worktree) if p}
-
-    def inside(path: str | None) -> bool:
-        if not path:
-            return False
-        return any(path == r or path.startswith(r + "/") for r in roots)
-
-    return lambda row: inside(row[8]) or inside(row[9]) or inside(row[10])
 
 
 def ref_of(session_id: str, locator: str) -> str:
@@ -140,6 +142,7 @@ def matching_rows(
 ) -> tuple[list[tuple[Any, ...]], bool, list[str]]:
     """Light rows of every live record matching ``query``: (rows, case-sensitive?, needles)."""
     from agentdex.search.query import parse_query, positive_terms
+    from agentdex.search.run import SearchRun
 
     node = parse_query(query, now=now, regex=regex)
     if node is None:
@@ -147,8 +150,19 @@ def matching_rows(
             raise UsageError('empty query: give words, "a phrase" or field:value filters')
         return engine.all_light(), False, []
     sensitive = engine.prepare(node, regex=regex, word=word, case=case)
-    ids = engine.evaluate(node)
-    return engine.light(ids), sensitive, [t.text for t in positive_terms(node)]
+    plan = engine.planner(sensitive=sensitive, word=word, regex=regex).plan(node)
+    run = SearchRun(
+        engine,
+        node,
+        plan,
+        now=time.time() if now is None else now,
+        here=None,
+        here_query=None,
+        only_here=False,
+        dedup=False,
+    )
+    outcome = run.run(want=None, sort="time", exact_total=True)
+    return [row for _, row in outcome.rows], sensitive, [t.text for t in positive_terms(node)]
 
 
 def _check_query(query: str, *, regex: bool, word: bool, now: float | None) -> None:
@@ -256,9 +270,18 @@ def search(
     rows: Iterable[StoreRow] | None = None,
     now: float | None = None,
     progress: Callable[[int, int, int, int], None] | None = None,
+    exact_total: bool = False,
+    budget: Any = None,
 ) -> SearchResult:
-    """Search every indexed record; exact substring (or regex) semantics, ranked."""
-    from agentdex.search.ranking import REFINE, refine, score_rows, time_order
+    """Search every indexed record; exact substring (or regex) semantics, ranked.
+
+    The first page never waits for every match: with many candidates the
+    total is a lower bound (``stats.total_exact`` false) unless
+    ``exact_total`` asks for the exact count (see :mod:`agentdex.search.run`).
+    """
+    from agentdex.search.query import parse_query, positive_terms
+    from agentdex.search.ranking import REFINE, refine
+    from agentdex.search.run import SearchRun
     from agentdex.search.snippets import highlight_patterns, make_snippet
 
     _validate(limit, sort, case)
@@ -271,64 +294,106 @@ def search(
             result.status = "no-index"
             result.stats["total"] = 0
             return result
-        matched, sensitive, needles = matching_rows(
-            engine, query, regex=regex, word=word, case=case, now=now
+        node = parse_query(query, now=now, regex=regex)
+        if node is None:
+            raise UsageError('empty query: give words, "a phrase" or field:value filters')
+        sensitive = engine.prepare(node, regex=regex, word=word, case=case)
+        plan = engine.planner(sensitive=sensitive, word=word, regex=regex).plan(node)
+        here_pred, here_query = (
+            _here(engine, here or os.getcwd())
+            if (here or only_here)
+            else (
+                None,
+                None,
+            )
         )
-        here_pred = _here_predicate(here or os.getcwd()) if (here or only_here) else None
-        if only_here and here_pred is not None:
-            matched = [r for r in matched if here_pred(r)]
         clock = time.time() if now is None else now
-        if sort == "time":
-            ordered = [(0.0, r) for r in time_order(matched)]
-        else:
-            ordered = score_rows(matched, clock, here_pred)
-        if dedup:
-            ordered = _dedup(ordered)
-        total = len(ordered)
-        if limit is None:
-            head = ordered
-        else:
-            head = ordered[: max(REFINE, limit) if sort == "relevance" else limit]
+        run = SearchRun(
+            engine,
+            node,
+            plan,
+            now=clock,
+            here=here_pred,
+            here_query=here_query,
+            only_here=only_here,
+            dedup=dedup,
+            budget=budget,
+        )
+        want = None if limit is None else (max(REFINE, limit) if sort == "relevance" else limit)
+        outcome = run.run(want=want, sort=sort, exact_total=exact_total)
+        ordered = outcome.rows
+        head = ordered if want is None else ordered[:want]
         by_id = {hit.id: hit for hit in engine.hits(r[0] for _, r in head)}
         hits = []
+        # ranking reads the lower-cased text (half the decompression); results show the original
+        lower_only = sort == "relevance" and not sensitive and limit is not None
         for score, row in head:
-            hit = by_id[row[0]]
+            hit = by_id.get(row[0])
+            if hit is None:
+                continue
             hit.score = score
-            hit.text = engine.original_text(hit)
+            hit.text = engine.lower_text(hit) if lower_only else engine.original_text(hit)
             hits.append(hit)
+        needles = [t.text for t in positive_terms(node)]
         if sort == "relevance":
             hits = refine(hits, needles, sensitive)
         else:
             for hit in hits:
                 hit.score = 0.0
         shown = hits[:limit] if limit is not None else hits
+        if lower_only:
+            for hit in shown:
+                hit.text = engine.original_text(hit)
         patterns = highlight_patterns(needles, regex=regex, sensitive=sensitive)
         for hit in shown:
             hit.snippet, spans = make_snippet(hit.text, patterns)
             result.results.append(hit_json(hit))
             result.highlights.append(spans)
+        if outcome.stopped:
+            result.status = "partial"
         result.stats.update(
             {
-                "total": total,
+                "total": outcome.total,
+                "total_exact": outcome.total_exact,
+                "matched_records": outcome.matched,
+                "candidates": outcome.candidates,
+                "mode": outcome.mode,
                 "returned": len(shown),
                 "case_sensitive": sensitive,
                 "blocks": engine.n_blocks,
                 "blocks_scanned": engine.blocks_scanned,
+                "stopped": outcome.stopped,
                 "seconds": round(time.perf_counter() - started, 4),
             }
         )
+        if outcome.notes:
+            result.stats["notes"] = outcome.notes
     return result
 
 
-def _dedup(ordered: list[tuple[float, tuple[Any, ...]]]) -> list[tuple[float, tuple[Any, ...]]]:
-    """Drop repeats of the same text by the same role in the same session (first wins)."""
-    seen: set[tuple[Any, ...]] = set()
-    out = []
-    for item in ordered:
-        row = item[1]
-        key = (row[5], row[6], row[2], row[7])
-        if key in seen:
-            continue
-        seen.add(key)
-        out.append(item)
-    return out
+def _here(engine: Engine, here: str) -> tuple[Callable[[tuple[Any, ...]], bool], Any]:
+    """The ``--here`` place as a row predicate and as an exact postings query."""
+    from agentdex.gitinfo import git_info
+    from agentdex.search.plan import context_ids
+    from agentdex.search.query import Field
+
+    base = os.path.normpath(os.path.abspath(os.path.expanduser(here)))
+    info = git_info(base)
+    roots = sorted({p.rstrip("/") or "/" for p in (base, info.project, info.worktree) if p})
+
+    def inside(path: str | None) -> bool:
+        if not path:
+            return False
+        return any(path == r or path.startswith(r.rstrip("/") + "/") for r in roots)
+
+    def predicate(row: tuple[Any, ...]) -> bool:
+        return inside(row[8]) or inside(row[9]) or inside(row[10])
+
+    ids: set[int] = set()
+    for column in ("cwd", "project", "worktree"):
+        for root in roots:
+            ids.update(context_ids(engine.db, Field(column, root)))
+    import tantivy
+
+    query = tantivy.Query.term_set_query(engine.schema, "ctx", sorted(ids))
+    return predicate, query

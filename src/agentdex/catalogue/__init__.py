@@ -2,7 +2,8 @@
 
 Agent lists, CLI choices, MCP enums and the docs table are derived from
 ``CATALOGUE``; adding a store is adding a row (plus a parser when the format
-is new). Rows are grouped one module per agent.
+is new). Rows are grouped one module per agent. ``RESUME`` holds each agent's
+resume command (:mod:`agentdex.catalogue.resume`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from agentdex.catalogue import (
     vscode_copilot,
     windsurf,
 )
+from agentdex.catalogue.resume import PLACEHOLDERS, RESUME, ResumeRow, resume_row
 from agentdex.catalogue.schema import Coverage, StoreRow
 from agentdex.records import AGENTS
 
@@ -63,6 +65,28 @@ def _check(rows: tuple[StoreRow, ...]) -> None:
 _check(CATALOGUE)
 
 
+def _check_resume(rows: tuple[ResumeRow, ...], catalogue: tuple[StoreRow, ...]) -> None:
+    """One resume row per agent; its stores are that agent's; templates use known placeholders."""
+    owner = {row.store: row.agent for row in catalogue}
+    if sorted(row.agent for row in rows) != sorted(AGENTS):
+        raise ValueError("catalogue.resume needs exactly one row per agent id")
+    for row in rows:
+        for store_id in (*row.stores, *row.store_notes):
+            if owner.get(store_id) != row.agent:
+                raise ValueError(f"resume row {row.agent}: {store_id} is not one of its stores")
+        for arg in row.argv:
+            rest = arg
+            for placeholder in PLACEHOLDERS:
+                rest = rest.replace(placeholder, "")
+            if "{" in rest or "}" in rest:
+                raise ValueError(f"resume row {row.agent}: unknown placeholder in {arg!r}")
+        if row.supported != bool(row.stores) or (not row.supported and not row.note):
+            raise ValueError(f"resume row {row.agent}: a command needs stores; none needs a note")
+
+
+_check_resume(RESUME, CATALOGUE)
+
+
 def agents() -> tuple[str, ...]:
     """Agent ids that have at least one catalogue row, in catalogue order."""
     return tuple(dict.fromkeys(row.agent for row in CATALOGUE))
@@ -76,4 +100,13 @@ def store(store_id: str) -> StoreRow:
     raise KeyError(store_id)
 
 
-__all__ = ["CATALOGUE", "Coverage", "StoreRow", "agents", "store"]
+__all__ = [
+    "CATALOGUE",
+    "RESUME",
+    "Coverage",
+    "ResumeRow",
+    "StoreRow",
+    "agents",
+    "resume_row",
+    "store",
+]

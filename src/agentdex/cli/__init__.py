@@ -19,6 +19,8 @@ from agentdex import __version__
 COMMANDS: dict[str, tuple[str, str]] = {
     "sources": ("agentdex.cli.sources:sources", "List every discovered agent store."),
     "show": ("agentdex.cli.show:show", "Show one conversation, normalized, in order."),
+    "resume": ("agentdex.cli.resume:resume", "Reopen a conversation in its own agent."),
+    "export": ("agentdex.cli.export:export", "Write a conversation as Markdown, HTML or JSON."),
     "audit": ("agentdex.cli.audit:audit", "Compare parsed records against raw counts."),
     "index": ("agentdex.cli.index:index", "Build or refresh the search index."),
     "search": ("agentdex.cli.search:search", "Search every agent's history."),

@@ -3,11 +3,13 @@
 Forms (the first argument decides)::
 
     agentdex context [DIR] [--json] [--payload] [--watch]   # same as `context show`
+    agentdex context [DIR] --at TIME | --history             # from the context history
+    agentdex context diff DIR FROM [TO]
     agentdex context add PATH | remove PATH | sources
 
-If the first argument is ``add``, ``remove``, ``sources`` or ``show`` it
-names a subcommand; anything else is the ``show`` form, so a directory
-literally named ``add`` is written ``agentdex context ./add``.
+If the first argument is ``add``, ``remove``, ``sources``, ``diff`` or
+``show`` it names a subcommand; anything else is the ``show`` form, so a
+directory literally named ``add`` is written ``agentdex context ./add``.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import click
 
 from agentdex.cli._common import console, emit_json, emit_ndjson, home_of, json_option
 
-SUBCOMMANDS = ("show", "add", "remove", "sources")
+SUBCOMMANDS = ("show", "diff", "add", "remove", "sources")
 
 _BADGES = {
     "ok": "[green]ok[/]",
@@ -50,6 +52,9 @@ def context() -> None:
 
     \b
     agentdex context [DIR] [--json] [--watch]   show DIR (default: .)
+    agentdex context [DIR] --at TIME            the snapshot in force at TIME
+    agentdex context [DIR] --history            recorded versions
+    agentdex context diff DIR FROM [TO]         what changed (TO: now)
     agentdex context add PATH                   add a user source
     agentdex context remove PATH                forget a user source
     agentdex context sources                    list user sources
@@ -85,6 +90,11 @@ def render(snapshot: dict[str, Any], home: str | None = None) -> None:
         return escape(tilde(path, base) if is_terminal() else path)
 
     out = console()
+    history = snapshot.get("history")
+    if history is not None:
+        from agentdex.cli._context_history import history_banner
+
+        out.print(history_banner(history), soft_wrap=True)
     title = (
         f"[bold]{shown(snapshot['workspace'])}[/]  v{snapshot['version']}  "
         f"{snapshot['resource_count']} resources, {_size(snapshot['total_payload_bytes'])} payload"
@@ -134,6 +144,20 @@ def render(snapshot: dict[str, Any], home: str | None = None) -> None:
     show_default=True,
     help="With --watch: seconds of quiet before re-resolving.",
 )
+@click.option(
+    "--at",
+    "at",
+    metavar="TIME",
+    default=None,
+    help="The recorded snapshot in force at TIME (2026-01-31T09:30, 2h, 7d, yesterday, vN).",
+)
+@click.option("--history", is_flag=True, help="List the recorded versions of DIR.")
+@click.option(
+    "--limit",
+    type=click.IntRange(min=1),
+    default=None,
+    help="With --history: only the newest N versions.",
+)
 @click.pass_context
 def show(
     ctx: click.Context,
@@ -143,13 +167,25 @@ def show(
     watch: bool,
     max_updates: int | None,
     debounce: float,
+    at: str | None,
+    history: bool,
+    limit: int | None,
 ) -> None:
     """Show the context snapshot of DIR (default: the current directory)."""
     from agentdex.api import context as api
 
     home = home_of(ctx)
+    if sum((watch, at is not None, history)) > 1:
+        raise click.UsageError("--watch, --at and --history are exclusive")
+    if limit is not None and not history:
+        raise click.UsageError("--limit goes with --history")
+    if at is not None or history:
+        from agentdex.cli._context_history import show_history
+
+        show_history(directory, at=at, payload=payload, home=home, as_json=as_json, limit=limit)
+        return
     if not watch:
-        once = api.snapshot(directory, payload=payload, home=home)
+        once = api.snapshot(directory, payload=payload, home=home, warn=_warn)
         if as_json:
             emit_json(once)
             return
@@ -172,6 +208,30 @@ def show(
                 snap = live.wait(last, timeout=None, payload=payload)
         except KeyboardInterrupt:
             return
+
+
+def _warn(message: str) -> None:
+    click.echo(f"agentdex: {message}", err=True)
+
+
+@context.command("diff")
+@click.argument("directory", type=click.Path(path_type=str))
+@click.argument("since", metavar="FROM")
+@click.argument("until", metavar="[TO]", required=False, default="now")
+@json_option
+@click.pass_context
+def diff(ctx: click.Context, directory: str, since: str, until: str, as_json: bool) -> None:
+    """What changed in DIR's context between FROM and TO (default: now).
+
+    FROM and TO are times (2026-01-31, 2026-01-31T09:30Z, 2h, 7d,
+    yesterday, now) or recorded versions (v1, v2, ... from --history).
+    Changed instruction files and skills show a unified diff of their text.
+    """
+    from agentdex.api import context_history as api
+    from agentdex.cli._context_history import render_diff
+
+    data = api.diff(directory, since, until, home=home_of(ctx))
+    emit_json(data) if as_json else render_diff(data)
 
 
 @context.command("add")

@@ -22,10 +22,13 @@ COLUMNS = (
     Column("agent", floor=11, style="bold cyan"),
     Column("session", floor=8, cut="plain"),
     Column("last", floor=8, right=True, style="dim"),
-    Column("msgs", floor=4, right=True),
+    Column("p/r/t", floor=5, right=True),
     Column("project", floor=10, cut="start", droppable=True, style="green"),
     Column("title", floor=24, flex=True),
 )
+
+#: Said under a listing with times its stores do not record.
+MTIME_NOTE = "~ these stores keep no times: the file's modification time is shown"
 
 
 @click.command("sessions", cls=QueryCommand)
@@ -47,10 +50,11 @@ def sessions(
 
     With QUERY (same language as `agentdex search`), only conversations
     holding a matching message (exit status 1 when none does). Each shows
-    agent, id, last activity, message count, project and title. On a
-    terminal the id is cut to a prefix `agentdex show` accepts; in a pipe
-    each conversation is one tab-separated line: agent, id, last activity
-    (ISO-8601), messages, project, title.
+    agent, id, last activity, p/r/t (prompts the person typed / replies the
+    agent gave / tool calls and results), project and title. On a terminal
+    the id is cut to a prefix `agentdex show` accepts; in a pipe each
+    conversation is one tab-separated line: agent, id, last activity
+    (ISO-8601), prompts, replies, tool events, project, title.
     """
     from agentdex.api import search as api
     from agentdex.cli._format import pinned_now
@@ -97,7 +101,9 @@ def _human(conversations: list[dict[str, Any]], home: str | None) -> None:
                     (c["agent"], "bold cyan"),
                     (c["session_id"], ""),
                     (c["last_activity"] or "-", "dim"),
-                    (str(c["message_count"]), ""),
+                    (str(c["prompts"]), ""),
+                    (str(c["replies"]), ""),
+                    (str(c["tool_events"]), ""),
                     (c["project"] or "-", "green"),
                     (c["title"] or "", ""),
                 ]
@@ -109,7 +115,7 @@ def _human(conversations: list[dict[str, Any]], home: str | None) -> None:
             c["agent"],
             c["session_id"],
             _approx(c) + relative_time(c["last_activity"]),
-            str(c["message_count"]),
+            f"{c['prompts']}/{c['replies']}/{c['tool_events']}",
             tilde(c["project"], base) if c["project"] else "-",
             " ".join((c["title"] or "").split()),
         )
@@ -119,10 +125,6 @@ def _human(conversations: list[dict[str, Any]], home: str | None) -> None:
         out.print(line, no_wrap=True, overflow="ignore", crop=False)
     if any(_approx(c) for c in conversations):
         out.print(f"[dim]{MTIME_NOTE}[/]", soft_wrap=True)
-
-
-#: Said under a listing with times its stores do not record.
-MTIME_NOTE = "~ these stores keep no times: the file's modification time is shown"
 
 
 def _approx(conversation: dict[str, Any]) -> str:

@@ -79,14 +79,16 @@ def index(ctx: click.Context, as_json: bool, full: bool) -> None:
     ($AGENTDEX_DATA_DIR/homes/<home>/index, or <[index] path>/<home> when
     the config sets one), so --home never mixes homes.
     """
+    from agentdex.api import context_history
     from agentdex.api import search as api
     from agentdex.cli._common import home_of
 
     home = home_of(ctx)
     stats = run_refresh(home, full=full, quiet=as_json)
     status = api.index_status(home=home)
+    contexts = context_history.record_indexed_workspaces(home=home)
     if as_json:
-        emit_json({"refresh": stats.to_json(), "index": status})
+        emit_json({"refresh": stats.to_json(), "index": status, "context_history": contexts})
         return
     from agentdex.cli._common import console
     from agentdex.cli._format import human_size
@@ -102,3 +104,10 @@ def index(ctx: click.Context, as_json: bool, full: bool) -> None:
     )
     if stats.diagnostics:
         console(stderr=True).print(f"[yellow]{stats.diagnostics} parse diagnostic(s)[/]")
+    if contexts["enabled"]:
+        console().print(
+            f"Context history: {contexts['workspaces']} workspace(s) checked, "
+            f"{contexts['resolved']} resolved, {contexts['recorded']} new version(s)"
+        )
+        for failure in contexts["failed"]:
+            console(stderr=True).print(f"[yellow]context history: {failure}[/]", soft_wrap=True)

@@ -37,11 +37,13 @@ Case is smart: all-lowercase terms ignore case, any capital makes the search
 case-sensitive (-i / -s force it). -w matches whole words; -E treats each
 term as a Python regex. Options may come anywhere; a dash word that is not
 an option (-backoff) is an exclusion (write NOT is for a word like -is).
+With many matches the first page does not wait for all of them: the total
+is then a lower bound (--exact-count counts every match).
 \b
 Exit status: 0 results found, 1 none (like grep), 2 a malformed query.
 On a terminal each result shows its reference (SESSION@LOCATOR), which
 `agentdex show` opens; in a pipe each result is one tab-separated line
-starting with it. See docs/query-language.md.
+starting with it. See docs/query-language.md and docs/search.md.
 """
 
 
@@ -120,6 +122,11 @@ def _print_rich(data: dict[str, Any], highlights: list[list[tuple[int, int]]], h
 @click.option("--here", is_flag=True, help="Rank results from this project/worktree first.")
 @click.option("--only-here", is_flag=True, help="Only results from this project/worktree.")
 @click.option("--no-dedup", is_flag=True, help="Keep repeated identical messages.")
+@click.option(
+    "--exact-count",
+    is_flag=True,
+    help="Count every match (slower); by default a big total is a lower bound.",
+)
 @click.pass_context
 def search(
     ctx: click.Context,
@@ -136,6 +143,7 @@ def search(
     here: bool,
     only_here: bool,
     no_dedup: bool,
+    exact_count: bool,
 ) -> None:
     from agentdex.api import search as api
     from agentdex.cli._format import pinned_now
@@ -162,6 +170,7 @@ def search(
             dedup=not no_dedup,
             progress=bar,
             now=pinned_now(),
+            exact_total=exact_count,
         )
     data = result.to_json()
     if as_json:
@@ -175,11 +184,21 @@ def search(
 
         with paged():
             _human(result, data, str(home_dir(home_of(ctx))))
-        stats = data["stats"]
-        if stats.get("total", 0) > stats.get("returned", 0):  # after the results, even paged
-            click.echo(f"({stats['returned']} of {stats['total']} results; -n for more)", err=True)
+        _footer(data["stats"])  # after the results, even when they were paged
     if not data["results"]:
         ctx.exit(1)  # like grep: nothing found is status 1
+
+
+def _footer(stats: dict[str, Any]) -> None:
+    """How many results were left out (a lower bound when the search stopped counting)."""
+    if not stats.get("total_exact", True):
+        click.echo(
+            f"({stats['returned']} of at least {stats['total']} results;"
+            " --exact-count counts them all, -n shows more)",
+            err=True,
+        )
+    elif stats.get("total", 0) > stats.get("returned", 0):
+        click.echo(f"({stats['returned']} of {stats['total']} results; -n for more)", err=True)
 
 
 def _progress(enabled: bool) -> Any:

@@ -14,21 +14,41 @@ from agentdex.cli._common import console, home_of, json_option, print_result
 @json_option
 @click.option("--agent", default=None, help="Only look in this agent's stores.")
 @click.option(
-    "--context",
+    "--around",
     "window",
-    type=int,
+    type=click.IntRange(min=0),
     default=None,
     help="With a ref, print only N records either side of it.",
 )
+@click.option(
+    "--context",
+    "with_context",
+    is_flag=True,
+    help="Also show what the workspace told its agents at the first message.",
+)
 @click.pass_context
 def show(
-    ctx: click.Context, ref: str, as_json: bool, agent: str | None, window: int | None
+    ctx: click.Context,
+    ref: str,
+    as_json: bool,
+    agent: str | None,
+    window: int | None,
+    with_context: bool,
 ) -> None:
     """Show the conversation REF (a session id, a unique prefix, or a search
-    result reference ``SESSION@LOCATOR``, which opens at that spot)."""
+    result reference ``SESSION@LOCATOR``, which opens at that spot).
+
+    --context adds the context snapshot (instruction files, skills, MCP
+    configs) of the conversation's workspace as recorded at its first
+    message; when nothing was recorded before then it says so and shows the
+    earliest later version, marked as such."""
     from agentdex.api import history
 
     data = history.show(ref, home_of(ctx), agent=agent)
+    if with_context:
+        from agentdex.api import context_history
+
+        data["context"] = context_history.conversation_context(data, home=home_of(ctx))
     records = data["records"]
     focus = data["focus"]
     if window is not None and focus is not None:
@@ -42,10 +62,10 @@ def show(
 def _human(data: dict[str, Any]) -> None:
     from rich.markup import escape
 
-    records = data["records"]
-    focus = data["focus"]
     from agentdex.cli._format import shown_path
 
+    records = data["records"]
+    focus = data["focus"]
     out = console()
     project = shown_path(data["project"])
     out.print(
@@ -53,6 +73,11 @@ def _human(data: dict[str, Any]) -> None:
         + (f"  project {escape(project)}" if project else ""),
         soft_wrap=True,
     )
+    if "context" in data:  # --context
+        from agentdex.cli._context_history import render_conversation_context
+
+        render_conversation_context(data["context"])
+        out.print()
     colours = {"user": "green", "assistant": "blue", "tool": "magenta", "system": "yellow"}
     for index, record in enumerate(records):
         marker = "[reverse]>>[/]" if index == focus else "  "

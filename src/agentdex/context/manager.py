@@ -9,12 +9,18 @@ result whose cancel flag is set is dropped: the live snapshot stays.
 
 ``version`` grows by one each time the published content (aggregate hash
 or error) changes; an identical resolve publishes nothing.
+
+``on_resolved`` (the context history recorder) sees every resolve that was
+published or found identical, with its roots and wall-clock start, after
+publishing and outside the lock; its failures never reach the live view.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import replace
 
 from agentdex.context.caps import DEFAULT_LIMITS, Limits
@@ -25,6 +31,8 @@ from agentdex.errors import AgentdexError
 
 RootsFactory = Callable[[], list[ScanRoot]]
 Resolver = Callable[..., Resolution]
+#: (resolution, the scan roots it walked, its wall-clock start in ns)
+OnResolved = Callable[[Resolution, list[ScanRoot], int], None]
 
 
 def _join(*parts: str | None) -> str | None:
@@ -44,8 +52,10 @@ class ContextManager:
         debounce: float = 0.25,
         resolver: Resolver = resolve,
         notifier_factory: NotifierFactory | None = None,
+        on_resolved: OnResolved | None = None,
     ) -> None:
         self.workspace = workspace
+        self._on_resolved = on_resolved
         self._roots = roots
         self._limits = limits
         self._resolver = resolver
@@ -138,6 +148,7 @@ class ContextManager:
         def should_stop() -> bool:
             return self._closing.is_set() or (cancel is not None and cancel.is_set())
 
+        started_ns = time.time_ns()
         try:
             roots = self._roots()
             result = self._resolver(roots, limits=self._limits, should_stop=should_stop)
@@ -159,6 +170,9 @@ class ContextManager:
         self._notify(notify)
         if not stale and self._watcher is not None:
             self._watcher.arm(epoch, result.plan, force=force_arm)
+        if not stale and self._on_resolved is not None:
+            with suppress(Exception):  # recording is best effort; the live view must not suffer
+                self._on_resolved(result, roots, started_ns)
         return live if live is not None else self._live()
 
     def _live(self) -> Snapshot:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from agentdex.catalogue import CATALOGUE, Coverage, StoreRow
 from agentdex.config import Config, load_config
+from agentdex.discovery import observe
 from agentdex.discovery import roots as _roots
 from agentdex.discovery.globwalk import glob
 from agentdex.discovery.roots import Root
@@ -86,6 +87,7 @@ def discover(
             known = {os.path.normcase(str(root.path)) for root in found}
             for extra in (extra_roots or {}).get(row.root, []):
                 extra = Path(extra).expanduser().absolute()
+                observe.note(extra)
                 if not extra.is_dir():
                     _warn(f"configured {row.root} root {extra} is not a directory; skipped")
                 elif os.path.normcase(str(extra)) not in known:
@@ -103,6 +105,9 @@ def discover(
                         stat = os.stat(path)
                     except OSError:
                         continue
+                    observe.note(path)
+                    if "sqlite" in row.format or path.endswith((".db", ".vscdb")):
+                        observe.note(f"{path}-wal")  # appends to a WAL leave the dir unchanged
                     result.sources.append(
                         Source(row, Path(path), root, stat.st_size, stat.st_mtime)
                     )

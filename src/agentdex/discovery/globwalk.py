@@ -11,12 +11,14 @@ import fnmatch
 import os
 from collections.abc import Iterator
 
+from agentdex.discovery import observe
 from agentdex.readers import is_secret
 
 _MAX_DEPTH = 12
 
 
 def _scandir(path: str) -> list[os.DirEntry[str]]:
+    observe.note(path)
     try:
         with os.scandir(path) as it:
             return list(it)

@@ -18,7 +18,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 
-from agentdex.discovery import wsl
+from agentdex.discovery import observe, wsl
 
 VSCODE_EDITIONS = ("Code", "Code - Insiders", "VSCodium", "Code - OSS")
 
@@ -54,6 +54,7 @@ def recording_lookups() -> Iterator[list[tuple[Path, bool]]]:
 
 
 def _is_dir(path: Path) -> bool:
+    observe.note(path)
     try:
         found = path.is_dir()
     except OSError:
@@ -132,7 +133,7 @@ def vscode_user(home: Path, warn: Warn) -> list[Root]:
     if pinned:
         paths: list[Path] = []
         for base in pinned:
-            if (base / "User").is_dir():
+            if _is_dir(base / "User"):
                 paths.append(base / "User")
             else:
                 paths.extend(base / edition / "User" for edition in VSCODE_EDITIONS)
@@ -151,6 +152,7 @@ def _override_file(var: str, warn: Warn) -> Path | None:
     if not value:
         return None
     path = Path(value).expanduser()
+    observe.note(path)
     try:
         if path.is_file():
             return path.absolute()
@@ -288,8 +290,10 @@ def _indexed_projects(home: Path) -> list[Path]:
 
     from agentdex.paths import home_data_dir
 
+    path = home_data_dir(home) / "projects.json"
+    observe.note(path)
     try:
-        data = orjson.loads((home_data_dir(home) / "projects.json").read_bytes())
+        data = orjson.loads(path.read_bytes())
     except (OSError, orjson.JSONDecodeError):
         return []
     if not isinstance(data, list):
@@ -304,6 +308,7 @@ def _indexed_projects(home: Path) -> list[Path]:
 def _git_toplevel(path: Path) -> Path | None:
     """The nearest ancestor (or ``path``) holding a ``.git`` entry; no walking down."""
     for candidate in (path, *path.parents):
+        observe.note(candidate / ".git")
         try:
             if (candidate / ".git").exists():
                 return candidate
@@ -327,6 +332,7 @@ def expand_project_roots(paths: list[Path], *, children: bool) -> list[Path]:
         if top is not None and top != path:
             found.append(top)
         if children and top is None:
+            observe.note(path)
             try:
                 with os.scandir(path) as entries:
                     subdirs = sorted(

@@ -40,7 +40,10 @@ def windows_app_dirs(editions: tuple[str, ...], app: str | None = None) -> list[
     """
     if not is_wsl():
         return []
+    from agentdex.discovery import observe
+
     root = users_root()
+    observe.note(root)
     try:
         with os.scandir(root) as entries:
             users = sorted(
@@ -55,6 +58,7 @@ def windows_app_dirs(editions: tuple[str, ...], app: str | None = None) -> list[
         names = (app,) if app else editions
         for name in names:
             candidate = roaming / name / "User"
+            observe.note(candidate)
             if candidate.is_dir():
                 found.append((candidate, f"windows:{entry.name}"))
     return found

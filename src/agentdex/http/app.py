@@ -40,6 +40,7 @@ ROUTERS: tuple[tuple[str, str], ...] = (
     ("agentdex.http.worktrees_api", "/api/v0/worktrees"),
     ("agentdex.http.sessions_api", "/api/v0/sessions"),
     ("agentdex.http.search_api", "/api/v0"),
+    ("agentdex.http.export_api", "/api/v0"),
 )
 
 _STATUS = {2: 400, 3: 404, 4: 409, 5: 409, 6: 500}

@@ -5,6 +5,8 @@ Each workspace asked for gets a live, watched view (at most
 ``/snapshot`` answers from the published snapshot and ``/events`` streams
 each new version as server-sent events. The default workspace is
 ``app.state.context_workspace`` (``serve --workspace``), else the cwd.
+Every live resolve is recorded in the context history; ``/snapshot?at=``,
+``/history`` and ``/diff`` read it (``docs/archive.md``).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import orjson
 from fastapi import APIRouter, FastAPI, Query, Request, Response
@@ -25,6 +27,7 @@ from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from agentdex.api import context as api
+from agentdex.api import context_history as history_api
 from agentdex.http import params
 from agentdex.http.app import ErrorBody
 
@@ -32,7 +35,9 @@ MAX_LIVE_WORKSPACES = 4
 KEEPALIVE_SECONDS = 15.0
 
 
-class ResourceBody(BaseModel):
+class RecordedResourceBody(BaseModel):
+    """A resource without its text (as ``/diff`` lists added and removed ones)."""
+
     id: str
     kind: str
     source: str
@@ -49,6 +54,9 @@ class ResourceBody(BaseModel):
     target: str | None
     aliases: list[str]
     payload_bytes: int
+
+
+class ResourceBody(RecordedResourceBody):
     payload: str | None
 
 
@@ -72,6 +80,80 @@ class SnapshotBody(BaseModel):
     error: str | None
     roots: list[RootBody]
     resources: list[ResourceBody]
+
+
+class VersionInfoBody(BaseModel):
+    """One recorded version of a workspace's context."""
+
+    version: int = Field(description="Its number in the workspace's history (v1, v2, ...).")
+    version_id: int
+    recorded_at: str = Field(description="When this content was first observed (ISO UTC).")
+    last_seen_at: str = Field(description="The latest observation that still found it.")
+    recorded_by: str = Field(description="context, watch, http, mcp, index or show.")
+    aggregate_hash: str
+    resource_count: int
+    error: str | None
+
+
+class HistoryBody(VersionInfoBody):
+    at: str | None = Field(description="The time asked for (null for a vN reference).")
+    match: Literal["in_force", "earliest_after"]
+    note: str | None
+
+
+class HistoricalSnapshotBody(SnapshotBody):
+    history: HistoryBody
+
+
+class ChangesBody(BaseModel):
+    added: int
+    removed: int
+    changed: int
+
+
+class VersionListItem(VersionInfoBody):
+    changes: ChangesBody | None = Field(description="Against the previous version (null: first).")
+
+
+class VersionsBody(BaseModel):
+    workspace: str
+    recording: bool
+    total: int
+    versions: list[VersionListItem]
+
+
+class DiffSideBody(VersionInfoBody):
+    at: str | None
+
+
+class FieldChangeBody(BaseModel):
+    from_: Any = Field(alias="from")
+    to: Any
+
+
+class ChangedResourceBody(BaseModel):
+    id: str
+    kind: str
+    source: str
+    fields: dict[str, FieldChangeBody]
+    diff: str | None = Field(description="Unified diff of the text, when both texts are stored.")
+    diff_note: str | None = Field(description="Why there is no text diff.")
+
+
+class ErrorChangeBody(BaseModel):
+    from_: str | None = Field(alias="from")
+    to: str | None
+
+
+class DiffBody(BaseModel):
+    workspace: str
+    from_: DiffSideBody = Field(alias="from")
+    to: DiffSideBody
+    identical: bool
+    added: list[RecordedResourceBody]
+    removed: list[RecordedResourceBody]
+    changed: list[ChangedResourceBody]
+    error: ErrorChangeBody | None
 
 
 class SourceBody(BaseModel):
@@ -131,7 +213,7 @@ class _LiveWorkspaces:
             if live is not None:
                 self._items.move_to_end(workspace)
                 return live
-        created = api.watch(workspace, home=home)  # resolves: no lock held
+        created = api.watch(workspace, home=home, recorded_by="http")  # resolves: no lock held
         evicted: list[api.ContextWatch] = []
         with self._lock:
             existing = self._items.get(workspace)
@@ -203,12 +285,92 @@ Dir = Annotated[
 PayloadQuery = Query(False, description="Include instruction and skill text.")
 
 
-@router.get("/snapshot", response_model=SnapshotBody, responses=_ERRORS)
+AtQuery = Annotated[
+    params.Time | None,
+    Query(
+        description="A past time (2026-01-31T09:30Z, 2h, 7d, yesterday) or vN: answer from "
+        "the context history instead of the live view.",
+        max_length=100,
+    ),
+]
+_HISTORY_ERRORS: dict[int | str, dict[str, Any]] = {
+    400: {"model": ErrorBody, "description": "Bad path or time"},
+    404: {"model": NotFoundBody, "description": "Nothing recorded at or before that time"},
+    500: {"model": ErrorBody, "description": "The history database is busy or corrupt"},
+}
+
+
+def _history_dir(request: Request, directory: str | None) -> str | None:
+    """The directory for a history read: may no longer exist (its history outlives it)."""
+    if directory is not None:
+        return directory
+    default: str | None = getattr(request.app.state, "context_workspace", None)
+    return default
+
+
+@router.get(
+    "/snapshot",
+    response_model=HistoricalSnapshotBody | SnapshotBody,
+    responses={**_ERRORS, **_HISTORY_ERRORS},
+)
 def get_snapshot(
-    request: Request, directory: Dir = None, payload: bool = PayloadQuery
+    request: Request,
+    directory: Dir = None,
+    payload: bool = PayloadQuery,
+    at: AtQuery = None,
+    fallback: Literal["none", "earliest_after"] = Query(
+        "none",
+        description="With at: when nothing was recorded at or before it, answer the earliest "
+        "later version (marked history.match = earliest_after) instead of 404.",
+    ),
 ) -> dict[str, Any]:
-    """The published snapshot of a workspace (payloads only with ``?payload=1``)."""
-    return _watch(request, directory).snapshot(payload=payload)
+    """The published snapshot of a workspace (payloads only with ``?payload=1``).
+
+    With ``at``, the snapshot recorded in force at that time, with a
+    ``history`` object saying which version it is.
+    """
+    if at is None:
+        return _watch(request, directory).snapshot(payload=payload)
+    return history_api.snapshot_at(
+        _history_dir(request, directory),
+        at,
+        payload=payload,
+        home=_home(request),
+        fallback_after=fallback == "earliest_after",
+        recorded_by="http",
+    )
+
+
+@router.get("/history", response_model=VersionsBody, responses={**_ERRORS, **_HISTORY_ERRORS})
+def get_history(
+    request: Request,
+    directory: Dir = None,
+    limit: int | None = Query(None, ge=1, le=10_000, description="Only the newest N versions."),
+) -> dict[str, Any]:
+    """Every recorded version of a workspace, oldest first, with change counts."""
+    return history_api.versions(
+        _history_dir(request, directory), limit=limit, home=_home(request), recorded_by="http"
+    )
+
+
+@router.get(
+    "/diff",
+    response_model=DiffBody,
+    response_model_by_alias=True,
+    responses={**_ERRORS, **_HISTORY_ERRORS},
+)
+def get_diff(
+    request: Request,
+    since: Annotated[params.Time, Query(alias="from", max_length=100, description="A time or vN.")],
+    directory: Dir = None,
+    until: Annotated[
+        params.Time, Query(alias="to", max_length=100, description="A time or vN.")
+    ] = "now",
+) -> dict[str, Any]:
+    """What changed in a workspace's context between two times (or versions)."""
+    return history_api.diff(
+        _history_dir(request, directory), since, until, home=_home(request), recorded_by="http"
+    )
 
 
 @router.post("/resync", response_model=SnapshotBody, responses=_ERRORS)

@@ -80,6 +80,17 @@ def _query_check(value: str) -> str:
     return value
 
 
+TIME_SCHEMA = {
+    "type": "string",
+    "minLength": 1,
+    "maxLength": 100,
+    "format": "agentdex-time",
+    "description": "A time: ISO-8601 (2026-01-31, 2026-01-31T09:30Z), an age (30m, 12h, 7d, "
+    "2w, 1y), today, yesterday or now; or vN, the Nth recorded version. Anything else is a 400.",
+}
+#: A time or version of the context history (its grammar is not a regular language either).
+Time = Annotated[str, WithJsonSchema(TIME_SCHEMA)]
+
 QUERY_SCHEMA = {
     "type": "string",
     "minLength": 1,

@@ -89,6 +89,87 @@ def m001_initial(db: sqlite3.Connection) -> None:
     )
 
 
+@migration
+def m002_postings_journal(db: sqlite3.Connection) -> None:
+    """Deletes committed here but not yet applied to the tantivy postings (replayed on open)."""
+    db.executescript(
+        """
+        CREATE TABLE IF NOT EXISTS postings_deletes (
+            id INTEGER PRIMARY KEY,
+            file_id INTEGER NOT NULL,
+            from_rid INTEGER  -- NULL: every record of the file
+        );
+        """
+    )
+
+
+@migration
+def m003_record_contexts(db: sqlite3.Connection) -> None:
+    """Records keep their per-conversation context (agent, session, paths, model) by reference.
+
+    A record row was ~300 bytes, mostly the same session id, paths and model
+    repeated on every row. ``contexts`` holds each distinct combination once;
+    ``record_rows`` points at it; the ``records`` view joins them back, so
+    every query reads the same columns as before. Only the writer uses
+    ``record_rows``. Text blocks move to an append-only file (a 10 KiB blob in
+    16 KiB SQLite pages wasted a third of the space). Format-3 indexes are
+    built fresh, so ``records`` and ``blocks`` are empty here.
+    """
+    db.executescript(
+        """
+        DROP INDEX IF EXISTS records_file;
+        DROP INDEX IF EXISTS records_session;
+        DROP TABLE IF EXISTS records;
+        CREATE TABLE IF NOT EXISTS contexts (
+            id INTEGER PRIMARY KEY,
+            agent TEXT NOT NULL,
+            store TEXT NOT NULL,
+            session_id TEXT NOT NULL,
+            model TEXT,
+            cwd TEXT,
+            project TEXT,
+            branch TEXT,
+            worktree TEXT,
+            host TEXT
+        );
+        CREATE INDEX IF NOT EXISTS contexts_session ON contexts(session_id);
+        CREATE TABLE IF NOT EXISTS record_rows (
+            id INTEGER PRIMARY KEY,
+            block_id INTEGER NOT NULL,
+            file_id INTEGER NOT NULL,
+            context_id INTEGER NOT NULL,
+            role TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            timestamp REAL,
+            locator TEXT NOT NULL,
+            offset INTEGER NOT NULL,
+            tlen INTEGER NOT NULL,
+            thash INTEGER NOT NULL
+        );
+        CREATE INDEX IF NOT EXISTS record_rows_file ON record_rows(file_id, offset);
+        CREATE INDEX IF NOT EXISTS record_rows_context ON record_rows(context_id);
+        DROP TABLE IF EXISTS blocks;
+        -- Text blocks live in the generation's append-only file ``text.blocks``: each row
+        -- says where (the compressed lower-cased text, then the packed original).
+        CREATE TABLE IF NOT EXISTS blocks (
+            id INTEGER PRIMARY KEY,
+            first_id INTEGER NOT NULL,
+            count INTEGER NOT NULL,
+            offset INTEGER NOT NULL,
+            lower_size INTEGER NOT NULL,
+            original_size INTEGER NOT NULL,
+            lower_starts BLOB NOT NULL,
+            original_starts BLOB NOT NULL
+        );
+        CREATE VIEW IF NOT EXISTS records AS
+            SELECT r.id, r.block_id, r.file_id, c.agent, c.store, c.session_id, r.role, r.kind,
+                   r.timestamp, c.model, c.cwd, c.project, c.branch, c.worktree, c.host,
+                   r.locator, r.offset, r.tlen, r.thash, r.context_id
+            FROM record_rows r JOIN contexts c ON c.id = r.context_id;
+        """
+    )
+
+
 def migrate(db: sqlite3.Connection) -> list[str]:
     """Apply pending migrations in order; returns the names applied now."""
     db.execute(

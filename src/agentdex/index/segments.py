@@ -1,39 +1,56 @@
-"""Append-only text blocks: records' text packed ~64 KiB at a time.
+"""Append-only text blocks: records' text packed ~16 KiB at a time.
 
 A block holds consecutive records (ids ``first_id .. first_id + count - 1``):
-their lower-cased UTF-8 joined by NUL bytes (what substring search scans,
-at memory speed with ``bytes.find``) with the byte offset where each record
-starts, and the original text with character offsets (what results show and
-what case-sensitive matching checks). Both are zlib-compressed (level 1):
-the index stays smaller than the stores, and a selective query decompresses
-only the few blocks its signature lets through. A block is written in
+their lower-cased UTF-8 joined by NUL bytes (what substring verification
+and full scans search, at memory speed with ``bytes.find``) with the byte
+offset where each record starts, and the original text with character
+offsets (what results show and what case-sensitive matching checks). Both
+are zlib-compressed (level 1): the index stays smaller than the stores, and
+verifying a candidate decompresses one small block. A block is written in
 the same SQLite transaction as its records, so a reader's snapshot never
-holds half a block.
+holds half a block. Which records a query must look at comes from the
+postings (:mod:`agentdex.index.postings`).
 """
 
 from __future__ import annotations
 
+import os
+import re
 import sqlite3
 import zlib
 from array import array
 from bisect import bisect_right
 from collections import deque
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-from agentdex.index.signatures import SignatureWriter
+from agentdex.errors import CorruptError
+from agentdex.index.postings import LONG_TOKEN, MAX_TERM_BYTES, role_kind, rust_safe
 from agentdex.records import Record
+from agentdex.search.scores import level_of
 
-BLOCK_BYTES = 64 * 1024
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ThreadPoolExecutor
+
+BLOCK_BYTES = 16 * 1024
+BLOCK_FILE = "text.blocks"
+#: a run of this many characters that are neither spaces nor ASCII punctuation may hold a
+#: token too long for the postings (MAX_TERM_BYTES, at most 4 bytes a character)
+LONG_TOKEN_CHARS = MAX_TERM_BYTES // 4
+_LONG_RUN = re.compile(r"[^\s!-/:-@\[-`{-~]{" + str(LONG_TOKEN_CHARS) + ",}")
 SEP = "\x00"
 SEP_B = b"\x00"
 
-RECORD_COLUMNS = (
-    "id, block_id, file_id, agent, store, session_id, role, kind, timestamp, model, cwd,"
-    " project, branch, worktree, host, locator, offset, tlen, thash"
+_INSERT_RECORD = (
+    "INSERT INTO record_rows (id, block_id, file_id, context_id, role, kind, timestamp,"
+    " locator, offset, tlen, thash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
-_INSERT_RECORD = f"INSERT INTO records ({RECORD_COLUMNS}) VALUES ({', '.join('?' * 19)})"
+_INSERT_CONTEXT = (
+    "INSERT INTO contexts (agent, store, session_id, model, cwd, project, branch, worktree,"
+    " host) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
 
 
 def encode(text: str) -> bytes:
@@ -71,14 +88,35 @@ def text_hash(data: bytes) -> int:
     return (zlib.crc32(data) << 31) ^ zlib.adler32(data)
 
 
-#: (agent, store, session_id, role, kind, timestamp, model, cwd, project, branch, worktree,
-#:  host, locator, offset), lower-cased UTF-8, original text, text hash
-Prepared = tuple[tuple[object, ...], bytes, str, int]
+@dataclass(slots=True)
+class Prepared:
+    """A record ready for the writer: everything that needs no index state (parse workers)."""
+
+    #: (agent, store, session_id, role, kind, timestamp, model, cwd, project, branch,
+    #:  worktree, host, locator, offset), in ``records`` column order
+    meta: tuple[object, ...]
+    lower: bytes
+    text: str
+    thash: int
+    #: the lower-cased text as tantivy takes it (no lone surrogates)
+    postings_text: str
+    rk: int
+    flags: int
+    level: int
+    #: the non-ASCII characters of the lower-cased text (terms may start with them)
+    chars: str = ""
+
+
+def has_long_token(lowered: str, size: int) -> bool:
+    """Might this text hold a token too long for the postings? (cheap: long texts only)."""
+    return size > LONG_TOKEN_CHARS and _LONG_RUN.search(lowered) is not None
 
 
 def prepare(record: Record) -> Prepared:
     """The per-record work of indexing that needs no index state (done in parse workers)."""
     text = record.text or ""
+    lowered = text.lower()
+    lower = encode(lowered)
     meta = (
         record.agent,
         record.store,
@@ -95,22 +133,43 @@ def prepare(record: Record) -> Prepared:
         record.locator,
         record.offset,
     )
-    return meta, encode(text.lower()), text, text_hash(encode(text))
+    flags = LONG_TOKEN if has_long_token(lowered, len(lower)) else 0
+    return Prepared(
+        meta,
+        lower,
+        text,
+        text_hash(encode(text)),
+        rust_safe(lowered, lower),
+        role_kind(record.role, record.kind),
+        flags,
+        level_of(record.kind, record.role, len(lower)),
+        "" if lowered.isascii() else "".join(c for c in set(lowered) if c > "\x7f"),
+    )
 
 
 class BlockWriter:
     """Packs records into blocks; the caller commits (``flush`` then ``db.commit``)."""
 
-    def __init__(self, db: sqlite3.Connection, signatures: SignatureWriter) -> None:
+    def __init__(self, db: sqlite3.Connection, file: BlockFile) -> None:
         self.db = db
-        self.signatures = signatures
+        self.file = file
+        row = db.execute("SELECT max(offset + lower_size + original_size) FROM blocks").fetchone()
+        file.truncate(row[0] or 0)  # drop what a writer killed before its commit appended
         row = db.execute("SELECT max(id) FROM blocks").fetchone()
         self.next_block = (row[0] + 1) if row[0] is not None else 0
         row = db.execute(
-            "SELECT max(m) FROM (SELECT max(id) AS m FROM records"
+            "SELECT max(m) FROM (SELECT max(id) AS m FROM record_rows"
             " UNION ALL SELECT max(first_id + count - 1) FROM blocks)"
         ).fetchone()
         self.next_record = (row[0] + 1) if row[0] is not None else 1
+        #: (agent, store, session_id, model, cwd, project, branch, worktree, host) -> id
+        self.contexts: dict[tuple[object, ...], int] = {
+            tuple(r[1:]): r[0]
+            for r in db.execute(
+                "SELECT id, agent, store, session_id, model, cwd, project, branch, worktree,"
+                " host FROM contexts"
+            )
+        }
         self._lower: list[bytes] = []
         self._original: list[str] = []
         self._rows: list[tuple[object, ...]] = []
@@ -120,27 +179,59 @@ class BlockWriter:
         self._pending: deque[tuple[int, int, int, bytes, bytes, Future[tuple[bytes, bytes, int]]]]
         self._pending = deque()
 
-    def add(self, record: Record, file_id: int) -> None:
-        self.add_prepared(prepare(record), file_id)
-
-    def add_prepared(self, prepared: Prepared, file_id: int) -> None:
-        """Add a record already turned into ``(metadata, lower-cased bytes, text, hash)``."""
-        meta, lower, text, thash = prepared
+    def add_prepared(self, prepared: Prepared, file_id: int) -> tuple[int, int]:
+        """Add one prepared record; returns its record id and context id."""
+        rid = self.next_record + len(self._rows)
+        lower = prepared.lower
+        (
+            agent,
+            store,
+            session,
+            role,
+            kind,
+            timestamp,
+            model,
+            cwd,
+            project,
+            branch,
+            worktree,
+            host,
+            locator,
+            offset,
+        ) = prepared.meta
+        key = (agent, store, session, model, cwd, project, branch, worktree, host)
+        context_id = self.contexts.get(key)
+        if context_id is None:
+            cursor = self.db.execute(_INSERT_CONTEXT, key)
+            context_id = self.contexts[key] = int(cursor.lastrowid or 0)
         self._rows.append(
-            (self.next_record + len(self._rows), self.next_block, file_id, *meta, len(lower), thash)
+            (
+                rid,
+                self.next_block,
+                file_id,
+                context_id,
+                role,
+                kind,
+                timestamp,
+                locator,
+                offset,
+                len(lower),
+                prepared.thash,
+            )
         )
         self._lower.append(lower)
-        self._original.append(text)
+        self._original.append(prepared.text)
         self._size += len(lower) + 1
         if self._size >= BLOCK_BYTES:
             self.seal()
+        return rid, context_id
 
     def seal(self) -> None:
         """Close the open block: its records now, its text once a helper thread packed it.
 
-        Compression and trigram hashing run on one helper thread (zlib and
-        numpy release the GIL) while this thread keeps parsing; ``flush``
-        waits for them. Blocks are inserted in order, before any commit.
+        Compression runs on one helper thread (zlib releases the GIL) while
+        this thread keeps going; ``flush`` waits for it. Blocks are inserted
+        in order, before any commit.
         """
         if not self._rows:
             return
@@ -156,9 +247,7 @@ class BlockWriter:
             pos += len(part_s) + 1
         lower = SEP_B.join(self._lower)
         original = encode(SEP.join(self._original))
-        job = self._executor().submit(
-            _pack_block, self.signatures, self.next_block, lower, original
-        )
+        job = self._executor().submit(_pack_block, lower, original)
         self._pending.append(
             (
                 self.next_block,
@@ -176,27 +265,42 @@ class BlockWriter:
         while len(self._pending) > 2:
             self._write_packed()
 
+    @property
+    def threads_started(self) -> bool:
+        return self._pool is not None
+
     def _executor(self) -> ThreadPoolExecutor:
         if self._pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+
             self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="agentdex-pack")
         return self._pool
 
     def _write_packed(self) -> None:
         block_id, first_id, count, lower_starts, original_starts, job = self._pending.popleft()
         lower, original, text_bytes = job.result()
+        offset = self.file.append(lower + original)
         self.db.execute(
-            "INSERT INTO blocks (id, first_id, count, lower, lower_starts, original,"
-            " original_starts) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (block_id, first_id, count, lower, lower_starts, original, original_starts),
+            "INSERT INTO blocks (id, first_id, count, offset, lower_size, original_size,"
+            " lower_starts, original_starts) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                block_id,
+                first_id,
+                count,
+                offset,
+                len(lower),
+                len(original),
+                lower_starts,
+                original_starts,
+            ),
         )
         self.text_bytes += text_bytes
 
     def flush(self) -> None:
-        """Seal the open block, write every packed block and the signature bits; then commit."""
+        """Seal the open block and write every packed block; then commit."""
         self.seal()
         while self._pending:
             self._write_packed()
-        self.signatures.flush()
 
     def close(self) -> None:
         """Stop the helper thread (pending, uncommitted blocks are dropped)."""
@@ -206,11 +310,8 @@ class BlockWriter:
         self._pending.clear()
 
 
-def _pack_block(
-    signatures: SignatureWriter, block_id: int, lower: bytes, original: bytes
-) -> tuple[bytes, bytes, int]:
-    """Helper thread: signature bits, then both compressed texts (in block order)."""
-    signatures.add(block_id, lower)
+def _pack_block(lower: bytes, original: bytes) -> tuple[bytes, bytes, int]:
+    """Helper thread: both compressed texts."""
     return zlib.compress(lower, 1), pack_original(original, lower), len(lower)
 
 
@@ -263,16 +364,63 @@ class Block:
         return bisect_right(self.original_starts, pos) - 1
 
 
-def load_block(db: sqlite3.Connection, block_id: int) -> Block | None:
+class BlockFile:
+    """The generation's ``text.blocks``: appended by the one writer, read with ``pread``."""
+
+    def __init__(self, gen: Path, *, write: bool = False) -> None:
+        path = gen / BLOCK_FILE
+        flags = os.O_RDWR | os.O_CREAT | os.O_APPEND if write else os.O_RDONLY
+        try:
+            self.fd = os.open(path, flags, 0o600)
+        except FileNotFoundError:
+            self.fd = -1  # a generation with no text yet
+        self.end = os.fstat(self.fd).st_size if self.fd >= 0 else 0
+
+    def read(self, offset: int, size: int) -> bytes:
+        if self.fd < 0:
+            return b""
+        return os.pread(self.fd, size, offset)
+
+    def append(self, data: bytes) -> int:
+        """Write ``data`` at the end; returns its offset."""
+        offset = self.end
+        view = memoryview(data)
+        while view:
+            written = os.write(self.fd, view)
+            view = view[written:]
+        self.end += len(data)
+        return offset
+
+    def truncate(self, size: int) -> None:
+        if self.end > size:
+            os.ftruncate(self.fd, size)
+            self.end = size
+
+    def sync(self) -> None:
+        if self.fd >= 0:
+            os.fsync(self.fd)
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+
+def load_block(db: sqlite3.Connection, file: BlockFile, block_id: int) -> Block | None:
     row = db.execute(
-        "SELECT id, first_id, count, lower, lower_starts, original, original_starts"
-        " FROM blocks WHERE id = ?",
+        "SELECT id, first_id, count, offset, lower_size, original_size, lower_starts,"
+        " original_starts FROM blocks WHERE id = ?",
         (block_id,),
     ).fetchone()
     if row is None:
         return None
+    data = file.read(row[3], row[4] + row[5])
+    if len(data) != row[4] + row[5]:
+        raise CorruptError(f"text block {block_id} is cut short in {BLOCK_FILE}")
     lower_starts = array("I")
-    lower_starts.frombytes(row[4])
+    lower_starts.frombytes(row[6])
     original_starts = array("I")
-    original_starts.frombytes(row[6])
-    return Block(row[0], row[1], row[2], row[3], lower_starts, row[5], original_starts)
+    original_starts.frombytes(row[7])
+    return Block(
+        row[0], row[1], row[2], data[: row[4]], lower_starts, data[row[4] :], original_starts
+    )

@@ -5,8 +5,9 @@ Layout under the index dir (one per home: :func:`index_root`)::
     writer.lock          flock'd by the one writer
     CURRENT              name of the generation readers use
     BUILDING             name of a full rebuild in progress (resumed if interrupted)
-    gen-000001/index.db  SQLite (WAL): files, records, blocks, titles
-    gen-000001/sig-*.bin transposed trigram signatures
+    gen-000001/index.db  SQLite (WAL): files, records, text blocks, titles (the truth)
+    gen-000001/postings/ tantivy: per-record postings (:mod:`agentdex.index.postings`)
+    gen-000001/vocab.txt the postings' term list (and vocab-delta.txt)
 
 A full rebuild (``--full``, compaction, or a corrupt index) writes a new
 generation and switches ``CURRENT`` atomically when it is complete; readers
@@ -23,9 +24,12 @@ from pathlib import Path
 
 from agentdex.errors import CorruptError
 from agentdex.index.schema import migrate
-from agentdex.index.signatures import CHUNK_BYTES
 
-FORMAT = "agentdex-index-2"  # 2: lower-cased text compressed
+FORMAT = "agentdex-index-3"  # 3: tantivy postings replace block signatures
+
+
+class OutdatedIndexError(CorruptError):
+    """The index was written by an older agentdex; it is rebuilt, never read."""
 
 
 def index_root(
@@ -114,16 +118,27 @@ def connect(gen: Path) -> sqlite3.Connection:
 
 
 def open_writer_db(gen: Path) -> sqlite3.Connection:
-    """Open (creating and migrating) a generation for writing; CorruptError if unreadable."""
+    """Open (creating and migrating) a generation for writing; CorruptError if unreadable.
+
+    The format is checked before any migration runs, so an index written by
+    another version is never changed in place (it is rebuilt in a new generation).
+    """
     try:
         db = connect(gen)
+        has_meta = db.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'"
+        ).fetchone()
+        fmt = (
+            db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
+            if has_meta
+            else None
+        )
+        if has_meta and fmt is not None and fmt[0] != FORMAT:
+            db.close()
+            raise _format_error(gen, fmt[0])
         migrate(db)
-        fmt = db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
         if fmt is None:
-            db.execute("INSERT INTO meta (key, value) VALUES ('format', ?)", (FORMAT,))
-        elif fmt[0] != FORMAT:
-            raise CorruptError(f"{gen}: unknown index format {fmt[0]!r}")
-        check_signatures(gen)
+            db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('format', ?)", (FORMAT,))
         return db
     except sqlite3.DatabaseError as exc:
         raise CorruptError(f"index database {gen / 'index.db'} is unreadable: {exc}") from exc
@@ -138,9 +153,14 @@ def open_reader_db(gen: Path) -> sqlite3.Connection:
         db = connect(gen)
         db.execute("PRAGMA query_only=1")
         fmt = db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
-        if fmt is None or fmt[0] != FORMAT:
+        if fmt is None:
             raise CorruptError(f"{gen / 'index.db'} is not an agentdex index{REBUILD_HINT}")
-        check_signatures(gen)
+        if fmt[0] != FORMAT:
+            raise _format_error(gen, fmt[0])
+        if not (gen / "postings" / "meta.json").is_file():
+            covered = db.execute("SELECT value FROM meta WHERE key = 'postings_rid'").fetchone()
+            if covered is not None and int(covered[0]) > 1:
+                raise CorruptError(f"{gen / 'postings'} is missing{REBUILD_HINT}")
         return db
     except CorruptError as exc:
         if REBUILD_HINT not in exc.message:
@@ -152,8 +172,15 @@ def open_reader_db(gen: Path) -> sqlite3.Connection:
         ) from exc
 
 
-def check_signatures(gen: Path) -> None:
-    for path in gen.glob("sig-*.bin"):
-        size = path.stat().st_size
-        if size != CHUNK_BYTES:
-            raise CorruptError(f"signature file {path} has {size} bytes, expected {CHUNK_BYTES}")
+def _format_version(name: str) -> int:
+    prefix = "agentdex-index-"
+    tail = name[len(prefix) :] if name.startswith(prefix) else ""
+    return int(tail) if tail.isdigit() else -1
+
+
+def _format_error(gen: Path, found: str) -> CorruptError:
+    if 0 <= _format_version(found) < _format_version(FORMAT):
+        return OutdatedIndexError(
+            f"the index in {gen.parent} was written by an older agentdex ({found}, now {FORMAT})"
+        )
+    return CorruptError(f"{gen}: unknown index format {found!r}")

@@ -61,6 +61,16 @@ def typed_prompts(
             )
 
 
+def number_parts(records: list[Record]) -> list[Record]:
+    """One unit's records share its locator; the further ones get ``#1``, ``#2``...
+
+    So a search hit on any of them reopens exactly that record in ``show``.
+    """
+    for n, record in enumerate(records[1:], 1):
+        record.locator = f"{record.locator}#{n}"
+    return records
+
+
 def clip(text: str, limit: int = MAX_TOOL_TEXT) -> str:
     return text if len(text) <= limit else text[:limit] + f"\n[... {len(text) - limit} chars cut]"
 

@@ -8,6 +8,11 @@ Written apart from :mod:`agentdex.parsers.vscode_copilot` on purpose:
   ``requests`` array (one has-prompt flag per request) through the entries
   that touch it — not the full mutation-log replay the parser uses;
 * ``state.vscdb``: non-blank prompts in the ``inline-chat-history`` value.
+
+Roles per session (``count_session_roles``): requests with a prompt, and
+requests whose ``response[]`` holds reply text (markdown values, inline
+references) beyond whitespace; a ``.jsonl`` log is replayed by a plain
+set/push/delete walk of its own.
 """
 
 from __future__ import annotations
@@ -121,6 +126,85 @@ def count_session_raw(path: Path) -> int:
     return sum(1 for r in requests if _has_prompt(r)) if isinstance(requests, list) else 0
 
 
+_REPLY_KINDS = (None, "markdownContent", "markdownVuln", "markdown", "inlineReference")
+
+
+def _has_reply(request: object) -> bool:
+    response = request.get("response") if isinstance(request, dict) else None
+    text = ""
+    for part in response if isinstance(response, list) else []:
+        if not isinstance(part, dict) or part.get("kind") not in _REPLY_KINDS:
+            continue
+        if part.get("kind") == "inlineReference":
+            return True
+        value = part.get("content", part)
+        value = value.get("value") if isinstance(value, dict) else value
+        text += value if isinstance(value, str) else ""
+    return bool(text.strip())
+
+
+def _walk_log(raw: bytes) -> Any:
+    """The state a mutation log ends in: a plain walk of set (1), push (2), delete (3)."""
+    state: Any = None
+    for chunk in raw.split(b"\n"):
+        entry = _loads(chunk) if chunk.strip() else None
+        if not isinstance(entry, dict):
+            continue
+        if entry.get("kind") == 0:
+            state = entry.get("v")
+            continue
+        keys = entry.get("k")
+        if state is None or not isinstance(keys, list) or not keys:
+            continue
+        node = state
+        try:
+            for key in keys[:-1]:
+                node = node[key]
+            last = keys[-1]
+            if entry.get("kind") == 1:
+                if isinstance(node, list) and last == len(node):
+                    node.append(entry.get("v"))
+                else:
+                    node[last] = entry.get("v")
+            elif entry.get("kind") == 2:
+                items = node.get(last) if isinstance(node, dict) else node[last]
+                items = items if isinstance(items, list) else []
+                if isinstance(entry.get("i"), int) and entry["i"] >= 0:
+                    del items[entry["i"] :]
+                pushed = entry.get("v")
+                items.extend(pushed if isinstance(pushed, list) else [])
+                node[last] = items
+            elif entry.get("kind") == 3:
+                if isinstance(node, dict):
+                    node.pop(last, None)
+                else:
+                    node[last] = None
+        except (KeyError, IndexError, TypeError):
+            continue
+    return state
+
+
+def count_session_roles(path: Path) -> dict[str, dict[str, int]]:
+    """Per session: requests with a prompt, and requests whose response has reply text."""
+    try:
+        guard(path)
+        raw = Path(path).read_bytes()
+    except OSError:
+        return {}
+    state = _walk_log(raw) if Path(path).suffix == ".jsonl" else _loads(raw)
+    if not isinstance(state, dict) or not isinstance(state.get("requests"), list):
+        return {}
+    session = state.get("sessionId")
+    session = session if isinstance(session, str) and session else Path(path).stem
+    requests = state["requests"]
+    return {
+        session: {
+            "prompts": sum(_has_prompt(r) for r in requests),
+            "replies": sum(_has_reply(r) for r in requests),
+        }
+    }
+
+
 def count_inline_raw(path: Path) -> int:
     """Non-blank prompts stored under ``ItemTable['inline-chat-history']``."""
     try:
@@ -151,3 +235,9 @@ def count_inline_raw(path: Path) -> int:
         if isinstance(entry, str) and entry.strip():
             count += 1
     return count
+
+
+def count_inline_roles(path: Path) -> dict[str, dict[str, int]]:
+    """Every inline-chat prompt is a prompt of the one ``inline-chat-history`` conversation."""
+    prompts = count_inline_raw(path)
+    return {"inline-chat-history": {"prompts": prompts, "replies": 0}} if prompts else {}

@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
@@ -23,13 +24,20 @@ from typing import Any
 from agentdex.parsers._agent_common import (
     clip,
     make_record,
+    number_parts,
     opt_str,
     str_of,
     strip_tags,
     tool_call_text,
 )
 from agentdex.parsers._jsonl import raw_objects
-from agentdex.parsers.base import ParseCursor, ParserSpec, SourceRef
+from agentdex.parsers.base import (
+    ParseCursor,
+    ParserSpec,
+    RoleCounts,
+    SourceRef,
+    prompts_by_session,
+)
 from agentdex.readers import Diagnostics, JsonlReader
 from agentdex.records import Record, parse_timestamp
 
@@ -49,7 +57,7 @@ def parse_history(
         cursor.units += 1
         yield make_record(
             ref,
-            f"line:{line.lineno}",
+            f"{Path(ref.path).name}:line:{line.lineno}",  # the transcript has lines too
             sid if isinstance(sid, str) and sid else "antigravity-cli.history",
             "user",
             "prompt",
@@ -166,7 +174,7 @@ def parse_transcript(
             )
         if records:
             cursor.units += 1
-            yield from records
+            yield from number_parts(records)
     cursor.resume_offset, cursor.resume_line = reader.resume_offset, reader.resume_line
 
 
@@ -184,14 +192,48 @@ def count_transcript(path: Path) -> int:
     return count
 
 
+_REQUEST = re.compile(r"<USER_REQUEST>(.*?)</USER_REQUEST>", re.S)
+_METADATA = re.compile(r"<ADDITIONAL_METADATA>.*?</ADDITIONAL_METADATA>", re.S)
+
+
+def count_transcript_roles(path: Path) -> RoleCounts:
+    """``USER_INPUT`` steps with request text, ``PLANNER_RESPONSE`` steps with content."""
+    if path.name == "transcript.jsonl" and (path.parent / "transcript_full.jsonl").is_file():
+        return {}
+    conversation = path.parents[2].name
+    prompts = replies = 0
+    for step in raw_objects(path):
+        raw = step.get("content")
+        content = raw if isinstance(raw, str) else ""
+        if step.get("type") == "USER_INPUT":
+            body = _METADATA.sub("", _REQUEST.sub(r"\1", content))
+            prompts += bool(body.strip())
+        elif step.get("type") == "PLANNER_RESPONSE":
+            replies += bool(content.strip())
+    return {conversation: {"prompts": prompts, "replies": replies}} if prompts or replies else {}
+
+
+def count_history_roles(path: Path) -> RoleCounts:
+    """One prompt per line with a ``display``, by ``conversationId``."""
+    return prompts_by_session(
+        (str(e.get("conversationId") or "") or "antigravity-cli.history", e.get("display"))
+        for e in raw_objects(path)
+    )
+
+
 PARSERS = (
     ParserSpec(
-        "antigravity-cli.history_jsonl.v1", parse_history, resumable=True, count_raw=count_history
+        "antigravity-cli.history_jsonl.v1",
+        parse_history,
+        resumable=True,
+        count_raw=count_history,
+        count_roles=count_history_roles,
     ),
     ParserSpec(
         "antigravity-cli.transcript_jsonl.v1",
         parse_transcript,
         resumable=True,
         count_raw=count_transcript,
+        count_roles=count_transcript_roles,
     ),
 )

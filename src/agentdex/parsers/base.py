@@ -10,7 +10,7 @@ incremental run starts. Non-resumable parsers reparse the whole file.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,6 +46,25 @@ class SourceRef:
 
 ParseFn = Callable[[SourceRef, ParseCursor, Diagnostics], Iterator[Record]]
 CountFn = Callable[[Path], int]
+#: conversation id -> {"prompts": n, "replies": n}; ``"abandoned": 1`` marks a
+#: branch the agent no longer shows (kept searchable, not a mismatch).
+RoleCounts = dict[str, dict[str, int]]
+RoleCountFn = Callable[[Path], RoleCounts]
+
+
+def add_role(counts: RoleCounts, session: str, role: str, n: int = 1) -> None:
+    """Add ``n`` to ``counts[session][role]`` (``role``: "prompts" or "replies")."""
+    entry = counts.setdefault(session, {"prompts": 0, "replies": 0})
+    entry[role] = entry.get(role, 0) + n
+
+
+def prompts_by_session(entries: Iterable[tuple[str, object]]) -> RoleCounts:
+    """A prompt log's role count: one prompt per ``(session, text)`` whose text is not blank."""
+    counts: RoleCounts = {}
+    for session, text in entries:
+        if isinstance(text, str) and text.strip():
+            add_role(counts, session, "prompts")
+    return counts
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,9 +74,13 @@ class ParserSpec:
     ``count_raw`` is the *independent* count ``audit`` compares against: a
     deliberately simple pass over the raw file (not the parser's code path)
     counting the conversational units the parser should turn into records.
+    ``count_roles`` is the same kind of pass counting, per conversation,
+    the prompts a person typed and the replies the agent gave, so a parser
+    that reads harness text as prompts or splits a reply is a mismatch.
     """
 
     id: str
     parse: ParseFn
     resumable: bool = False
     count_raw: CountFn | None = None
+    count_roles: RoleCountFn | None = None

@@ -19,8 +19,15 @@ from typing import Any
 
 import orjson
 
-from agentdex.parsers._agent_common import as_text, clip, make_record, str_of, tool_call_text
-from agentdex.parsers.base import ParseCursor, ParserSpec, SourceRef
+from agentdex.parsers._agent_common import (
+    as_text,
+    clip,
+    make_record,
+    number_parts,
+    str_of,
+    tool_call_text,
+)
+from agentdex.parsers.base import ParseCursor, ParserSpec, RoleCounts, SourceRef, add_role
 from agentdex.readers import Diagnostics, connect_readonly
 from agentdex.records import Record, parse_timestamp
 
@@ -148,7 +155,7 @@ def parse_store(ref: SourceRef, cursor: ParseCursor, diagnostics: Diagnostics) -
                 )
                 if produced:
                     cursor.units += 1
-                    yield from produced
+                    yield from number_parts(produced)
         if "conversation_summaries" in tables:
             for leaf, summary, updated, sid, cwd in conn.execute(
                 "SELECT c.leaf_uuid, c.summary, c.updated_at, b.session_id, b.cwd "
@@ -199,4 +206,37 @@ def count_raw(path: Path) -> int:
         conn.close()
 
 
-PARSERS = (ParserSpec("claude-code.store_sqlite.v1", parse_store, count_raw=count_raw),)
+def count_roles(path: Path) -> RoleCounts:
+    """Non-blank text blocks (or string content) of user rows (prompts) and assistant rows
+    (replies), per session, by plain SQL."""
+    conn = connect_readonly(path)
+    counts: RoleCounts = {}
+    try:
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        for table, role in (("user_messages", "prompts"), ("assistant_messages", "replies")):
+            if table not in tables or "base_messages" not in tables:
+                continue
+            valid = "CASE WHEN json_valid(t.message) THEN t.message ELSE '{}' END"
+            block = "CASE WHEN c.type = 'object' THEN c.value ELSE '{}' END"
+            rows = conn.execute(
+                f"SELECT b.session_id, count(*) FROM {table} t JOIN base_messages b"
+                f" ON b.uuid = t.uuid, json_each({valid}, '$.content') c"
+                f" WHERE json_extract({block}, '$.type') = 'text'"
+                f" AND trim(coalesce(json_extract({block}, '$.text'), '')) <> ''"
+                " GROUP BY b.session_id"
+                f" UNION ALL SELECT b.session_id, count(*) FROM {table} t JOIN base_messages b"
+                f" ON b.uuid = t.uuid WHERE json_type({valid}, '$.content') = 'text'"
+                f" AND trim(json_extract({valid}, '$.content')) <> '' GROUP BY b.session_id"
+            )
+            for session, n in rows:
+                add_role(counts, str(session), role, n)
+    finally:
+        conn.close()
+    return counts
+
+
+PARSERS = (
+    ParserSpec(
+        "claude-code.store_sqlite.v1", parse_store, count_raw=count_raw, count_roles=count_roles
+    ),
+)

@@ -7,7 +7,10 @@
 
 These parsers yield no records: they fill ``cursor.titles`` (which the
 index keeps whatever store a title came from). For them a *unit* is a
-title found, so ``audit`` compares titles with titles.
+title found, so ``audit`` compares titles with titles. A title Codex took
+from a first message an IDE wrapped (``# Context from my IDE setup:`` ...
+``## My request for Codex:``) becomes the request after the wrapper; one
+holding only the wrapper is no title (the first prompt stands in).
 """
 
 from __future__ import annotations
@@ -18,22 +21,34 @@ from pathlib import Path
 
 from agentdex.parsers._jsonl import raw_objects
 from agentdex.parsers.base import ParseCursor, ParserSpec, SourceRef
+from agentdex.parsers.codex._items import split_ide_context
 from agentdex.readers import Diagnostics, JsonlReader, connect_readonly
 from agentdex.records import Record
+
+
+def _title(text: str) -> str:
+    """The title as a person would write it: an IDE wrapper's request, on one line."""
+    wrapped = split_ide_context(text)
+    return " ".join((text if wrapped is None else wrapped[1]).split())
 
 
 def parse_session_index(
     ref: SourceRef, cursor: ParseCursor, diagnostics: Diagnostics
 ) -> Iterator[Record]:
     reader = JsonlReader(ref.path, diagnostics)
+    named: set[str] = set()
     for line in reader:
         entry = line.value
         if not isinstance(entry, dict):
             continue
         sid, name = entry.get("id"), entry.get("thread_name")
         if isinstance(sid, str) and isinstance(name, str) and name.strip():
-            cursor.titles[sid] = name.strip()
-    cursor.units += len(cursor.titles)
+            named.add(sid)
+            if _title(name):
+                cursor.titles[sid] = _title(name)
+            else:  # the last name holds only an IDE's wrapper: no title
+                cursor.titles.pop(sid, None)
+    cursor.units += len(named)
     cursor.resume_offset, cursor.resume_line = reader.resume_offset, reader.resume_line
     yield from ()
 
@@ -60,8 +75,9 @@ def parse_state_db(
         )
         for sid, title in rows:
             if isinstance(sid, str) and isinstance(title, str):
-                cursor.titles[sid] = title.strip()
                 cursor.units += 1
+                if _title(title):
+                    cursor.titles[sid] = _title(title)
     except sqlite3.DatabaseError as exc:
         diagnostics.add(ref.path, "", f"no readable threads table: {exc}")
     finally:

@@ -24,12 +24,20 @@ from agentdex.parsers._agent_common import (
     clip,
     dict_of,
     make_record,
+    number_parts,
     opt_str,
     tool_call_text,
     typed_prompts,
 )
 from agentdex.parsers._jsonl import raw_objects
-from agentdex.parsers.base import ParseCursor, ParserSpec, SourceRef
+from agentdex.parsers.base import (
+    ParseCursor,
+    ParserSpec,
+    RoleCounts,
+    SourceRef,
+    add_role,
+    prompts_by_session,
+)
 from agentdex.readers import Diagnostics, JsonlReader, read_json
 from agentdex.records import Record, parse_timestamp
 
@@ -125,7 +133,7 @@ def parse_events(ref: SourceRef, cursor: ParseCursor, diagnostics: Diagnostics) 
                 )
         if records:
             cursor.units += 1
-            yield from records
+            yield from number_parts(records)
     cursor.resume_offset, cursor.resume_line = reader.resume_offset, reader.resume_line
 
 
@@ -143,6 +151,33 @@ def count_events(path: Path) -> int:
             result = data.get("result") or {}
             count += bool(str(result.get("content") or "").strip() or data.get("error"))
     return count
+
+
+def _content_text(content: object) -> str:
+    if isinstance(content, list):
+        return "".join(
+            b if isinstance(b, str) else str(b.get("text") or "") if isinstance(b, dict) else ""
+            for b in content
+        )
+    return content if isinstance(content, str) else ""
+
+
+def count_events_roles(path: Path) -> RoleCounts:
+    """``user.message`` and ``assistant.message`` events with content, by session."""
+    session = path.parent.name if path.name == "events.jsonl" else path.stem
+    counts: RoleCounts = {}
+    for event in raw_objects(path):
+        data = event.get("data")
+        if not isinstance(data, dict):
+            continue
+        if event.get("type") == "session.start" and isinstance(data.get("sessionId"), str):
+            session = data["sessionId"]
+        role = {"user.message": "prompts", "assistant.message": "replies"}.get(
+            str(event.get("type"))
+        )
+        if role and _content_text(data.get("content")).strip():
+            add_role(counts, session, role)
+    return counts
 
 
 def parse_history_json(
@@ -190,7 +225,7 @@ def parse_history_json(
             )
         if records:
             cursor.units += 1
-            yield from records
+            yield from number_parts(records)
 
 
 def count_history_json(path: Path) -> int:
@@ -205,6 +240,26 @@ def count_history_json(path: Path) -> int:
             continue
         count += bool(str(msg.get("content") or "").strip() or msg.get("tool_calls"))
     return count
+
+
+def count_history_json_roles(path: Path) -> RoleCounts:
+    """User and assistant chat messages with content."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    session = data.get("sessionId") if isinstance(data.get("sessionId"), str) else None
+    counts: RoleCounts = {}
+    messages = data.get("chatMessages")
+    for msg in messages if isinstance(messages, list) else []:
+        role = {"user": "prompts", "assistant": "replies"}.get(
+            str(msg.get("role")) if isinstance(msg, dict) else ""
+        )
+        if role and _content_text(msg.get("content")).strip():
+            add_role(counts, session or path.stem, role)
+    return counts
 
 
 def parse_command_history(
@@ -231,14 +286,35 @@ def count_command_history(path: Path) -> int:
     return sum(1 for i in items if isinstance(i, str) and i.strip())
 
 
+def count_command_history_roles(path: Path) -> RoleCounts:
+    """Each non-blank command of the recall list is a prompt."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, ValueError):
+        return {}
+    items = data.get("commandHistory") if isinstance(data, dict) else None
+    session = "copilot-cli.command_history"
+    return prompts_by_session((session, i) for i in (items if isinstance(items, list) else []))
+
+
 PARSERS = (
     ParserSpec(
         "copilot-cli.command_history_json.v1",
         parse_command_history,
         count_raw=count_command_history,
+        count_roles=count_command_history_roles,
     ),
-    ParserSpec("copilot-cli.events_jsonl.v1", parse_events, resumable=True, count_raw=count_events),
     ParserSpec(
-        "copilot-cli.history_session_json.v1", parse_history_json, count_raw=count_history_json
+        "copilot-cli.events_jsonl.v1",
+        parse_events,
+        resumable=True,
+        count_raw=count_events,
+        count_roles=count_events_roles,
+    ),
+    ParserSpec(
+        "copilot-cli.history_session_json.v1",
+        parse_history_json,
+        count_raw=count_history_json,
+        count_roles=count_history_json_roles,
     ),
 )

@@ -21,12 +21,20 @@ from agentdex.parsers._agent_common import (
     dict_of,
     file_mtime,
     make_record,
+    number_parts,
     strip_tags,
     tool_call_text,
     typed_prompts,
 )
 from agentdex.parsers._jsonl import raw_objects
-from agentdex.parsers.base import ParseCursor, ParserSpec, SourceRef
+from agentdex.parsers.base import (
+    ParseCursor,
+    ParserSpec,
+    RoleCounts,
+    SourceRef,
+    add_role,
+    prompts_by_session,
+)
 from agentdex.readers import Diagnostics, JsonlReader, read_json
 from agentdex.records import Record
 
@@ -121,7 +129,7 @@ def parse_transcript(
                 )
         if records:
             cursor.units += 1
-            yield from records
+            yield from number_parts(records)
     cursor.resume_offset, cursor.resume_line = reader.resume_offset, reader.resume_line
 
 
@@ -145,6 +153,29 @@ def count_transcript(path: Path) -> int:
     return count
 
 
+def count_transcript_roles(path: Path) -> RoleCounts:
+    """Text blocks of user lines (prompts) and of assistant lines (replies)."""
+    counts: RoleCounts = {}
+    session = _session_of(path)[0]
+    for entry in raw_objects(path):
+        role = {"user": "prompts", "assistant": "replies"}.get(str(entry.get("role")))
+        message = entry.get("message")
+        content = (message if isinstance(message, dict) else {}).get(
+            "content", entry.get("content")
+        )
+        for block in content if isinstance(content, list) else [content]:
+            text = block if isinstance(block, str) else None
+            if isinstance(block, dict) and block.get("type") in (None, "text", "output_text"):
+                text = block.get("text") if isinstance(block.get("text"), str) else None
+            if (
+                role
+                and text
+                and text.replace("<user_query>", "").replace("</user_query>", "").strip()
+            ):
+                add_role(counts, session, role)
+    return counts
+
+
 def parse_prompt_history(
     ref: SourceRef, cursor: ParseCursor, diagnostics: Diagnostics
 ) -> Iterator[Record]:
@@ -165,14 +196,28 @@ def count_prompt_history(path: Path) -> int:
     return sum(1 for s in data if isinstance(s, str) and s.strip()) if isinstance(data, list) else 0
 
 
+def count_prompt_history_roles(path: Path) -> RoleCounts:
+    """Each non-blank string of the list is a prompt."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, ValueError):
+        return {}
+    items = data if isinstance(data, list) else []
+    return prompts_by_session(("cursor-cli.prompt_history", item) for item in items)
+
+
 PARSERS = (
     ParserSpec(
         "cursor-cli.transcript_jsonl.v1",
         parse_transcript,
         resumable=True,
         count_raw=count_transcript,
+        count_roles=count_transcript_roles,
     ),
     ParserSpec(
-        "cursor-cli.prompt_history_json.v1", parse_prompt_history, count_raw=count_prompt_history
+        "cursor-cli.prompt_history_json.v1",
+        parse_prompt_history,
+        count_raw=count_prompt_history,
+        count_roles=count_prompt_history_roles,
     ),
 )

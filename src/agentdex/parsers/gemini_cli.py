@@ -47,7 +47,9 @@ without the parser's code, messages of a known type with non-blank
 ``content`` (or, for ``gemini``, non-empty ``thoughts``/``toolCalls``): for
 .json over ``messages[]``; for .jsonl by tracking only message ids, their
 qualification and rewinds. logs.json: entries with ``type == "user"`` and
-a non-empty string ``message``.
+a non-empty string ``message``. Roles (``count_roles``): per session,
+``user`` messages with text and ``gemini`` messages with text (logs.json:
+user entries, by ``sessionId``).
 
 Project (cwd)
 -------------
@@ -67,7 +69,13 @@ from typing import Any, BinaryIO
 
 import orjson
 
-from agentdex.parsers._gemini_counts import count_chat_raw, count_logs_raw, superseded
+from agentdex.parsers._gemini_counts import (
+    count_chat_raw,
+    count_chat_roles,
+    count_logs_raw,
+    count_logs_roles,
+    superseded,
+)
 from agentdex.parsers._gemini_project import project_dir, resolve_project_root
 from agentdex.parsers.base import ParseCursor, ParserSpec, SourceRef
 from agentdex.readers import MAX_LINE_BYTES, Diagnostics, JsonlReader, read_json
@@ -496,6 +504,18 @@ def parse_logs(ref: SourceRef, cursor: ParseCursor, diagnostics: Diagnostics) ->
 
 
 PARSERS: tuple[ParserSpec, ...] = (
-    ParserSpec("gemini-cli.chat.v1", parse_chat, resumable=False, count_raw=count_chat_raw),
-    ParserSpec("gemini-cli.logs_json.v1", parse_logs, resumable=False, count_raw=count_logs_raw),
+    ParserSpec(
+        "gemini-cli.chat.v1",
+        parse_chat,
+        resumable=False,
+        count_raw=count_chat_raw,
+        count_roles=count_chat_roles,
+    ),
+    ParserSpec(
+        "gemini-cli.logs_json.v1",
+        parse_logs,
+        resumable=False,
+        count_raw=count_logs_raw,
+        count_roles=count_logs_roles,
+    ),
 )

@@ -25,12 +25,19 @@ from agentdex.parsers._agent_common import (
     dict_of,
     file_mtime,
     make_record,
+    number_parts,
     opt_str,
     str_of,
     tool_call_text,
 )
 from agentdex.parsers._jsonl import raw_objects
-from agentdex.parsers.base import ParseCursor, ParserSpec, SourceRef
+from agentdex.parsers.base import (
+    ParseCursor,
+    ParserSpec,
+    RoleCounts,
+    SourceRef,
+    prompts_by_session,
+)
 from agentdex.readers import Diagnostics, JsonlReader, read_json
 from agentdex.records import Record, parse_timestamp
 
@@ -146,7 +153,7 @@ def parse_chat_history(
             records.append(make_record(ref, loc, sid, "tool", "tool_result", clip(text), **common))
         if records:
             cursor.units += 1
-            yield from records
+            yield from number_parts(records)
     cursor.resume_offset, cursor.resume_line = reader.resume_offset, reader.resume_line
 
 
@@ -168,6 +175,27 @@ def count_chat_history(path: Path) -> int:
     return count
 
 
+def count_chat_roles(path: Path) -> RoleCounts:
+    """Typed user lines (no ``synthetic_reason``) and assistant lines with text, by folder."""
+    prompts = replies = 0
+    for entry in raw_objects(path):
+        content = entry.get("content")
+        blocks = content if isinstance(content, list) else [content]
+        has_text = any(
+            (
+                b if isinstance(b, str) else str(b.get("text") or "") if isinstance(b, dict) else ""
+            ).strip()
+            for b in blocks
+        )
+        if entry.get("type") == "user" and has_text and not entry.get("synthetic_reason"):
+            prompts += 1
+        elif entry.get("type") == "assistant" and has_text:
+            replies += 1
+    return (
+        {path.parent.name: {"prompts": prompts, "replies": replies}} if prompts or replies else {}
+    )
+
+
 def parse_prompt_history(
     ref: SourceRef, cursor: ParseCursor, diagnostics: Diagnostics
 ) -> Iterator[Record]:
@@ -185,7 +213,7 @@ def parse_prompt_history(
         cursor.units += 1
         yield make_record(
             ref,
-            f"line:{line.lineno}",
+            f"{path.name}:line:{line.lineno}",  # the session's chat history has lines too
             sid or f"grok-prompts:{path.parent.name}",
             "user",
             "prompt",
@@ -204,6 +232,14 @@ def count_prompt_history(path: Path) -> int:
         if isinstance(entry, dict) and str(entry.get("prompt") or "").strip():
             count += 1
     return count
+
+
+def count_prompt_roles(path: Path) -> RoleCounts:
+    """One prompt per entry with a ``prompt``, by ``session_id`` (else the project folder)."""
+    fallback = f"grok-prompts:{path.parent.name}"
+    return prompts_by_session(
+        (str(e.get("session_id") or "") or fallback, e.get("prompt")) for e in raw_objects(path)
+    )
 
 
 def parse_subagent(
@@ -250,12 +286,14 @@ PARSERS = (
         parse_chat_history,
         resumable=True,
         count_raw=count_chat_history,
+        count_roles=count_chat_roles,
     ),
     ParserSpec(
         "grok.prompt_history_jsonl.v1",
         parse_prompt_history,
         resumable=True,
         count_raw=count_prompt_history,
+        count_roles=count_prompt_roles,
     ),
     ParserSpec("grok.subagent_json.v1", parse_subagent, count_raw=count_subagent),
 )

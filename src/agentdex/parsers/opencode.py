@@ -17,6 +17,13 @@ input:" narration) are not prompts and are skipped.
 JSON tree (before 1.2): ``storage/message/<sessionID>/<msgID>.json`` with
 parts in ``storage/part/<msgID>/*.json`` and the session in
 ``storage/session/<projectID>/<sessionID>.json``.
+
+Locators: ``row:part/<id>`` (1.x), ``row:session_message/<id>`` (a 2.x user
+row) or ``row:session_message/<id>/content/<j>`` (a 2.x assistant part),
+``part:<file>`` (JSON tree); a tool part's result adds ``#1``. Each text
+part of an assistant message is a reply (OpenCode shows them as separate
+blocks between tool calls). Roles (``count_roles``): text parts of user
+messages and of assistant messages, counted by plain SQL / ``json``.
 """
 
 from __future__ import annotations
@@ -35,11 +42,12 @@ from agentdex.parsers._agent_common import (
     clip,
     dict_of,
     make_record,
+    number_parts,
     opt_str,
     str_of,
     tool_call_text,
 )
-from agentdex.parsers.base import ParseCursor, ParserSpec, SourceRef
+from agentdex.parsers.base import ParseCursor, ParserSpec, RoleCounts, SourceRef, add_role
 from agentdex.readers import Diagnostics, connect_readonly, read_json
 from agentdex.records import Record, parse_timestamp
 
@@ -129,17 +137,19 @@ def _sessions_v1(ref: SourceRef, conn: sqlite3.Connection, cursor: ParseCursor) 
             role = "user" if msg.get("role") == "user" else "assistant"
             model = opt_str(msg.get("modelID"))
             ts = parse_timestamp(part_time) or parse_timestamp(msg_time)
-            produced = list(
-                _part_records(
-                    ref,
-                    f"row:part/{part_id}",
-                    sid,
-                    role,
-                    part,
-                    timestamp=ts,
-                    cwd=directory,
-                    model=model,
-                )
+            produced = number_parts(
+                [
+                    *_part_records(
+                        ref,
+                        f"row:part/{part_id}",
+                        sid,
+                        role,
+                        part,
+                        timestamp=ts,
+                        cwd=directory,
+                        model=model,
+                    )
+                ]
             )
             if produced:
                 cursor.units += 1
@@ -185,18 +195,22 @@ def _sessions_v2(ref: SourceRef, conn: sqlite3.Connection, cursor: ParseCursor) 
                 model_info = dict_of(data.get("model"))
                 model = opt_str(model_info.get("id"))
                 content = data.get("content")
-                for part in content if isinstance(content, list) else []:
+                for j, part in enumerate(content if isinstance(content, list) else []):
                     if isinstance(part, dict):
                         produced.extend(
-                            _part_records(
-                                ref,
-                                loc,
-                                sid,
-                                "assistant",
-                                part,
-                                timestamp=ts,
-                                cwd=directory,
-                                model=model,
+                            number_parts(
+                                [
+                                    *_part_records(
+                                        ref,
+                                        f"{loc}/content/{j}",
+                                        sid,
+                                        "assistant",
+                                        part,
+                                        timestamp=ts,
+                                        cwd=directory,
+                                        model=model,
+                                    )
+                                ]
                             )
                         )
             if produced:
@@ -254,6 +268,47 @@ def count_db(path: Path) -> int:
         conn.close()
 
 
+_TYPED_SQL = (
+    "trim(coalesce(json_extract({c},'$.text'),'')) <> ''"
+    " AND coalesce(json_extract({c},'$.synthetic'),0) = 0"
+    " AND coalesce(json_extract({c},'$.ignored'),0) = 0"
+    " AND json_extract({c},'$.text') NOT LIKE ?"
+)
+
+
+def count_db_roles(path: Path) -> RoleCounts:
+    """Per session, by plain SQL: text parts of user messages (prompts) and of assistant
+    messages (replies), injected ones left out; 2.x user rows and assistant content parts."""
+    conn = connect_readonly(path)
+    counts: RoleCounts = {}
+    try:
+        tables = _tables(conn)
+        queries: list[str] = []
+        if {"part", "message"} <= tables:
+            queries.append(
+                "SELECT p.session_id, json_extract(m.data,'$.role') = 'user' FROM part p"
+                " JOIN message m ON m.id = p.message_id"
+                " WHERE json_valid(p.data) AND json_valid(m.data)"
+                " AND json_extract(p.data,'$.type') = 'text' AND " + _TYPED_SQL.format(c="p.data")
+            )
+        if "session_message" in tables:
+            queries.append(
+                "SELECT session_id, 1 FROM session_message WHERE json_valid(data)"
+                " AND type = 'user' AND " + _TYPED_SQL.format(c="data")
+            )
+            queries.append(
+                "SELECT s.session_id, 0 FROM session_message s, json_each(s.data, '$.content') c"
+                " WHERE json_valid(s.data) AND s.type = 'assistant'"
+                " AND json_extract(c.value,'$.type') = 'text' AND " + _TYPED_SQL.format(c="c.value")
+            )
+        for query in queries:
+            for session, typed in conn.execute(query, (_NARRATION_LIKE,)):
+                add_role(counts, session, "prompts" if typed else "replies")
+    finally:
+        conn.close()
+    return counts
+
+
 def _storage_root(message_path: Path) -> Path:
     return message_path.parents[2]  # storage/message/<sid>/<mid>.json -> storage
 
@@ -290,14 +345,50 @@ def parse_storage_message(
         if not isinstance(part, dict):
             continue
         pts = parse_timestamp(dict_of(part.get("time")).get("start")) or ts
-        produced = list(
-            _part_records(
-                ref, f"part:{part_file.name}", sid, role, part, timestamp=pts, cwd=cwd, model=model
-            )
+        produced = number_parts(
+            [
+                *_part_records(
+                    ref,
+                    f"part:{part_file.name}",
+                    sid,
+                    role,
+                    part,
+                    timestamp=pts,
+                    cwd=cwd,
+                    model=model,
+                )
+            ]
         )
         if produced:
             cursor.units += 1
             yield from produced
+
+
+def count_storage_roles(path: Path) -> RoleCounts:
+    """The message's text parts: prompts when it is a user message, else replies."""
+    try:
+        msg = json.loads(path.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(msg, dict):
+        return {}
+    session = msg.get("sessionID") if isinstance(msg.get("sessionID"), str) else None
+    session = session or path.parent.name
+    mid = opt_str(msg.get("id")) or path.stem
+    counts: RoleCounts = {}
+    for part_file in sorted((path.parents[2] / "part" / mid).glob("*.json")):
+        try:
+            part = json.loads(part_file.read_text(encoding="utf-8", errors="replace"))
+        except (OSError, ValueError):
+            continue
+        if not isinstance(part, dict) or part.get("type") != "text":
+            continue
+        text = part.get("text")
+        if part.get("synthetic") or part.get("ignored") or not isinstance(text, str):
+            continue
+        if text.strip() and not text.startswith("Called the "):
+            add_role(counts, session, "prompts" if msg.get("role") == "user" else "replies")
+    return counts
 
 
 def count_storage_message(path: Path) -> int:
@@ -326,6 +417,11 @@ def count_storage_message(path: Path) -> int:
 
 
 PARSERS = (
-    ParserSpec("opencode.sqlite.v1", parse_db, count_raw=count_db),
-    ParserSpec("opencode.storage_json.v1", parse_storage_message, count_raw=count_storage_message),
+    ParserSpec("opencode.sqlite.v1", parse_db, count_raw=count_db, count_roles=count_db_roles),
+    ParserSpec(
+        "opencode.storage_json.v1",
+        parse_storage_message,
+        count_raw=count_storage_message,
+        count_roles=count_storage_roles,
+    ),
 )

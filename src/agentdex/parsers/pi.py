@@ -7,7 +7,9 @@ ids). ``message`` entries hold ``message.role``: ``user`` (prompt),
 ``bashExecution`` (a ``!cmd`` the user ran); the omp fork adds
 ``developer`` (harness chatter, skipped). ``compaction`` and
 ``branch_summary`` carry summaries; ``session_info.name`` is the title.
-Abandoned branches are kept: they are history the user wrote.
+Abandoned branches are kept: they are history the user wrote. A line
+giving several records locates the further ones ``line:N#1``... Roles
+(``count_roles``): user messages with text, assistant text blocks.
 """
 
 from __future__ import annotations
@@ -20,12 +22,13 @@ from agentdex.parsers._agent_common import (
     as_text,
     clip,
     make_record,
+    number_parts,
     opt_str,
     str_of,
     tool_call_text,
 )
 from agentdex.parsers._jsonl import raw_objects
-from agentdex.parsers.base import ParseCursor, ParserSpec, SourceRef
+from agentdex.parsers.base import ParseCursor, ParserSpec, RoleCounts, SourceRef
 from agentdex.readers import Diagnostics, JsonlReader
 from agentdex.records import Record, parse_timestamp
 
@@ -142,11 +145,11 @@ def parse_session(
         if kind == "message" and isinstance(entry.get("message"), dict):
             if entry["message"].get("role") in _SKIPPED_ROLES:
                 continue
-            for record in _message_records(
-                ref, locator, line.offset, sid, cwd, ts, entry["message"]
-            ):
-                produced += 1
-                yield record
+            records = list(
+                _message_records(ref, locator, line.offset, sid, cwd, ts, entry["message"])
+            )
+            produced += len(records)
+            yield from number_parts(records)
         elif kind in ("compaction", "branch_summary"):
             summary = entry.get("summary")
             if isinstance(summary, str) and summary.strip():
@@ -188,4 +191,39 @@ def count_raw(path: Path) -> int:
     return count
 
 
-PARSERS = (ParserSpec("pi.session_jsonl.v1", parse_session, resumable=True, count_raw=count_raw),)
+def _block_text(block: object, kinds: tuple[object, ...]) -> str:
+    if isinstance(block, str):
+        return block
+    if isinstance(block, dict) and block.get("type") in kinds:
+        return str(block.get("text") or "")
+    return ""
+
+
+def count_roles(path: Path) -> RoleCounts:
+    """User messages with text (prompts) and assistant text blocks (replies) of the session."""
+    session = path.stem.rpartition("_")[2] or path.stem
+    prompts = replies = 0
+    for entry in raw_objects(path):
+        if entry.get("type") == "session" and isinstance(entry.get("id"), str):
+            session = entry["id"]
+        message = entry.get("message")
+        if entry.get("type") != "message" or not isinstance(message, dict):
+            continue
+        content = message.get("content")
+        blocks = content if isinstance(content, list) else [content]
+        if message.get("role") == "user":
+            prompts += any(_block_text(b, (None, "text", "output_text")).strip() for b in blocks)
+        elif message.get("role") == "assistant":
+            replies += sum(bool(_block_text(b, ("text",)).strip()) for b in blocks)
+    return {session: {"prompts": prompts, "replies": replies}} if prompts or replies else {}
+
+
+PARSERS = (
+    ParserSpec(
+        "pi.session_jsonl.v1",
+        parse_session,
+        resumable=True,
+        count_raw=count_raw,
+        count_roles=count_roles,
+    ),
+)

@@ -16,21 +16,28 @@ Eras handled
   never read or listed. A locked, corrupt or missing database is skipped
   with a diagnostic.
 
-Mapping (per request ``i``)
----------------------------
-``message.text`` -> user/prompt at ``request:<i>``. ``response[]`` parts:
-consecutive markdown (``{value}``, ``markdownContent``, inline references)
--> one assistant/message at ``json:/requests/<i>/response/<j>`` (``j`` = first
-part); ``thinking`` -> assistant/reasoning; ``toolInvocationSerialized`` /
-``toolInvocation`` -> assistant/tool_call with a readable text (past-tense
-message, terminal command), plus tool/tool_result when output was saved;
-``textEditGroup`` -> assistant/tool_call naming the edited file; ``warning``
--> system/message. When a request has no tool parts (older sessions), the
-calls in ``result.metadata.toolCallRounds[].toolCalls[]`` become tool_call
-records, with tool_result from ``toolCallResults[<id>].content`` when saved.
+Mapping (per request ``i``, records in the order of the parts they come from)
+-------------------------------------------------------------------------------
+``message.text`` -> user/prompt at ``json:/requests/<i>/message``.
+``response[]`` parts: every markdown fragment (``{value}``,
+``markdownContent``, inline references) of the response -> **one**
+assistant/message, the reply, at ``json:/requests/<i>/response/<j>`` (``j``
+= its first fragment): VS Code streams a reply in pieces and splits it
+around code-block URIs, edits and tool calls (a lone ``{"value": "\n```\n"}``
+closes the code block an edit opened), and shows it as one answer.
+``thinking`` -> assistant/reasoning, one per run of thinking parts;
+``toolInvocationSerialized`` / ``toolInvocation`` -> assistant/tool_call
+with a readable text (past-tense message, terminal command), plus
+tool/tool_result when output was saved; ``textEditGroup`` ->
+assistant/tool_call naming the edited file; ``warning`` -> system/message.
+When a request has no tool parts (older sessions), the calls in
+``result.metadata.toolCallRounds[].toolCalls[]`` become tool_call records,
+with tool_result from ``toolCallResults[<id>].content`` when saved.
 ``result.errorDetails.message`` -> system/message. UI-only parts (progress,
-undo stops, code-block URIs...) are skipped; unknown kinds are listed in one
-diagnostic per file. ``customTitle`` is the session title.
+undo stops, code-block URIs...) are skipped and never split the reply;
+unknown kinds are listed in one diagnostic per file. ``customTitle`` is
+the session title. Every record of a request carries the request's
+``timestamp``: the store has no other, so order comes from the parts.
 
 cwd comes from the sibling ``workspaceStorage/<md5>/workspace.json``
 (``folder``, or the directory of a ``workspace`` ``.code-workspace`` file)
@@ -43,7 +50,8 @@ Units counted
 Chat sessions: requests with a non-empty ``message.text`` (the prompt
 record is emitted for exactly those). Inline history: non-empty prompts.
 ``count_raw`` (:mod:`agentdex.parsers._vscode_counts`) recounts both
-without this module's code.
+without this module's code; ``count_roles`` counts per session the
+requests with a prompt and those whose response has reply text.
 """
 
 from __future__ import annotations
@@ -56,7 +64,12 @@ from typing import Any
 
 import orjson
 
-from agentdex.parsers._vscode_counts import count_inline_raw, count_session_raw
+from agentdex.parsers._vscode_counts import (
+    count_inline_raw,
+    count_inline_roles,
+    count_session_raw,
+    count_session_roles,
+)
 from agentdex.parsers._vscode_inline import parse_inline_history
 from agentdex.parsers._vscode_mutation_log import replay
 from agentdex.parsers.base import ParseCursor, ParserSpec, SourceRef
@@ -184,6 +197,23 @@ def workspace_cwd(session_path: Path, diagnostics: Diagnostics) -> str | None:
     return None
 
 
+def _thinking_text(value: object) -> str:
+    if isinstance(value, list):
+        return "".join(v for v in value if isinstance(v, str))
+    return markdown_value(value)
+
+
+def _reply_piece(kind: str | None, part: dict[str, Any]) -> str | None:
+    """The text a markdown or inline-reference part adds to the reply (None: not one)."""
+    if kind is None or kind in _MARKDOWN_KINDS:
+        return markdown_value(part.get("content", part))
+    if kind == "inlineReference":
+        name = part.get("name")
+        label = name if isinstance(name, str) and name else _uri_label(part.get("inlineReference"))
+        return f"`{label}`" if label else ""
+    return None
+
+
 # --------------------------------------------------------------------------- sessions
 
 
@@ -248,7 +278,8 @@ class _Session:
         prompt = message_text(request.get("message"))
         if prompt.strip():
             self.cursor.units += 1
-            yield self.record(f"request:{i}", "user", "prompt", prompt, stamp, None, dict(base))
+            loc = f"json:/requests/{i}/message"
+            yield self.record(loc, "user", "prompt", prompt, stamp, None, dict(base))
         response = request.get("response")
         shown: Counter[str] = Counter()
         if isinstance(response, list):
@@ -316,79 +347,74 @@ class _Session:
         base: dict[str, Any],
         shown: Counter[str],
     ) -> Iterator[Record]:
-        run_kind: Kind | None = None
-        run_start = 0
-        run_text: list[str] = []
+        """One reply per response (every markdown fragment, wherever it streamed), reasoning
+        runs, and the tool parts, each at the index of its (first) part."""
+        placed: list[tuple[int, Record]] = []
+        reply: list[str] = []
+        reply_at: int | None = None
+        apart = False  # a tool call or edit came between two fragments of the reply
+        thought: list[str] = []
+        thought_at = 0
 
-        def flush() -> Iterator[Record]:
-            text = "".join(run_text)
-            if run_kind is not None and text.strip():
-                yield self.record(
-                    f"json:/requests/{i}/response/{run_start}",
-                    "assistant",
-                    run_kind,
-                    text,
-                    stamp,
-                    model,
-                    dict(base),
+        def end_thinking() -> None:
+            text = "".join(thought)
+            if text.strip():
+                loc = f"json:/requests/{i}/response/{thought_at}"
+                placed.append(
+                    (thought_at, self.record(loc, "assistant", "reasoning", text, stamp, model))
                 )
+            thought.clear()
 
         for j, part in enumerate(parts):
             if not isinstance(part, dict):
                 continue
             raw_kind = part.get("kind")
             kind = None if raw_kind is None else str(raw_kind)  # hashable for set lookups
-            piece: str | None = None
-            piece_kind: Kind = "message"
-            if kind is None or kind in _MARKDOWN_KINDS:
-                piece = markdown_value(part.get("content", part))
-            elif kind == "inlineReference":
-                name = part.get("name")
-                ref_label = (
-                    name
-                    if isinstance(name, str) and name
-                    else _uri_label(part.get("inlineReference"))
-                )
-                piece = f"`{ref_label}`" if ref_label else ""
-            elif kind == "thinking":
-                value = part.get("value")
-                piece = (
-                    "".join(v for v in value if isinstance(v, str))
-                    if isinstance(value, list)
-                    else markdown_value(value)
-                )
-                piece_kind = "reasoning"
-            if piece is not None:
-                if run_kind != piece_kind:
-                    yield from flush()
-                    run_kind, run_start, run_text = piece_kind, j, []
-                run_text.append(piece)
+            if kind in _UI_KINDS:
+                continue  # UI-only parts sit between fragments without ending anything
+            if kind == "thinking":
+                if not thought:
+                    thought_at = j
+                thought.append(_thinking_text(part.get("value")))
                 continue
-            yield from flush()
-            run_kind, run_text = None, []
+            end_thinking()
+            piece = _reply_piece(kind, part)
+            if piece is not None:
+                if apart and reply and not (reply[-1].endswith("\n") or piece.startswith("\n")):
+                    reply.append("\n\n")
+                reply.append(piece)
+                reply_at, apart = (j if reply_at is None else reply_at), False
+                continue
+            apart = bool(reply)
             loc = f"json:/requests/{i}/response/{j}"
             if kind in _TOOL_KINDS:
-                yield from self.tool(loc, part, stamp, model, base, shown)
+                placed.extend((j, r) for r in self.tool(loc, part, stamp, model, base, shown))
             elif kind == "textEditGroup":
                 target = _uri_label(part.get("uri"))
-                yield self.record(
-                    loc,
-                    "assistant",
-                    "tool_call",
-                    f"Edited {target}".strip(),
-                    stamp,
-                    model,
-                    {**base, "tool": "textEditGroup"},
+                extra = {**base, "tool": "textEditGroup"}
+                text = f"Edited {target}".strip()
+                placed.append(
+                    (j, self.record(loc, "assistant", "tool_call", text, stamp, model, extra))
                 )
             elif kind == "warning":
                 text = markdown_value(part.get("content"))
                 if text.strip():
-                    yield self.record(
-                        loc, "system", "message", text, stamp, model, {**base, "type": "warning"}
+                    extra = {**base, "type": "warning"}
+                    placed.append(
+                        (j, self.record(loc, "system", "message", text, stamp, model, extra))
                     )
-            elif kind not in _UI_KINDS:
+            else:
                 self.unknown[str(kind)] += 1
-        yield from flush()
+        end_thinking()
+        text = "".join(reply)
+        if reply_at is not None and text.strip():
+            loc = f"json:/requests/{i}/response/{reply_at}"
+            placed.append(
+                (reply_at, self.record(loc, "assistant", "message", text, stamp, model, dict(base)))
+            )
+        placed.sort(key=lambda item: item[0])
+        for _, record in placed:
+            yield record
 
     def tool(
         self,
@@ -477,11 +503,13 @@ PARSERS: tuple[ParserSpec, ...] = (
         parse_chat_session,
         resumable=False,
         count_raw=count_session_raw,
+        count_roles=count_session_roles,
     ),
     ParserSpec(
         "vscode-copilot.inline_history.v1",
         parse_inline_history,
         resumable=False,
         count_raw=count_inline_raw,
+        count_roles=count_inline_roles,
     ),
 )

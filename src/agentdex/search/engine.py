@@ -1,13 +1,18 @@
-"""Evaluate a parsed query against one index generation.
+"""One index generation opened for reading: postings, text blocks and record metadata.
 
-Plan: each text term maps to the blocks whose trigram signature may hold it
-(:mod:`agentdex.index.signatures`); AND/OR combine those bitmaps. Evaluation
-is set algebra over record ids, each step restricted to what earlier steps
-left (``a b`` scans ``b`` only in records that hold ``a``); candidates are
-verified by real substring/regex matching, so results are exact. Field
-filters run as SQL. Records of deleted files have no metadata row any more,
-so the final metadata fetch drops them (tombstones). Everything runs inside
-one read transaction: a consistent WAL snapshot.
+Everything a query run needs, inside one SQLite read transaction (a
+consistent WAL snapshot) and one tantivy searcher:
+
+* candidates: counts, record ids, and pages of record ids in a fast-field
+  order (``ts`` newest first) from the postings; plus the *tail*, records
+  SQLite has but the postings or the term list do not cover yet (a writer
+  died between its commits, or is mid-build), which every query verifies;
+* verification of one record against the query tree, on its text block
+  (decompressed once, cached) and its metadata;
+* a sequential scan of every block, for queries with nothing to look up
+  (only NOT, regexes without literals, punctuation-only text);
+* metadata rows (``LIGHT_COLUMNS`` for ranking, ``Hit`` for results) and
+  original text.
 """
 
 from __future__ import annotations
@@ -20,27 +25,44 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentdex.index.segments import Block, load_block
-from agentdex.index.signatures import SignatureReader
-from agentdex.search.fields import field_sql, register_functions
+from agentdex.index.segments import Block, BlockFile, load_block
+from agentdex.search.fields import field_matches, register_functions
 from agentdex.search.matchers import TermMatcher
 from agentdex.search.query import And, Field, Node, Not, Or, Term, terms
 
-IdMap = dict[int, int]  # record id -> block id
 SQL_CHUNK = 900
-BLOCK_CACHE = 48
+BLOCK_CACHE = 64
 
 META_COLUMNS = (
     "r.id, r.block_id, r.agent, r.store, r.session_id, r.role, r.kind, r.timestamp, r.model,"
     " r.cwd, r.project, r.branch, r.worktree, r.host, r.locator, r.offset, r.tlen, r.thash, f.path"
 )
 
-
-#: (id, kind, role, timestamp, tlen, agent, session_id, thash, cwd, project, worktree)
+#: (id, kind, role, timestamp, tlen, agent, session_id, thash, cwd, project, worktree,
+#:  block_id, file_id, branch, model, host)
 LIGHT_COLUMNS = (
     "r.id, r.kind, r.role, r.timestamp, r.tlen, r.agent, r.session_id, r.thash,"
-    " r.cwd, r.project, r.worktree"
+    " r.cwd, r.project, r.worktree, r.block_id, r.file_id, r.branch, r.model, r.host"
 )
+LIGHT_NAMES = (
+    "id",
+    "kind",
+    "role",
+    "timestamp",
+    "tlen",
+    "agent",
+    "session_id",
+    "thash",
+    "cwd",
+    "project",
+    "worktree",
+    "block_id",
+    "file_id",
+    "branch",
+    "model",
+    "host",
+)
+ID, KIND, ROLE, TS, TLEN, AGENT, SESSION, THASH, CWD, PROJECT, WORKTREE, BLOCK, FILE = range(13)
 
 
 @dataclass(slots=True)
@@ -83,19 +105,34 @@ class Engine:
     """One query run over one generation (open it, search, close it)."""
 
     def __init__(self, db: sqlite3.Connection, gen: Path) -> None:
+        from agentdex.index.postings import Vocabulary, open_index
+
         self.db = db
         register_functions(db)
         row = db.execute("SELECT max(id) FROM blocks").fetchone()
         self.n_blocks = (row[0] + 1) if row and row[0] is not None else 0
-        self.signatures = SignatureReader(gen, self.n_blocks)
+        if (gen / "postings" / "meta.json").is_file():
+            self.index = open_index(gen / "postings", create=False)
+        else:  # a first build that has not committed postings yet: every record is tail
+            self.index = open_index(gen / "postings-empty", create=True, memory=True)
+        self.searcher = self.index.searcher()
+        self.schema = self.index.schema
+        self.vocabulary = Vocabulary(gen)
+        marks = dict(
+            db.execute("SELECT key, value FROM meta WHERE key IN ('postings_rid', 'vocab_rid')")
+        )
+        self.tail_rid = min(int(marks.get("postings_rid", 1)), int(marks.get("vocab_rid", 1)))
+        self.block_file = BlockFile(gen)
         self._blocks: OrderedDict[int, Block] = OrderedDict()
+        self._paths: dict[int, str] = {}
         self.blocks_scanned = 0
         self.matchers: dict[Term, TermMatcher] = {}
 
     def close(self) -> None:
-        self.signatures.close()
+        self.vocabulary.close()
+        self.block_file.close()
 
-    # -- setup -------------------------------------------------------------------
+    # -- setup -------------------------------------------------------------------------------------
     def prepare(self, node: Node | None, *, regex: bool, word: bool, case: str) -> bool:
         """Build a matcher per term; returns whether matching is case-sensitive."""
         all_terms = terms(node)
@@ -113,13 +150,91 @@ class Engine:
                 )
         return sensitive
 
-    # -- blocks ----------------------------------------------------------------------
+    def planner(self, *, sensitive: bool, word: bool, regex: bool) -> Any:
+        from agentdex.search.plan import Planner
+
+        return Planner(
+            self.searcher,
+            self.schema,
+            self.vocabulary,
+            self.db,
+            sensitive=sensitive,
+            word=word,
+            regex=regex,
+        )
+
+    # -- candidates from the postings --------------------------------------------------------------
+    def _query(self, query: Any) -> Any:
+        return query if query is not None else self._tantivy().Query.all_query()
+
+    def _tantivy(self) -> Any:
+        import tantivy
+
+        return tantivy
+
+    def count(self, query: Any) -> int:
+        return int(self.searcher.search(self._query(query), limit=1, count=True).count)
+
+    def candidate_ids(self, query: Any) -> list[int]:
+        """Record ids of every candidate (any order)."""
+        total = self.count(query)
+        if not total:
+            return []
+        hits = self.searcher.search(self._query(query), limit=total, count=False).hits
+        return list(self.searcher.fast_field_values("rid", [address for _, address in hits]))
+
+    def newest_page(self, query: Any, offset: int, limit: int) -> list[int]:
+        """Candidate record ids ordered by time, newest first (unknown times last)."""
+        hits = self.searcher.search(
+            self._query(query), limit=limit, count=False, order_by_field="ts", offset=offset
+        ).hits
+        return list(self.searcher.fast_field_values("rid", [address for _, address in hits]))
+
+    def level_pages(self, query: Any, size: int) -> dict[int, tuple[int, list[int]]]:
+        """Per level: (candidates, the ``size`` newest record ids), in one pass over the query."""
+        from agentdex.search.scores import LEVELS
+
+        spec = {
+            "levels": {
+                "terms": {"field": "level", "size": LEVELS},
+                "aggs": {
+                    "newest": {
+                        "top_hits": {
+                            "size": size,
+                            "sort": [{"ts": "desc"}],
+                            "docvalue_fields": ["rid"],
+                        }
+                    }
+                },
+            }
+        }
+        result = self.searcher.aggregate(self._query(query), spec)
+        pages: dict[int, tuple[int, list[int]]] = {}
+        for bucket in result.get("levels", {}).get("buckets", []):
+            ids = [int(hit["docvalue_fields"]["rid"][0]) for hit in bucket["newest"]["hits"]]
+            pages[int(bucket["key"])] = (int(bucket["doc_count"]), ids)
+        return pages
+
+    def both(self, *queries: Any) -> Any:
+        tantivy = self._tantivy()
+        parts = [(tantivy.Occur.Must, self._query(q)) for q in queries]
+        return tantivy.Query.boolean_query(parts)
+
+    def level_query(self, level: int) -> Any:
+        return self._tantivy().Query.term_query(self.schema, "level", level)
+
+    def tail_ids(self) -> list[int]:
+        """Records the postings or the term list do not cover yet (verified by every query)."""
+        rows = self.db.execute("SELECT id FROM records WHERE id >= ?", (self.tail_rid,))
+        return [rid for (rid,) in rows]
+
+    # -- verification ------------------------------------------------------------------------------
     def block(self, block_id: int) -> Block | None:
         cached = self._blocks.get(block_id)
         if cached is not None:
             self._blocks.move_to_end(block_id)
             return cached
-        block = load_block(self.db, block_id)
+        block = load_block(self.db, self.block_file, block_id)
         if block is None:
             return None
         self.blocks_scanned += 1
@@ -128,164 +243,89 @@ class Engine:
             self._blocks.popitem(last=False)
         return block
 
-    def plan(self, node: Node) -> int:
-        """Bitmap of blocks that may hold a match of ``node``."""
-        everything = self.signatures.all_blocks()
-        if isinstance(node, Term):
-            rows = self.matchers[node].rows
-            return self.signatures.candidates(rows) if rows else everything
-        if isinstance(node, And):
-            acc = everything
-            for child in node.children:
-                acc &= self.plan(child)
-            return acc
-        if isinstance(node, Or):
-            acc = 0
-            for child in node.children:
-                acc |= self.plan(child)
-            return acc
-        return everything
+    def record_values(self, row: tuple[Any, ...]) -> dict[str, object]:
+        values: dict[str, object] = dict(zip(LIGHT_NAMES, row, strict=False))
+        values["path"] = self.path_of(int(row[FILE]))
+        return values
 
-    # -- evaluation --------------------------------------------------------------
-    def evaluate(self, node: Node, within: IdMap | None = None) -> IdMap:
+    def path_of(self, file_id: int) -> str:
+        path = self._paths.get(file_id)
+        if path is None:
+            found = self.db.execute("SELECT path FROM files WHERE id = ?", (file_id,)).fetchone()
+            path = found[0] if found else ""
+            self._paths[file_id] = path
+        return path
+
+    def matches(self, node: Node, row: tuple[Any, ...]) -> bool:
+        """Does the record of this light row match the whole query tree (exact check)?"""
+        block = self.block(int(row[BLOCK]))
+        if block is None:
+            return False
+        return self._eval(node, row, block, int(row[ID]) - block.first_id)
+
+    def _eval(self, node: Node, row: tuple[Any, ...], block: Block, index: int) -> bool:
         if isinstance(node, Term):
-            return self._term(node, within)
+            return self.matchers[node].matches_record(block, index)
         if isinstance(node, Field):
-            return self._fields([node], within)
+            return field_matches(node, self.record_values(row))
         if isinstance(node, Not):
-            universe = within if within is not None else self._all_ids()
-            excluded = self.evaluate(node.child, universe)
-            return {rid: bid for rid, bid in universe.items() if rid not in excluded}
-        if isinstance(node, Or):
-            result: IdMap = {}
-            for child in node.children:
-                result.update(self.evaluate(child, within))
-            return result
-        return self._and(node, within)
+            return not self._eval(node.child, row, block, index)
+        if isinstance(node, And):
+            return all(self._eval(child, row, block, index) for child in node.children)
+        assert isinstance(node, Or)
+        return any(self._eval(child, row, block, index) for child in node.children)
 
-    def _and(self, node: And, within: IdMap | None) -> IdMap:
-        if (
-            within is None
-            and all(
-                isinstance(c, Term) or (isinstance(c, Not) and isinstance(c.child, Term))
-                for c in node.children
-            )
-            and any(isinstance(c, Term) for c in node.children)
-        ):
-            return self._and_terms_by_block(node)
-        return self._and_general(node, within)
-
-    def _and_terms_by_block(self, node: And) -> IdMap:
-        """Text-only conjunction: each candidate block is loaded once and all terms checked."""
-        positives = [c for c in node.children if isinstance(c, Term)]
-        positives.sort(key=lambda t: self.plan(t).bit_count())
-        negatives = [
-            c.child for c in node.children if isinstance(c, Not) and isinstance(c.child, Term)
-        ]
-        result: IdMap = {}
-        for block_id in _bits(self.plan(node)):
+    # -- full scan ---------------------------------------------------------------------------------
+    def scan(self, node: Node, stop: Any = None) -> list[int]:
+        """Ids of every live record matching ``node``, block by block (nothing to look up)."""
+        found: list[int] = []
+        for block_id in range(self.n_blocks):
+            if stop is not None and stop():
+                break
             block = self.block(block_id)
             if block is None:
                 continue
-            local: list[int] | None = None
-            for term in positives:
-                local = self.matchers[term].scan(block, local)
-                if not local:
-                    break
-            if not local:
-                continue
-            for negative in negatives:
-                excluded = set(self.matchers[negative].scan(block, local))
-                local = [i for i in local if i not in excluded]
-            for i in local:
-                result[block.first_id + i] = block_id
-        return result
+            rows = None
+            if _has_fields(node):
+                rows = {
+                    r[ID]: r
+                    for r in self.db.execute(
+                        f"SELECT {LIGHT_COLUMNS} FROM records r WHERE r.block_id = ?", (block_id,)
+                    )
+                }
+            positions = self._eval_block(node, block, rows)
+            found.extend(block.first_id + i for i in sorted(positions))
+        return found
 
-    def _and_general(self, node: And, within: IdMap | None) -> IdMap:
-        fields = [c for c in node.children if isinstance(c, Field)]
-        text_terms = [c for c in node.children if isinstance(c, Term)]
-        text_terms.sort(key=lambda t: self.plan(t).bit_count())
-        others = [c for c in node.children if isinstance(c, And | Or)]
-        negated = [c for c in node.children if isinstance(c, Not)]
-        current = within
-        plan = self.plan(node)
-        ordered: list[Node] = []
-        if text_terms and self.matchers[text_terms[0]].rows:
-            # a selective term first (a few blocks); else the SQL filters narrow the blocks
-            selective = self.plan(text_terms[0]).bit_count() <= max(8, self.n_blocks // 20)
-            if selective or not fields:
-                ordered.append(text_terms.pop(0))
-        if fields:
-            ordered.append(And(tuple(fields)))
-        ordered.extend(text_terms)
-        ordered.extend(others)
-        ordered.extend(negated)
-        for child in ordered:
-            if current is not None and not current:
-                return {}
-            if isinstance(child, And) and all(isinstance(c, Field) for c in child.children):
-                current = self._fields(list(child.children), current)  # type: ignore[arg-type]
-            elif isinstance(child, Term) and current is None:
-                current = self._term(child, None, plan)
-            else:
-                current = self.evaluate(child, current)
-        return current if current is not None else {}
-
-    def _all_ids(self) -> IdMap:
-        return dict(self.db.execute("SELECT id, block_id FROM records"))
-
-    def _fields(self, fields: list[Field], within: IdMap | None) -> IdMap:
-        clauses: list[str] = []
-        params: list[object] = []
-        for item in fields:
-            sql, args = field_sql(item)
-            clauses.append(sql)
-            params.extend(args)
-        where = " AND ".join(clauses)
-        if within is None or len(within) > 200_000:
-            found = dict(self.db.execute(f"SELECT id, block_id FROM records WHERE {where}", params))
-            return found if within is None else {k: v for k, v in found.items() if k in within}
-        result: IdMap = {}
-        for chunk in _chunks(sorted(within)):
-            marks = ",".join("?" * len(chunk))
-            result.update(
-                self.db.execute(
-                    f"SELECT id, block_id FROM records WHERE id IN ({marks}) AND {where}",
-                    [*chunk, *params],
-                )
-            )
-        return result
-
-    def _term(self, term: Term, within: IdMap | None, plan: int | None = None) -> IdMap:
-        matcher = self.matchers[term]
-        candidates = self.plan(term) if plan is None else plan & self.plan(term)
-        result: IdMap = {}
-        if within is None:
-            for block_id in _bits(candidates):
-                block = self.block(block_id)
-                if block is None:
-                    continue
-                for i in matcher.scan(block):
-                    result[block.first_id + i] = block_id
-            return result
-        by_block: dict[int, list[int]] = {}
-        for rid, bid in within.items():
-            if (candidates >> bid) & 1:
-                by_block.setdefault(bid, []).append(rid)
-        for block_id in sorted(by_block):
-            block = self.block(block_id)
-            if block is None:
-                continue
-            local = sorted(
+    def _eval_block(
+        self, node: Node, block: Block, rows: dict[int, tuple[Any, ...]] | None
+    ) -> set[int]:
+        if isinstance(node, Term):
+            return set(self.matchers[node].scan(block))
+        if isinstance(node, Field):
+            assert rows is not None
+            return {
                 rid - block.first_id
-                for rid in by_block[block_id]
-                if 0 <= rid - block.first_id < block.count
-            )
-            for i in matcher.scan(block, local):
-                result[block.first_id + i] = block_id
-        return result
+                for rid, row in rows.items()
+                if field_matches(node, self.record_values(row))
+            }
+        if isinstance(node, Not):
+            return set(range(block.count)) - self._eval_block(node.child, block, rows)
+        if isinstance(node, And):
+            result: set[int] | None = None
+            for child in node.children:
+                part = self._eval_block(child, block, rows)
+                result = part if result is None else result & part
+                if not result:
+                    return set()
+            return result or set()
+        assert isinstance(node, Or)
+        out: set[int] = set()
+        for child in node.children:
+            out |= self._eval_block(child, block, rows)
+        return out
 
-    # -- metadata --------------------------------------------------------------------
+    # -- metadata ----------------------------------------------------------------------------------
     def hits(self, ids: Iterable[int]) -> list[Hit]:
         """Metadata for live records among ``ids`` (deleted ones are gone from ``records``)."""
         out: list[Hit] = []
@@ -302,7 +342,7 @@ class Engine:
     def light(self, ids: Iterable[int]) -> list[tuple[Any, ...]]:
         """``LIGHT_COLUMNS`` of live records among ``ids``: what ranking and dedup need."""
         out: list[tuple[Any, ...]] = []
-        for chunk in _chunks(sorted(ids), 5000):
+        for chunk in _chunks(sorted(set(ids)), 5000):
             marks = ",".join("?" * len(chunk))
             out.extend(
                 self.db.execute(
@@ -324,6 +364,12 @@ class Engine:
             )
         ]
 
+    def lower_text(self, hit: Hit) -> str:
+        block = self.block(hit.block_id)
+        if block is None:
+            return ""
+        return block.lower_text(hit.id - block.first_id)
+
     def original_text(self, hit: Hit) -> str:
         block = self.block(hit.block_id)
         if block is None:
@@ -331,12 +377,11 @@ class Engine:
         return block.original_text(hit.id - block.first_id)
 
 
-def _bits(bitmap: int) -> Iterator[int]:
-    """Indices of set bits, ascending."""
-    index = 0
-    while bitmap:
-        low = bitmap & -bitmap
-        position = low.bit_length() - 1
-        yield position
-        bitmap ^= low
-        index += 1
+def _has_fields(node: Node) -> bool:
+    if isinstance(node, Field):
+        return True
+    if isinstance(node, Not):
+        return _has_fields(node.child)
+    if isinstance(node, And | Or):
+        return any(_has_fields(child) for child in node.children)
+    return False

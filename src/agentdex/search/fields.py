@@ -60,3 +60,59 @@ def field_sql(field: Field) -> tuple[str, list[object]]:
     if name == "until":
         return "timestamp <= ?", [field.time]
     raise AssertionError(f"unhandled field {name}")
+
+
+def field_matches_value(field: Field, value: str) -> bool:
+    """Does one stored value (of the field's column) satisfy ``field``? Same rules as the SQL."""
+    name, wanted = field.name, field.value
+    if name in ("agent", "role", "kind"):
+        return value == wanted
+    if name == "session":
+        return value.startswith(wanted)
+    if name in _PATH_COLUMNS or name == "path":
+        if is_path_value(wanted):
+            prefix = normalize_path_value(wanted)
+            sep = "/" if "/" in prefix or not prefix.startswith("\\") else "\\"
+            with_sep = prefix if prefix.endswith(sep) else prefix + sep
+            return value == prefix or value.startswith(with_sep)
+        return wanted.lower() in value.lower()
+    if name in _SUBSTRING_COLUMNS:
+        return wanted.lower() in value.lower()
+    raise AssertionError(f"{name}: not a value field")
+
+
+#: field name -> the ``records`` column it reads, for checking one record in Python
+FIELD_COLUMNS = {
+    "agent": "agent",
+    "role": "role",
+    "kind": "kind",
+    "session": "session_id",
+    "project": "project",
+    "cwd": "cwd",
+    "worktree": "worktree",
+    "branch": "branch",
+    "model": "model",
+    "host": "host",
+    "path": "path",
+}
+
+
+def field_matches(field: Field, values: dict[str, object]) -> bool:
+    """Does one record (its columns, ``path`` = source file, ``timestamp``) satisfy ``field``?"""
+    if field.name in ("since", "until"):
+        ts = values.get("timestamp")
+        if not isinstance(ts, int | float) or field.time is None:
+            return False
+        return ts >= field.time if field.name == "since" else ts <= field.time
+    value = values.get(FIELD_COLUMNS[field.name])
+    return isinstance(value, str) and field_matches_value(field, value)
+
+
+def path_file_ids(db: sqlite3.Connection, value: str) -> list[int]:
+    """Ids of indexed source files whose path satisfies ``path:value``."""
+    field = Field("path", value)
+    return [
+        fid
+        for fid, path in db.execute("SELECT id, path FROM files")
+        if field_matches_value(field, path)
+    ]

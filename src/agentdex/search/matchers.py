@@ -1,4 +1,4 @@
-"""How one text term matches one record, and which signature rows can prune it.
+"""How one text term matches one record (verification) or every record of a block (scans).
 
 Semantics (the brute-force oracle in the tests states the same rules):
 
@@ -9,12 +9,8 @@ Semantics (the brute-force oracle in the tests states the same rules):
 * regex: ``re.search(term, text)`` with ``re.IGNORECASE`` when insensitive,
   wrapped in ``(?<!\\w)(?:...)(?!\\w)`` with ``-w``.
 
-Signature rows come only from trigrams that *must* occur in the lower-cased
-text when the term matches: the whole lower-cased term (insensitive literal);
-the lower-cased ASCII runs of the term (sensitive literal, since ASCII
-lower-casing is one-to-one and context-free); the ASCII runs of a regex's
-top-level literals (without ``i``/``k``/``s`` when ignoring case, which Python's
-``re`` also matches to non-ASCII letters).
+Which records are worth checking is the postings' business
+(:mod:`agentdex.search.plan`); every answer is checked here.
 """
 
 from __future__ import annotations
@@ -26,28 +22,19 @@ from typing import Any
 
 from agentdex.errors import UsageError
 from agentdex.index.segments import Block, encode
-from agentdex.index.signatures import trigram_rows
 
-_ASCII_RUN = re.compile(r"[\x00-\x7f]{3,}")
 MAX_REGEX_CHARS = 1000
 
 
-def _ascii_rows(text: str, drop: str = "") -> set[int]:
-    rows: set[int] = set()
-    for run in _ASCII_RUN.findall(text):
-        lowered = run.lower()
-        if drop:
-            for piece in re.split(f"[{re.escape(drop)}]", lowered):
-                rows |= trigram_rows(piece.encode())
-        else:
-            rows |= trigram_rows(lowered.encode())
-    return rows
-
-
-def _context_free(items: object) -> bool:
-    """False when the parsed regex holds anchors or lookarounds (matches depend on context)."""
+def _context_free(pattern: str, flags: int) -> bool:
+    """False when the regex holds anchors or lookarounds (matches depend on context)."""
+    from re import _parser as sre_parse  # type: ignore[attr-defined]
     from re._constants import ASSERT, ASSERT_NOT, AT
 
+    try:
+        items: object = sre_parse.parse(pattern, flags).data
+    except Exception:
+        return False
     stack = [items]
     while stack:
         item = stack.pop()
@@ -58,30 +45,6 @@ def _context_free(items: object) -> bool:
         elif hasattr(item, "data"):
             stack.append(item.data)
     return True
-
-
-def _regex_literals(pattern: str, flags: int) -> tuple[list[str], bool, bool]:
-    """Top-level literal runs, whether the pattern ignores case, and whether it is context-free."""
-    try:
-        from re import _parser as sre_parse  # type: ignore[attr-defined]
-        from re._constants import LITERAL
-
-        parsed = sre_parse.parse(pattern, flags)
-    except Exception:
-        return [], bool(flags & re.IGNORECASE), False
-    ignore = bool(parsed.state.flags & re.IGNORECASE)
-    runs: list[str] = []
-    current: list[str] = []
-    for op, value in parsed:
-        if op is LITERAL:
-            current.append(chr(value))
-            continue
-        if current:
-            runs.append("".join(current))
-            current = []
-    if current:
-        runs.append("".join(current))
-    return runs, ignore, _context_free(parsed.data)
 
 
 _GLOBAL_FLAGS = re.compile(r"^(\(\?[aiLmsux]+\))?(.*)$", re.DOTALL)
@@ -96,14 +59,13 @@ def _word_regex(pattern: str) -> str:
 
 
 class TermMatcher:
-    """Matches one term against blocks; ``rows`` is None when it cannot prune."""
+    """Matches one term against one record or every record of a block."""
 
     def __init__(self, text: str, *, case_sensitive: bool, word: bool, regex: bool) -> None:
         self.text = text
         self.case_sensitive = case_sensitive
         self.word = word
         self.regex = regex
-        self.rows: set[int] | None = None
         self.pattern: re.Pattern[str] | None = None
         self.block_pattern: re.Pattern[str] | None = None
         if regex:
@@ -115,19 +77,10 @@ class TermMatcher:
                 self.pattern = re.compile(source, flags)
             except (re.error, RecursionError, OverflowError) as exc:
                 raise UsageError(f"invalid regex {text!r}: {exc}") from None
-            runs, ignore, context_free = _regex_literals(text, flags)
-            rows: set[int] = set()
-            for run in runs:
-                rows |= _ascii_rows(run, "iks" if ignore else "")
-            self.rows = rows or None
-            if context_free and not word:
+            if not word and _context_free(text, flags):
                 self.block_pattern = self.pattern
         else:
             self.needle_lower = encode(text.lower())
-            if case_sensitive:
-                self.rows = _ascii_rows(text) or None
-            else:
-                self.rows = trigram_rows(self.needle_lower) or None
             if word:
                 target = text if case_sensitive else text.lower()
                 self.pattern = re.compile(f"(?<!\\w){re.escape(target)}(?!\\w)")
@@ -141,6 +94,17 @@ class TermMatcher:
         if self.pattern is not None:
             return self.pattern.search(target) is not None
         return (self.text if self.case_sensitive else self.text.lower()) in target
+
+    def matches_record(self, block: Block, index: int) -> bool:
+        """Does record ``index`` of ``block`` match (the lower-cased bytes for plain terms)?"""
+        if self.regex or self.case_sensitive:
+            return self.matches_text(block.original_text(index))
+        start, end = block.lower_span(index)
+        if block.lower.find(self.needle_lower, start, end) == -1:
+            return False
+        if self.pattern is None:
+            return True
+        return self.pattern.search(block.lower_text(index)) is not None
 
     # -- a block -------------------------------------------------------------------
     def scan(self, block: Block, local: list[int] | None = None) -> list[int]:

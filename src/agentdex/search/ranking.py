@@ -1,58 +1,31 @@
 """Relevance: text match quality x who wrote it x how recent x where it was.
 
-``score = text * prior(kind, role) * recency * here``. A cheap score (record
-length, prior, recency, here) orders every match from metadata alone; the
-best ``REFINE`` are then rescored on their text (more, and whole-word,
-occurrences of the query terms score higher). The prior ranks what a person
-typed above assistant prose above tool output; recency halves the weight of
-very old records at most.
+``score = text * prior(kind, role) * length * recency * here``. The cheap
+score (everything but ``text``, :mod:`agentdex.search.scores`) orders the
+matches; the run reads them best first without scoring every match
+(:mod:`agentdex.search.run`). The best ``REFINE`` are then rescored on their
+text (more, and whole-word, occurrences of the query terms score higher). The
+prior ranks what a person typed above assistant prose above tool output;
+recency halves the weight of very old records at most.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
-from typing import Any
 
 from agentdex.search.engine import Hit
+from agentdex.search.scores import HERE_BOOST, recency, static_score
 
-#: kind -> prior weight (what a person typed > assistant prose > tool output)
-KIND_PRIOR: dict[str, float] = {
-    "prompt": 1.0,
-    "summary": 0.7,
-    "message": 0.65,
-    "reasoning": 0.45,
-    "tool_call": 0.35,
-    "tool_result": 0.3,
-}
-ROLE_PRIOR: dict[str, float] = {"user": 1.0, "assistant": 0.9, "system": 0.6, "tool": 0.8}
-RECENCY_DAYS = 30.0
-REFINE = 200
-HERE_BOOST = 2.0
+REFINE = 100
 
 
 def base_score(
     kind: str, role: str, timestamp: float | None, tlen: int, now: float, here: bool = False
 ) -> float:
-    prior = KIND_PRIOR.get(kind, 0.5) * ROLE_PRIOR.get(role, 0.8)
-    if timestamp is None:
-        recency = 0.5
-    else:
-        recency = 0.5 + 0.5 * math.exp(-max(0.0, now - timestamp) / 86400.0 / RECENCY_DAYS)
-    length = 1.0 / (1.0 + math.log2(1.0 + tlen / 400.0))
-    return length * prior * recency * (HERE_BOOST if here else 1.0)
-
-
-def score_rows(
-    rows: list[tuple[Any, ...]], now: float, here: Callable[[tuple[Any, ...]], bool] | None
-) -> list[tuple[float, tuple[Any, ...]]]:
-    """(cheap score, row) for light rows, best first (ties: newer first, then id)."""
-    scored = [
-        (base_score(r[1], r[2], r[3], r[4], now, here is not None and here(r)), r) for r in rows
-    ]
-    scored.sort(key=lambda item: (-item[0], -(item[1][3] or 0.0), item[1][0]))
-    return scored
+    """The cheap score of one record."""
+    boost = HERE_BOOST if here else 1.0
+    return static_score(kind, role, tlen) * recency(timestamp, now) * boost
 
 
 def occurrence_score(text: str, needles: list[str], sensitive: bool) -> float:
@@ -80,9 +53,3 @@ def refine(hits: list[Hit], needles: list[str], sensitive: bool) -> list[Hit]:
     for hit in hits:
         hit.score = round(hit.score, 6)
     return hits
-
-
-def time_order(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
-    """Newest first; records without a timestamp last."""
-    rows.sort(key=lambda r: (r[3] is None, -(r[3] or 0.0), -r[0]))
-    return rows

@@ -161,7 +161,8 @@ LIST_SESSIONS = ToolSpec(
     title="List recent conversations",
     description=(
         "Recent agent conversations, newest activity first, with agent, title (or first "
-        "prompt), project, cwd, first/last activity and message count. Filter by agent, "
+        "prompt), project, cwd, first/last activity and counts of prompts typed, replies "
+        "and tool events. Filter by agent, "
         "project or worktree (paths), and optionally by a query (only conversations with a "
         "matching record). Pass a session_id to show_session to read it."
     ),

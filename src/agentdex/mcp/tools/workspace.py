@@ -17,12 +17,21 @@ from agentdex.mcp.tools._base import (
 
 
 def _workspace_context(arguments: dict[str, Any], settings: Settings) -> dict[str, Any]:
-    snapshot = api_function("context", "snapshot")
-    data: dict[str, Any] = snapshot(
-        settings.directory(arguments.get("directory")),
-        payload=arguments.get("payloads", False),
-        home=settings.home,
-    )
+    directory = settings.directory(arguments.get("directory"))
+    payload = arguments.get("payloads", False)
+    data: dict[str, Any]
+    if arguments.get("at"):
+        snapshot_at = api_function("context_history", "snapshot_at")
+        data = snapshot_at(
+            directory,
+            arguments["at"],
+            payload=payload,
+            home=settings.home,
+            recorded_by="mcp",
+        )
+    else:
+        snapshot = api_function("context", "snapshot")
+        data = snapshot(directory, payload=payload, home=settings.home, recorded_by="mcp")
     resources = data.get("resources")
     if isinstance(resources, list):
         offset, limit = arguments.get("offset", 0), arguments.get("limit", 100)
@@ -39,7 +48,9 @@ WORKSPACE_CONTEXT = ToolSpec(
         "What a directory tells its agents: the context snapshot of its instruction files "
         "(AGENTS.md, CLAUDE.md, ...), skills and MCP server configs (server names only, never "
         "their values), with which agent reads each and in what order. payloads=true adds "
-        "instruction and skill text. Resources page with offset/limit."
+        "instruction and skill text. at='2026-01-31T09:30Z' (or 2h, 7d, yesterday, v3) "
+        "answers what was recorded in force then, from agentdex's context history. "
+        "Resources page with offset/limit."
     ),
     properties={
         "directory": {
@@ -47,6 +58,12 @@ WORKSPACE_CONTEXT = ToolSpec(
             "description": "The workspace (default: the server's cwd).",
         },
         "payloads": {"type": "boolean", "default": False, "description": "Include file contents."},
+        "at": {
+            "type": "string",
+            "maxLength": 100,
+            "description": "A past time (ISO, 2h, 7d, yesterday) or vN: the snapshot recorded "
+            "in force then (error NOT_FOUND when nothing was recorded by then).",
+        },
         "offset": OFFSET,
         "limit": integer("At most this many resources.", 100, 1, 1000),
     },

@@ -1,0 +1,68 @@
+"""The order of a conversation: each file as the agent wrote it, files interleaved by time.
+
+Timestamps alone cannot order a conversation: a prompt and its reply often
+share one (VS Code stamps only the request), stores omit them (legacy
+Cursor, Cursor CLI) or carry one per chat (Cline's task id). A parser emits
+records in its store's own sequence, so within one file that sequence is
+kept as it is; only separate files of one conversation (a transcript and
+its subagents, a prompt log) are merged, by time, without reordering any
+file's own records.
+"""
+
+from __future__ import annotations
+
+import heapq
+import re
+from collections.abc import Callable, Iterable
+from typing import TypeVar
+
+T = TypeVar("T")
+
+#: A locator is a scheme (``line:``, ``json:``, ``row:``...), optionally after the name
+#: of the file it is in (``history.jsonl:line:3``) when a conversation spans files.
+_LOCATOR = re.compile(r"^(?:[^@\s/]*?:)?(?:line|json|row|part|meta|request|key):")
+
+
+def conversation_order(
+    items: Iterable[T],
+    source: Callable[[T], str],
+    timestamp: Callable[[T], float | None],
+) -> list[T]:
+    """``items`` (in parse order within each source) as one conversation.
+
+    A record without a time takes the one before it in its file (or, at the
+    start of a file, the first time the file has), so it stays beside its
+    neighbours when files are merged.
+    """
+    files: dict[str, list[T]] = {}
+    for item in items:
+        files.setdefault(source(item), []).append(item)
+    streams: list[list[tuple[float, T]]] = []
+    for path in files:
+        sequence = files[path]
+        known = [t for t in map(timestamp, sequence) if t is not None]
+        carried = known[0] if known else 0.0
+        keyed: list[tuple[float, T]] = []
+        for item in sequence:
+            stamp = timestamp(item)
+            if stamp is not None:
+                carried = stamp
+            keyed.append((carried, item))
+        streams.append(keyed)
+    streams.sort(key=lambda stream: stream[0][0])
+    merged = heapq.merge(*streams, key=lambda pair: pair[0])
+    return [item for _, item in merged]
+
+
+def split_ref(ref: str) -> tuple[str, str | None]:
+    """``<session>@<locator>`` -> (session, locator); a bare session id has no locator.
+
+    Session ids may hold ``@`` (Aider's are ``<folder>@<start time>``);
+    locators never do, so the split is at the last ``@`` followed by a
+    locator scheme.
+    """
+    ref = ref.strip()
+    head, sep, tail = ref.rpartition("@")
+    if sep and head and _LOCATOR.match(tail):
+        return head, tail
+    return ref, None

@@ -1,0 +1,150 @@
+"""``/api/v0/resume/{ref}`` and ``/api/v0/export/{ref}``: resume commands and transcripts.
+
+Both are thin shells over :mod:`agentdex.api.resume` and
+:mod:`agentdex.api.export`. The resume route only *describes* the command
+(a page shows it to copy); nothing here ever runs one. Transcripts are
+served ``no-store`` with ``nosniff``, and HTML with the same
+Content-Security-Policy the file carries (no script, nothing external).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from fastapi import APIRouter, Path, Query, Request, Response
+from pydantic import BaseModel
+
+from agentdex.api import export as export_api
+from agentdex.api import resume as resume_api
+
+router = APIRouter(tags=["resume and export"])
+
+REF = Path(
+    ...,
+    description="A session id, a unique prefix of one, or a search result ref SESSION@LOCATOR "
+    "(URL-encoded; no control characters).",
+    min_length=1,
+    pattern=r"^[^\x00-\x1f\x7f]+$",
+)
+
+
+class ResumeBody(BaseModel):
+    """Same JSON as ``agentdex resume REF --json``."""
+
+    agent: str
+    session_id: str
+    supported: bool
+    reason: str | None
+    cwd: str | None
+    cwd_exists: bool | None
+    project: str | None
+    branch: str | None
+    worktree: str | None
+    host: str | None
+    argv: list[str] | None
+    command: str | None
+    executable: str | None
+    note: str | None
+    warnings: list[str]
+    source: str | None
+
+
+class RecordBody(BaseModel):
+    agent: str
+    store: str
+    source_path: str
+    locator: str
+    session_id: str
+    role: str
+    kind: str
+    text: str
+    timestamp: str | None
+    model: str | None
+    cwd: str | None
+    project: str | None
+    branch: str | None
+    worktree: str | None
+    host: str | None
+
+
+class RedactionBody(BaseModel):
+    count: int
+    by_pattern: dict[str, int]
+
+
+class ExportJsonBody(BaseModel):
+    """Same JSON as ``agentdex export REF --format json``."""
+
+    export_version: int
+    generator: str
+    agent: str
+    session_id: str
+    title: str | None
+    project: str | None
+    cwd: str | None
+    branches: list[str]
+    worktrees: list[str]
+    models: list[str]
+    hosts: list[str]
+    started: str | None
+    ended: str | None
+    focus: int | None
+    counts: dict[str, int]
+    redaction: RedactionBody | None
+    records: list[RecordBody]
+
+
+def _home(request: Request) -> str | None:
+    """The home ``serve`` was given (``agentdex --home H serve``), else the user's."""
+    state = request.app.state
+    home: str | None = getattr(state, "home", None) or getattr(state, "context_home", None)
+    return home
+
+
+@router.get("/resume/{ref:path}", response_model=ResumeBody)
+def resume(request: Request, ref: str = REF) -> dict[str, Any]:
+    """The command that reopens conversation ``ref`` in its agent and directory.
+
+    Never runs it. An agent that cannot resume answers 200 with
+    ``supported: false`` and the ``reason`` (the CLI exits 8 instead).
+    """
+    return resume_api.plan(ref, _home(request)).to_json()
+
+
+_EXPORT_RESPONSE: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": "The document, in the format asked for.",
+        "model": ExportJsonBody,
+        "content": {
+            "text/markdown": {"schema": {"type": "string"}},
+            "text/html": {"schema": {"type": "string"}},
+        },
+    }
+}
+
+
+@router.get(
+    "/export/{ref:path}",
+    response_class=Response,
+    responses=_EXPORT_RESPONSE,
+)
+def export(
+    request: Request,
+    ref: str = REF,
+    format: Literal["md", "html", "json"] = Query("md", description="md | html | json"),
+    redact: bool = Query(False, description="Mask what looks like keys and tokens."),
+    download: bool = Query(False, description="Content-Disposition: attachment."),
+) -> Response:
+    """Conversation ``ref`` as Markdown, standalone HTML or JSON (``agentdex export``)."""
+    document = export_api.export(ref, _home(request), format=format, redact=redact)
+    disposition = "attachment" if download else "inline"
+    headers = {
+        "Content-Disposition": f'{disposition}; filename="{document.filename}"',
+        "Cache-Control": "no-store",
+        "X-Content-Type-Options": "nosniff",
+    }
+    if format == "html":
+        from agentdex.api.export_render import CSP
+
+        headers["Content-Security-Policy"] = CSP
+    return Response(document.content, media_type=document.media_type, headers=headers)

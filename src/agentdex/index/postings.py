@@ -1,0 +1,311 @@
+"""Per-record postings in tantivy: what makes a query cost grow with its matches.
+
+One tantivy document per record, in ``<generation>/postings``:
+
+* ``text``: the record's lower-cased text, split by tantivy's ``simple``
+  tokenizer (runs of alphanumeric characters), with positions. The text is
+  lower-cased *before* tantivy sees it, so a term is exactly a token of
+  ``text.lower()`` and the query side can tokenize a lower-cased substring
+  the same way (:func:`analyzer`). Not stored: the text lives in the block
+  store (:mod:`agentdex.index.segments`).
+* ``rid`` (record id), ``file``: for deletes, ``path:`` filters and recovery.
+* ``ctx``: the record's context (agent, session, paths, model: a row of the
+  ``contexts`` table), ``rk``: its role and kind (:func:`role_kind`),
+  ``flags``: :data:`LONG_TOKEN` when a token was too long to index. Field
+  filters resolve to sets of these small numbers through SQLite.
+* ``ts`` (epoch seconds, -1 when unknown) and ``level`` (the record's
+  quantized cheap score, :mod:`agentdex.search.ranking`): fast fields that
+  order candidates for the first page.
+
+SQLite stays the source of truth. The postings may lag it (a writer killed
+between its SQLite commit and its tantivy commit); ``meta.postings_rid``
+records the first record id not yet known to be in tantivy, and
+``postings_deletes`` the deletes not yet applied. The next writer replays
+both (:meth:`PostingsWriter.recover`); readers treat records past
+``postings_rid`` as candidates of every query, so they stay exact meanwhile.
+
+Substrings of words come from the term list (:class:`Vocabulary`), a plain
+file of every term, scanned with ``bytes.find``: on real-shaped history the
+term dictionary holds millions of ids, hashes and paths, and a ``.*sub.*``
+regex over tantivy's dictionary walks all of it on every query (measured in
+docs/architecture-search.md).
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from agentdex.records import KINDS, ROLES
+
+TOKENIZER = "adx_simple"
+#: tantivy refuses terms longer than this (bytes); longer tokens are left out of the index
+MAX_TERM_BYTES = 65_000
+#: ``flags`` bit of records holding such a token: candidates of every text query
+LONG_TOKEN = 1
+VOCAB_FILE = "vocab.txt"
+VOCAB_DELTA = "vocab-delta.txt"
+
+
+def analyzer() -> Any:
+    """The tokenizer used for ``text`` (and to tokenize query literals the same way)."""
+    import tantivy
+
+    return tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple()).build()
+
+
+def schema() -> Any:
+    import tantivy
+
+    builder = tantivy.SchemaBuilder()
+    builder.add_text_field("text", stored=False, tokenizer_name=TOKENIZER, index_option="position")
+    builder.add_unsigned_field("rid", stored=False, indexed=True, fast=True)
+    builder.add_unsigned_field("file", stored=False, indexed=True, fast=False)
+    builder.add_unsigned_field("ctx", stored=False, indexed=True, fast=False)
+    builder.add_unsigned_field("rk", stored=False, indexed=True, fast=False)
+    builder.add_unsigned_field("flags", stored=False, indexed=True, fast=False)
+    builder.add_integer_field("ts", stored=False, indexed=True, fast=True)
+    builder.add_unsigned_field("level", stored=False, indexed=True, fast=True)
+    return builder.build()
+
+
+def open_index(path: Path, *, create: bool, memory: bool = False) -> Any:
+    """Open (or create) the postings index at ``path`` with agentdex's tokenizer registered.
+
+    ``memory``: an empty index in memory instead (nothing is written to ``path``).
+    """
+    import tantivy
+
+    if memory:
+        index = tantivy.Index(schema())
+        index.register_tokenizer(TOKENIZER, analyzer())
+        return index
+    if create:
+        path.mkdir(parents=True, exist_ok=True)
+    index = tantivy.Index(schema(), path=str(path), reuse=True)
+    index.register_tokenizer(TOKENIZER, analyzer())
+    return index
+
+
+def rust_safe(text: str, encoded: bytes | None = None) -> str:
+    """``text`` without lone surrogates (tantivy takes only valid UTF-8); ``?`` replaces them.
+
+    ``encoded`` (the ``surrogatepass`` UTF-8 of ``text``) makes the common case
+    a single byte search: surrogates encode as ``ED A0..BF ..``.
+    """
+    if encoded is not None and b"\xed" not in encoded:
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "replace").decode("utf-8")
+    return text
+
+
+def role_kind(role: str, kind: str) -> int:
+    """One small number for a (role, kind) pair (``role:``/``kind:`` filters are sets of them)."""
+    role_index = ROLES.index(role) if role in ROLES else len(ROLES)
+    kind_index = KINDS.index(kind) if kind in KINDS else len(KINDS)
+    return role_index * 8 + kind_index
+
+
+def role_kinds(*, role: str | None = None, kind: str | None = None) -> list[int]:
+    """Every ``rk`` value with this role (or kind)."""
+    return [
+        role_kind(r, k)
+        for r in ROLES
+        for k in KINDS
+        if (role is None or r == role) and (kind is None or k == kind)
+    ]
+
+
+class PostingsWriter:
+    """Adds records' postings and applies deletes; one per writer process (holds tantivy's lock)."""
+
+    def __init__(self, path: Path, *, heap_bytes: int = 64 << 20, threads: int = 2) -> None:
+        import tantivy
+
+        self._tantivy = tantivy
+        self.index = open_index(path, create=True)
+        self.schema = self.index.schema
+        self.writer: Any = self.index.writer(heap_size=heap_bytes, num_threads=threads)
+        self.added = 0
+
+    def add(
+        self,
+        rid: int,
+        file_id: int,
+        context_id: int,
+        rk: int,
+        flags: int,
+        lower: str,
+        ts: float | None,
+        level: int,
+    ) -> None:
+        doc = self._tantivy.Document()
+        doc.add_text("text", lower)
+        doc.add_unsigned("rid", rid)
+        doc.add_unsigned("file", file_id)
+        doc.add_unsigned("ctx", context_id)
+        doc.add_unsigned("rk", rk)
+        if flags:
+            doc.add_unsigned("flags", flags)
+        doc.add_integer("ts", int(ts) if ts is not None else -1)
+        doc.add_unsigned("level", level)
+        self.writer.add_document(doc)
+        self.added += 1
+
+    def delete_file(self, file_id: int, from_rid: int | None = None) -> None:
+        """Delete a file's records (only those with ids >= ``from_rid`` when given)."""
+        q = self._tantivy.Query
+        by_file = q.term_query(self.schema, "file", file_id)
+        if from_rid is None:
+            self.writer.delete_documents_by_query(by_file)
+            return
+        tail = q.range_query(
+            self.schema, "rid", self._tantivy.FieldType.Unsigned, from_rid, 2**63, True, True
+        )
+        self.writer.delete_documents_by_query(
+            q.boolean_query([(self._tantivy.Occur.Must, by_file), (self._tantivy.Occur.Must, tail)])
+        )
+
+    def delete_from_rid(self, rid: int) -> None:
+        """Delete every document with a record id >= ``rid`` (recovery of an unfinished batch)."""
+        tail = self._tantivy.Query.range_query(
+            self.schema, "rid", self._tantivy.FieldType.Unsigned, rid, 2**63, True, True
+        )
+        self.writer.delete_documents_by_query(tail)
+
+    def commit(self) -> None:
+        self.writer.commit()
+
+    def rollback(self) -> None:
+        self.writer.rollback()
+
+    def close(self, *, wait_merges: bool) -> None:
+        """Release tantivy's writer lock; ``wait_merges`` lets background merges finish first."""
+        if wait_merges:
+            self.writer.wait_merging_threads()
+        self.writer = None
+
+
+#: every character an ASCII term can start with (the tokenizer keeps alphanumerics only)
+_ASCII_STARTS = "0123456789abcdefghijklmnopqrstuvwxyz"
+
+
+def all_terms(path: Path, non_ascii: Iterable[str]) -> Iterator[tuple[str, int]]:
+    """Every term of the ``text`` field with its record count (after a commit).
+
+    Read one first character at a time, so memory holds one bucket, not the
+    whole dictionary: the ASCII alphanumerics, then each non-ASCII character
+    the indexed text holds (``non_ascii``; a term starts with one of them).
+    """
+    searcher = open_index(path, create=False).searcher()
+    for first in (*_ASCII_STARTS, *sorted(set(non_ascii))):
+        yield from searcher.terms_with_prefix("text", first)
+
+
+class Vocabulary:
+    """The term list of ``text``: a full file written after big builds plus an appended delta.
+
+    One line per term, ``<records holding it>\t<term>`` (0 when unknown: terms
+    appended by small refreshes). Lookups scan the bytes (``mmap.find``), so
+    they cost a few milliseconds per ten megabytes of terms and need no index
+    of their own. A term listed twice or no longer in the index is harmless
+    (it only widens a candidate query).
+    """
+
+    def __init__(self, gen: Path) -> None:
+        self.blobs: list[Any] = []
+        self._handles = []
+        for name in (VOCAB_FILE, VOCAB_DELTA):
+            path = gen / name
+            try:
+                handle = open(path, "rb")  # noqa: SIM115 - closed in close()
+            except FileNotFoundError:
+                continue
+            size = os.fstat(handle.fileno()).st_size
+            if size:
+                self.blobs.append(mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ))
+            self._handles.append(handle)
+
+    def close(self) -> None:
+        for blob in self.blobs:
+            blob.close()
+        for handle in self._handles:
+            handle.close()
+
+    def lookup(
+        self, token: str, *, starts: bool, ends: bool, limit: int
+    ) -> tuple[list[str] | None, int]:
+        """Terms that contain ``token`` (``starts``/``ends``: as their start/end).
+
+        Returns ``(terms, most)``: ``terms`` is None when more than ``limit``
+        match (too unselective to be worth a term-set query); ``most`` is the
+        largest record count among the terms seen, a lower bound on how many
+        records hold the token.
+        """
+        needle = token.encode("utf-8")
+        if starts:
+            needle = b"\t" + needle
+        if ends:
+            needle = needle + b"\n"
+        found: set[str] = set()
+        most = 0
+        for blob in self.blobs:
+            pos = blob.find(needle)
+            while pos != -1:
+                begin = blob.rfind(b"\n", 0, pos) + 1
+                tab = blob.find(b"\t", begin)
+                end = blob.find(b"\n", pos + 1)
+                if end == -1:
+                    end = len(blob)
+                if tab == -1 or pos + (1 if starts else 0) <= tab:  # a hit in the count
+                    pos = blob.find(needle, pos + 1)
+                    continue
+                found.add(blob[tab + 1 : end].decode("utf-8", "replace"))
+                count = blob[begin:tab]
+                if count.isdigit():
+                    most = max(most, int(count))
+                if len(found) > limit:
+                    return None, most
+                pos = blob.find(needle, end)
+        return sorted(found), most
+
+
+def write_vocabulary(gen: Path, terms: Iterable[tuple[str, int]]) -> None:
+    """Replace the full term list (and drop the delta it now covers), atomically."""
+    tmp = gen / f".{VOCAB_FILE}.tmp"
+    with open(tmp, "wb") as out:
+        for chunk in _chunks(terms, 65_536):
+            lines = "".join(f"{count}\t{term}\n" for term, count in chunk)
+            out.write(lines.encode("utf-8", "replace"))
+        out.flush()
+        os.fsync(out.fileno())
+    os.replace(tmp, gen / VOCAB_FILE)
+    (gen / VOCAB_DELTA).unlink(missing_ok=True)
+
+
+def append_vocabulary(gen: Path, terms: Iterable[str]) -> None:
+    """Append new terms to the delta (the caller commits the covered record range after)."""
+    data = "".join(f"0\t{term}\n" for term in terms).encode("utf-8", "replace")
+    if not data:
+        return
+    with open(gen / VOCAB_DELTA, "ab") as out:
+        out.write(data)
+        out.flush()
+        os.fsync(out.fileno())
+
+
+def _chunks(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
+    chunk: list[Any] = []
+    for item in items:
+        chunk.append(item)
+        if len(chunk) >= size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk

@@ -1,0 +1,346 @@
+"""The write side of one index generation: files, records, text blocks and postings, in batches.
+
+SQLite holds the truth (files and their resume cursors, records, text
+blocks); tantivy holds the postings derived from it. A batch is committed in
+three steps:
+
+1. SQLite: the batch's files, records, blocks and the postings deletes it
+   implies (``postings_deletes``), in one transaction;
+2. tantivy: the batch's documents and deletes, in one commit;
+3. SQLite: ``postings_rid`` (every record below it is in tantivy),
+   ``vocab_rid`` (every record below it has its terms in the vocabulary)
+   and the applied deletes cleared.
+
+A process killed between the steps leaves SQLite ahead of tantivy;
+:meth:`IndexWriter.recover` (run by the next writer) replays the deletes and
+re-adds the records past ``postings_rid`` from their stored text, and readers
+verify those records directly until then. So a kill at any point loses
+nothing that was committed and never shows half a batch.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from agentdex.index import postings as postings_mod
+from agentdex.index.postings import LONG_TOKEN, PostingsWriter, role_kind, rust_safe
+from agentdex.index.segments import (
+    BlockFile,
+    BlockWriter,
+    Prepared,
+    has_long_token,
+    load_block,
+)
+from agentdex.index.store import open_writer_db
+from agentdex.search.scores import level_of
+
+#: a refresh that adds more text than this rebuilds the whole term list at its end
+#: instead of tokenizing the new text again in Python for the delta
+VOCAB_DELTA_BYTES = 8 * 1024 * 1024
+#: rebuild the term list when its delta grows past this share of it (or this size)
+VOCAB_DELTA_SHARE = 0.25
+VOCAB_DELTA_MAX = 16 * 1024 * 1024
+FILE_COLUMNS = (
+    "id, path, size, mtime, inode, head_len, head_hash, wal_sig,"
+    " resume_offset, resume_line, state, parser, store"
+)
+
+
+def head_hash(path: Path, length: int) -> str:
+    with open(path, "rb") as handle:
+        return hashlib.blake2b(handle.read(length), digest_size=12).hexdigest()
+
+
+class IndexWriter:
+    """Writes one generation; the caller holds the writer lock."""
+
+    def __init__(self, gen: Path, *, postings_threads: int = 2) -> None:
+        self.gen = gen
+        self.db = open_writer_db(gen)
+        self.block_file = BlockFile(gen, write=True)
+        self.blocks = BlockWriter(self.db, self.block_file)
+        self._postings: PostingsWriter | None = None
+        self._postings_threads = postings_threads
+        #: postings deletes made before the tantivy writer was opened (applied first)
+        self._queued_deletes: list[tuple[int, int | None]] = []
+        self.files: dict[str, tuple[Any, ...]] = {
+            row[1]: row for row in self.db.execute(f"SELECT {FILE_COLUMNS} FROM files")
+        }
+        self.dead_bytes = 0
+        self.pending = 0
+        self.last_commit = time.monotonic()
+        #: lower-cased texts added since the last commit, for the vocabulary delta;
+        #: None once they exceed VOCAB_DELTA_BYTES (the term list is rebuilt instead)
+        self._new_texts: list[str] | None = []
+        self._new_text_bytes = 0
+        self.vocab_stale = False
+        #: every non-ASCII character of the indexed text (the term list is read by first char)
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'text_chars'").fetchone()
+        self.text_chars: set[str] = set(row[0]) if row and row[0] else set()
+        self._chars_grew = False
+        self.db.execute("BEGIN IMMEDIATE")
+        self.recover()
+
+    @property
+    def postings(self) -> PostingsWriter:
+        """The tantivy writer, opened on first use (it starts threads: fork workers before)."""
+        if self._postings is None:
+            self._postings = PostingsWriter(self.gen / "postings", threads=self._postings_threads)
+            for file_id, from_rid in self._queued_deletes:
+                self._postings.delete_file(file_id, from_rid)
+            self._queued_deletes.clear()
+        return self._postings
+
+    @property
+    def threads_started(self) -> bool:
+        """Whether this process now runs helper threads (forking is no longer safe)."""
+        return self._postings is not None or self.blocks.threads_started
+
+    # -- meta ---------------------------------------------------------------------------
+    def meta_int(self, key: str, default: int = 0) -> int:
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return int(row[0]) if row and row[0] is not None else default
+
+    def _set_meta(self, key: str, value: object) -> None:
+        self.db.execute(
+            "INSERT INTO meta (key, value) VALUES (?, ?)"
+            " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+    def _bump_meta(self, key: str, amount: int) -> None:
+        if amount:
+            self.db.execute(
+                "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE"
+                " SET value = CAST(value AS INTEGER) + excluded.value",
+                (key, amount),
+            )
+
+    # -- records ------------------------------------------------------------------------
+    def add(self, prepared: Prepared, file_id: int) -> None:
+        rid, context_id = self.blocks.add_prepared(prepared, file_id)
+        timestamp = prepared.meta[5]
+        self.postings.add(
+            rid,
+            file_id,
+            context_id,
+            prepared.rk,
+            prepared.flags,
+            prepared.postings_text,
+            timestamp if isinstance(timestamp, float | int) else None,
+            prepared.level,
+        )
+        if prepared.chars and not self.text_chars.issuperset(prepared.chars):
+            self.text_chars.update(prepared.chars)
+            self._chars_grew = True
+        if self._new_texts is not None:
+            self._new_texts.append(prepared.postings_text)
+            self._new_text_bytes += len(prepared.lower)
+            if self._new_text_bytes > VOCAB_DELTA_BYTES:
+                self._new_texts = None
+                self.vocab_stale = True
+
+    def delete_records(self, file_id: int, from_offset: int | None) -> int:
+        """Delete a file's records (those at byte offsets >= ``from_offset``); returns how many."""
+        where = "file_id = ?" + (" AND offset >= ?" if from_offset is not None else "")
+        args: tuple[int, ...] = (file_id,) if from_offset is None else (file_id, from_offset)
+        count, dead, first = self.db.execute(
+            f"SELECT count(*), coalesce(sum(tlen + 1), 0), min(id) FROM record_rows WHERE {where}",
+            args,
+        ).fetchone()
+        if not count:
+            return 0
+        self.db.execute(f"DELETE FROM record_rows WHERE {where}", args)
+        from_rid = None if from_offset is None else int(first)
+        self.db.execute(
+            "INSERT INTO postings_deletes (file_id, from_rid) VALUES (?, ?)", (file_id, from_rid)
+        )
+        if self._postings is None:
+            self._queued_deletes.append((file_id, from_rid))
+        else:
+            self._postings.delete_file(file_id, from_rid)
+        self.dead_bytes += dead
+        return int(count)
+
+    def remove_file(self, old: tuple[Any, ...]) -> int:
+        removed = self.delete_records(old[0], None)
+        self.db.execute("DELETE FROM files WHERE id = ?", (old[0],))
+        return removed
+
+    # -- batches --------------------------------------------------------------------------
+    def commit(self) -> None:
+        """Commit the batch: SQLite, then the postings, then the markers (module docstring)."""
+        self.blocks.flush()
+        if self._chars_grew:
+            self._set_meta("text_chars", "".join(sorted(self.text_chars)))
+            self._chars_grew = False
+        self._bump_meta("text_bytes", self.blocks.text_bytes)
+        self._bump_meta("dead_bytes", self.dead_bytes)
+        self.blocks.text_bytes = 0
+        self.dead_bytes = 0
+        self.db.execute("COMMIT")
+        if self._postings is not None or self._queued_deletes:
+            self.postings.commit()
+        next_rid = self.blocks.next_record
+        self.db.execute("BEGIN IMMEDIATE")
+        self._set_meta("postings_rid", next_rid)
+        self.db.execute("DELETE FROM postings_deletes")
+        if self._new_texts is not None and not self.vocab_stale:
+            self._append_vocabulary(self._new_texts)
+            self._set_meta("vocab_rid", next_rid)
+        self._new_texts = None if self.vocab_stale else []
+        self._new_text_bytes = 0
+        self.db.execute("COMMIT")
+        self.db.execute("BEGIN IMMEDIATE")
+        self.pending = 0
+        self.last_commit = time.monotonic()
+
+    def maybe_commit(self, commit_bytes: int, commit_seconds: float) -> None:
+        if self.pending >= commit_bytes or time.monotonic() - self.last_commit > commit_seconds:
+            self.commit()
+
+    def finish(self, *, big: bool) -> None:
+        """Final commit; rebuild the term list if needed; let merges finish after big builds."""
+        self.commit()
+        if not (self.gen / "postings" / "meta.json").is_file():
+            postings_mod.open_index(self.gen / "postings", create=True)
+        delta = self.gen / postings_mod.VOCAB_DELTA
+        full = self.gen / postings_mod.VOCAB_FILE
+        delta_size = delta.stat().st_size if delta.exists() else 0
+        full_size = full.stat().st_size if full.exists() else 0
+        oversized = delta_size > VOCAB_DELTA_MAX or (
+            full_size and delta_size > VOCAB_DELTA_SHARE * full_size
+        )
+        if self._postings is not None and (big or self.vocab_stale or oversized):
+            self._postings.close(wait_merges=big)
+            self._postings = None
+        if self.vocab_stale or oversized:
+            terms = postings_mod.all_terms(self.gen / "postings", self.text_chars)
+            postings_mod.write_vocabulary(self.gen, terms)
+            self._set_meta("vocab_rid", self.blocks.next_record)
+            self.db.execute("COMMIT")
+            self.db.execute("BEGIN IMMEDIATE")
+            self.vocab_stale = False
+
+    def close(self, ok: bool) -> None:
+        try:
+            if ok:
+                self.db.execute("COMMIT")
+            else:
+                self.db.execute("ROLLBACK")
+        except sqlite3.Error:
+            pass
+        finally:
+            self.blocks.close()
+            self.block_file.close()
+            if self._postings is not None:
+                if not ok:
+                    self._postings.rollback()
+                self._postings.close(wait_merges=False)
+                self._postings = None
+        self.db.close()
+
+    def _append_vocabulary(self, texts: list[str]) -> None:
+        if not texts:
+            return
+        analyzer = postings_mod.analyzer()
+        terms: set[str] = set()
+        for text in texts:
+            terms.update(analyzer.analyze(text))
+        postings_mod.append_vocabulary(self.gen, sorted(terms))
+
+    # -- recovery ----------------------------------------------------------------------------
+    def recover(self) -> None:
+        """Bring the postings level with SQLite after a writer died between commit steps."""
+        postings_rid = self.meta_int("postings_rid", 1)
+        last = self.db.execute("SELECT max(id) FROM record_rows").fetchone()[0]
+        deletes = self.db.execute(
+            "SELECT file_id, from_rid FROM postings_deletes ORDER BY id"
+        ).fetchall()
+        if not deletes and (last is None or last < postings_rid):
+            return
+        self.postings.delete_from_rid(postings_rid)
+        for file_id, from_rid in deletes:
+            self.postings.delete_file(file_id, from_rid)
+        readded: list[str] = []
+        for row, lowered in self._stored_records(postings_rid):
+            rid, file_id, context_id, role, kind, timestamp, tlen = row
+            flags = LONG_TOKEN if has_long_token(lowered, len(lowered)) else 0
+            text = rust_safe(lowered)
+            if not lowered.isascii():
+                self.text_chars.update(c for c in set(lowered) if c > "\x7f")
+                self._chars_grew = True
+            self.postings.add(
+                rid,
+                file_id,
+                context_id,
+                role_kind(role, kind),
+                flags,
+                text,
+                timestamp,
+                level_of(kind, role, tlen),
+            )
+            readded.append(text)
+        self.postings.commit()
+        self._set_meta("postings_rid", self.blocks.next_record)
+        if self._chars_grew:
+            self._set_meta("text_chars", "".join(sorted(self.text_chars)))
+            self._chars_grew = False
+        self.db.execute("DELETE FROM postings_deletes")
+        if self.meta_int("vocab_rid", 1) < self.blocks.next_record:
+            self._append_vocabulary(readded)
+            self._set_meta("vocab_rid", self.blocks.next_record)
+        self.db.execute("COMMIT")
+        self.db.execute("BEGIN IMMEDIATE")
+
+    def _stored_records(self, from_rid: int) -> Iterator[tuple[tuple[Any, ...], str]]:
+        """Records with ids >= ``from_rid`` and their lower-cased text, from SQLite."""
+        rows = self.db.execute(
+            "SELECT id, block_id, file_id, context_id, role, kind, timestamp, tlen"
+            " FROM record_rows WHERE id >= ? ORDER BY id",
+            (from_rid,),
+        ).fetchall()
+        block = None
+        for row in rows:
+            rid, block_id = row[0], row[1]
+            if block is None or block.id != block_id:
+                block = load_block(self.db, self.block_file, block_id)
+            if block is None:
+                continue
+            yield (rid, *row[2:]), block.lower_text(rid - block.first_id)
+
+    # -- files -----------------------------------------------------------------------------------
+    def new_file(self, path: str, agent: str, store: str, parser: str | None) -> int:
+        file_id = self.db.execute(
+            "INSERT INTO files (path, agent, store, parser, size, mtime) VALUES (?,?,?,?,?,?)",
+            (path, agent, store, parser, -1, -1.0),
+        ).lastrowid
+        assert file_id is not None
+        return file_id
+
+    def update_file(self, file_id: int, values: dict[str, Any]) -> None:
+        names = ", ".join(f"{name} = ?" for name in values)
+        self.db.execute(f"UPDATE files SET {names} WHERE id = ?", (*values.values(), file_id))
+
+    def set_titles(self, agent: str, titles: dict[str, str]) -> None:
+        if titles:
+            self.db.executemany(
+                "INSERT INTO titles (agent, session_id, title) VALUES (?, ?, ?)"
+                " ON CONFLICT(agent, session_id) DO UPDATE SET title = excluded.title",
+                [(agent, sid, title) for sid, title in titles.items()],
+            )
+
+    def file_record_count(self, file_id: int) -> int:
+        row = self.db.execute("SELECT count(*) FROM record_rows WHERE file_id = ?", (file_id,))
+        return int(row.fetchone()[0])
+
+
+def cursor_state(state: dict[str, Any]) -> str:
+    return orjson.dumps(state, default=str).decode()

@@ -1,0 +1,241 @@
+"""Cline task folders (``<globalStorage>/saoudrizwan.claude-dev/tasks/<id>/``, ``~/.cline/data``).
+
+``api_conversation_history.json`` is the Anthropic message list Cline sent:
+``[{role, content: str | [text|thinking|tool_use|tool_result|image], ts?,
+modelInfo?}]``. The task id is the creation time in ms.
+
+Records, per content block (``locator`` ``json:/<message>/content/<block>``,
+``json:/<message>/content`` for string content; a block giving several
+records numbers the further ones ``#1``, ``#2``):
+
+* user ``text`` / ``tool_result`` blocks: :mod:`._text` decides what is a
+  prompt (the body of ``<task>``, ``<feedback>``, ``<answer>``,
+  ``<user_message>``), a ``tool``/``tool_result`` (``[tool ...] Result:``
+  texts and tool_result blocks) and harness text (``system``/``message``);
+  ``<environment_details>`` is dropped.
+* assistant blocks: ``thinking`` -> ``reasoning``; the ``text`` blocks of
+  one message -> **one** reply (``assistant``/``message``, at its first
+  text block), without the ``[Response interrupted by ...]`` note Cline
+  appends (a message holding only that note is ``system``/``message``);
+  ``tool_use`` -> ``tool_call``.
+
+Time: the message's ``ts``, else the time Cline's UI log
+(``ui_messages.json``, entries tagged ``conversationHistoryIndex``) shows
+for it, else the one before, else the task id. cwd: ``state/taskHistory.json``
+(``cwdOnTaskInitialization``), else the environment details.
+
+**Units** (``cursor.units``, ``count_raw``): messages that give a record.
+**Roles** (``count_roles``, :mod:`._counts`): from the UI log when present
+(the task plus each ``user_feedback``; each ``text`` said by the agent),
+else tag counts over the raw history.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from agentdex.parsers._agent_common import (
+    as_text,
+    clip,
+    dict_of,
+    make_record,
+    number_parts,
+    opt_str,
+    str_of,
+    tool_call_text,
+)
+from agentdex.parsers.base import ParseCursor, ParserSpec, SourceRef
+from agentdex.parsers.cline._counts import count_raw, count_roles
+from agentdex.parsers.cline._text import INTERRUPTED, user_text_parts
+from agentdex.readers import Diagnostics, read_json
+from agentdex.records import Record, parse_timestamp
+
+__all__ = ["PARSERS", "parse_task"]
+
+_CWD_MARK = "Current Working Directory ("
+
+
+@lru_cache(maxsize=8)
+def _task_history(path: str, mtime: float) -> dict[str, dict[str, Any]]:
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8", errors="replace"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, list):
+        return {}
+    return {str(item["id"]): item for item in data if isinstance(item, dict) and "id" in item}
+
+
+def _task_info(root: Path, task_id: str) -> dict[str, Any]:
+    path = root / "state" / "taskHistory.json"
+    try:
+        mtime = path.stat().st_mtime
+    except OSError:
+        return {}
+    return _task_history(str(path), mtime).get(task_id, {})
+
+
+def _blocks(content: Any) -> tuple[str, list[dict[str, Any]]]:
+    """(locator prefix, blocks) of a message's content: a string is one text block."""
+    if isinstance(content, str):
+        return "content", [{"type": "text", "text": content}]
+    if isinstance(content, list):
+        return "content/", [b if isinstance(b, dict) else {} for b in content]
+    return "content", []
+
+
+def _cwd_from(text: str) -> str | None:
+    start = text.find(_CWD_MARK)
+    if start < 0:
+        return None
+    start += len(_CWD_MARK)
+    end = text.find(")", start)
+    value = text[start:end] if end > start else ""
+    return value if value and "\n" not in value else None
+
+
+def ui_message_times(task_dir: Path) -> dict[int, float]:
+    """API message index -> the time Cline's UI log first shows activity for it.
+
+    A UI entry carries ``conversationHistoryIndex`` = the index of the last
+    API message when it was written, so entries tagged ``i - 1`` belong to
+    message ``i``. Empty when the log is missing or unreadable.
+    """
+    path = task_dir / "ui_messages.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, ValueError):
+        return {}
+    times: dict[int, float] = {}
+    for entry in data if isinstance(data, list) else []:
+        if not isinstance(entry, dict) or not isinstance(
+            entry.get("conversationHistoryIndex"), int
+        ):
+            continue
+        stamp = parse_timestamp(entry.get("ts"))
+        index = entry["conversationHistoryIndex"] + 1
+        if stamp is not None and (index not in times or stamp < times[index]):
+            times[index] = stamp
+    return times
+
+
+class _Task:
+    """Turns one task's messages into records."""
+
+    def __init__(self, ref: SourceRef, task_id: str, info: dict[str, Any]) -> None:
+        self.ref, self.task_id = ref, task_id
+        cwd = info.get("cwdOnTaskInitialization") or info.get("cwd")
+        self.cwd: str | None = cwd if isinstance(cwd, str) else None
+        self.task_model = opt_str(info.get("modelId"))
+
+    def user(self, loc: str, blocks: list[dict[str, Any]], single: bool) -> Iterator[Record]:
+        for j, block in enumerate(blocks):
+            where = loc if single else f"{loc}{j}"
+            btype = block.get("type")
+            if btype == "text":
+                raw = str_of(block.get("text"))
+                self.cwd = self.cwd or _cwd_from(raw)
+                parts = user_text_parts(raw)
+                extra: dict[str, Any] = {}
+            elif btype == "tool_result":
+                parts = user_text_parts(as_text(block.get("content")), tool_result=True)
+                extra = {"call_id": block.get("tool_use_id")}
+            else:
+                continue
+            records = [
+                make_record(
+                    self.ref,
+                    where,
+                    self.task_id,
+                    role,
+                    kind,
+                    clip(text) if kind == "tool_result" else text,
+                    extra=dict(extra) if kind == "tool_result" else {},
+                )
+                for role, kind, text in parts
+            ]
+            yield from number_parts(records)
+
+    def assistant(
+        self, loc: str, blocks: list[dict[str, Any]], single: bool, model: str | None
+    ) -> Iterator[Record]:
+        reply: list[str] = []
+        reply_at: int | None = None
+        pending: list[tuple[int, Record]] = []
+        for j, block in enumerate(blocks):
+            where = loc if single else f"{loc}{j}"
+            btype = block.get("type")
+            if btype == "text":
+                text = str_of(block.get("text"))
+                if text.strip():
+                    reply.append(text.strip())
+                    reply_at = j if reply_at is None else reply_at
+            elif btype == "thinking" and str_of(block.get("thinking")).strip():
+                thought = str_of(block.get("thinking")).strip()
+                pending.append((j, self.record(where, "assistant", "reasoning", thought, model)))
+            elif btype == "tool_use":
+                text = tool_call_text(block.get("name"), block.get("input"))
+                call = self.record(where, "assistant", "tool_call", text, model)
+                call.extra = {"call_id": block.get("id")}
+                pending.append((j, call))
+        if reply_at is not None:
+            where = loc if single else f"{loc}{reply_at}"
+            joined = "\n\n".join(reply)
+            answer = INTERRUPTED.sub("", joined).strip()
+            if answer:
+                pending.append(
+                    (reply_at, self.record(where, "assistant", "message", answer, model))
+                )
+            else:
+                pending.append((reply_at, self.record(where, "system", "message", joined, model)))
+        pending.sort(key=lambda item: item[0])
+        for _, record in pending:
+            yield record
+
+    def record(self, loc: str, role: Any, kind: Any, text: str, model: str | None) -> Record:
+        return make_record(
+            self.ref, loc, self.task_id, role, kind, text, model=model or self.task_model
+        )
+
+
+def parse_task(ref: SourceRef, cursor: ParseCursor, diagnostics: Diagnostics) -> Iterator[Record]:
+    path = Path(ref.path)
+    data = read_json(path, diagnostics)
+    if data is None:
+        return
+    if not isinstance(data, list):
+        diagnostics.add(path, "", "conversation history is not a JSON array; skipped")
+        return
+    task_id = path.parent.name
+    task = _Task(ref, task_id, _task_info(Path(ref.root), task_id))
+    ui_times = ui_message_times(path.parent)
+    previous = parse_timestamp(task_id)
+    for index, msg in enumerate(data):
+        if not isinstance(msg, dict):
+            continue
+        stamp = parse_timestamp(msg.get("ts")) or ui_times.get(index) or previous
+        previous = stamp
+        prefix, blocks = _blocks(msg.get("content"))
+        loc = f"json:/{index}/{prefix}"
+        single = not prefix.endswith("/")
+        model = opt_str(dict_of(msg.get("modelInfo")).get("modelId"))
+        if msg.get("role") == "assistant":
+            records = list(task.assistant(loc, blocks, single, model))
+        else:
+            records = list(task.user(loc, blocks, single))
+        if records:
+            cursor.units += 1
+            for record in records:
+                record.timestamp, record.cwd = stamp, task.cwd
+                yield record
+
+
+PARSERS = (
+    ParserSpec(
+        "cline.api_history_json.v1", parse_task, count_raw=count_raw, count_roles=count_roles
+    ),
+)

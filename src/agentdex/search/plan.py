@@ -1,0 +1,277 @@
+"""From a parsed query to the records worth verifying: a tantivy query over the postings.
+
+A plan is a :class:`Candidates`: a tantivy query whose matches are a
+*superset* of the records that match the query (never a miss), or ``None``
+for "every record", and whether it is *exact* (its matches are exactly the
+answer, so they need no verification and their count is the total).
+
+Text terms (grep semantics: a term is any substring of the lower-cased
+text) map onto the word postings like this. The substring ``s`` is split by
+the very tokenizer that split the text (:func:`agentdex.index.postings.analyzer`);
+a token with a non-token character before it in ``s`` must *start* a term
+of the text, one with a non-token character after it must *end* one, and
+one with both is a whole term; tokens are adjacent in ``s`` exactly when
+their terms are adjacent in the text. Partial tokens expand through the
+term list (:class:`~agentdex.index.postings.Vocabulary`); a multi-token
+substring becomes a phrase over the selective positions. Only a single
+token that is the whole lower-cased literal is exact.
+
+* case-sensitive literals use their ASCII runs, lower-cased (ASCII case
+  mapping is one-to-one and context-free; ``Σ``/``ς`` or ``İ`` are not);
+* ``-w`` uses the literal's plan, verified (word characters differ between
+  Python's ``\\w`` and the tokenizer);
+* regexes use their required literals (:mod:`agentdex.search.regex_literals`):
+  sequences and alternations of literals become AND/OR of literal plans;
+* fields are exact queries on the ``meta``/``file``/``ts`` fields;
+* ``NOT x`` excludes ``x``'s candidates only when they are exact, else it
+  constrains nothing (verification decides).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import sqlite3
+from dataclasses import dataclass
+from typing import Any
+
+from agentdex.search.fields import FIELD_COLUMNS, field_matches_value, path_file_ids
+from agentdex.search.query import And, Field, Node, Not, Or, Term
+
+#: a partial token matching more terms than this constrains nothing
+MAX_EXPANSION = 100_000
+#: a partial token whose most common term is in this share of all records is "dense"
+DENSE_SHARE = 0.2
+#: phrase positions expand to at most this many terms (an alternation regex)
+PHRASE_TERMS = 64
+_ASCII_RUN = re.compile(r"[\x00-\x7f]+")
+
+
+@dataclass(frozen=True, slots=True)
+class Candidates:
+    """``query`` None means every record; ``exact``: the matches need no verification."""
+
+    query: Any
+    exact: bool
+
+
+EVERYTHING = Candidates(None, False)
+
+
+class Planner:
+    """Builds candidate queries against one open postings index."""
+
+    def __init__(
+        self,
+        searcher: Any,
+        schema: Any,
+        vocabulary: Any,
+        db: sqlite3.Connection,
+        *,
+        sensitive: bool,
+        word: bool,
+        regex: bool,
+    ) -> None:
+        import tantivy
+
+        from agentdex.index.postings import analyzer
+
+        self.tantivy = tantivy
+        self.searcher = searcher
+        self.schema = schema
+        self.vocabulary = vocabulary
+        self.db = db
+        self.sensitive = sensitive
+        self.word = word
+        self.regex = regex
+        self.analyzer = analyzer()
+        from agentdex.index.postings import LONG_TOKEN
+
+        #: records holding a token too long for tantivy: candidates of every text term
+        long_tokens = tantivy.Query.term_query(schema, "flags", LONG_TOKEN)
+        self.long_tokens = long_tokens if searcher.search(long_tokens, 1).count else None
+
+    # -- combinators -----------------------------------------------------------------------
+    def _and(self, parts: list[Candidates]) -> Candidates:
+        constrained = [p for p in parts if p.query is not None]
+        if not constrained:
+            return EVERYTHING
+        exact = all(p.exact for p in parts)
+        if len(constrained) == 1:
+            return Candidates(constrained[0].query, exact)
+        occur = self.tantivy.Occur.Must
+        return Candidates(
+            self.tantivy.Query.boolean_query([(occur, p.query) for p in constrained]), exact
+        )
+
+    def _or(self, parts: list[Candidates]) -> Candidates:
+        if any(p.query is None for p in parts):
+            return EVERYTHING
+        if len(parts) == 1:
+            return parts[0]
+        occur = self.tantivy.Occur.Should
+        return Candidates(
+            self.tantivy.Query.boolean_query([(occur, p.query) for p in parts]),
+            all(p.exact for p in parts),
+        )
+
+    def _not(self, child: Candidates) -> Candidates:
+        if child.query is None or not child.exact:
+            return EVERYTHING
+        q = self.tantivy.Query
+        occur = self.tantivy.Occur
+        return Candidates(
+            q.boolean_query([(occur.Must, q.all_query()), (occur.MustNot, child.query)]), True
+        )
+
+    def _with_long_tokens(self, plan: Candidates) -> Candidates:
+        if plan.query is None or self.long_tokens is None:
+            return plan
+        should = self.tantivy.Occur.Should
+        query = self.tantivy.Query.boolean_query([(should, plan.query), (should, self.long_tokens)])
+        return Candidates(query, False)
+
+    # -- the tree ------------------------------------------------------------------------------
+    def plan(self, node: Node) -> Candidates:
+        if isinstance(node, Term):
+            return self.term(node)
+        if isinstance(node, Field):
+            return self.field(node)
+        if isinstance(node, Not):
+            return self._not(self.plan(node.child))
+        if isinstance(node, And):
+            return self._and([self.plan(child) for child in node.children])
+        assert isinstance(node, Or)
+        return self._or([self.plan(child) for child in node.children])
+
+    def term(self, term: Term) -> Candidates:
+        if self.regex:
+            from agentdex.search.regex_literals import Alternatives, required_literals
+
+            requirement, ignore_case = required_literals(term.text, self.sensitive)
+            if requirement is None:
+                return EVERYTHING
+            plan = self._requirement(requirement, ignore_case, Alternatives)
+            return self._with_long_tokens(Candidates(plan.query, False))
+        if self.sensitive:
+            runs = [run.lower() for run in _ASCII_RUN.findall(term.text)]
+            plan = self._and([self.literal(run) for run in runs if run.strip()])
+            return self._with_long_tokens(Candidates(plan.query, False))
+        plan = self.literal(term.text.lower())
+        exact = plan.exact and not self.word
+        return self._with_long_tokens(Candidates(plan.query, exact))
+
+    def _requirement(self, item: Any, ignore_case: bool, alternatives: Any) -> Candidates:
+        """A regex requirement tree: a literal string, an AND list or an OR set."""
+        if isinstance(item, str):
+            pieces = _case_pieces(item, ignore_case)
+            return self._and([self.literal(p) for p in pieces if p.strip()])
+        if isinstance(item, alternatives):
+            return self._or([self._requirement(i, ignore_case, alternatives) for i in item])
+        return self._and([self._requirement(i, ignore_case, alternatives) for i in item])
+
+    def literal(self, text: str) -> Candidates:
+        """Candidates for records whose lower-cased text contains ``text`` (lower-cased)."""
+        from agentdex.index.postings import MAX_TERM_BYTES, rust_safe
+
+        text = rust_safe(text)
+        tokens = self.analyzer.pre_tokenize(text).tokens
+        if not tokens:
+            return EVERYTHING
+        length = len(text)
+        #: per token: its terms, or None (constrains nothing); and whether it is in most records
+        positions: list[tuple[int, list[str] | None]] = []
+        dense = False
+        for token in tokens:
+            starts = token.char_offset_from > 0
+            ends = token.char_offset_to < length
+            if len(token.text.encode("utf-8")) > MAX_TERM_BYTES:
+                positions.append((token.position, None))
+                continue
+            if starts and ends:
+                positions.append((token.position, [token.text]))
+                continue
+            found, most = self.vocabulary.lookup(
+                token.text, starts=starts, ends=ends, limit=MAX_EXPANSION
+            )
+            if most >= DENSE_SHARE * self.searcher.num_docs and (found is None or len(found) > 64):
+                # in most records anyway: reading them in score order and verifying each
+                # is cheaper than the union of thousands of posting lists
+                dense = True
+                found = None
+            positions.append((token.position, found))
+        q = self.tantivy.Query
+        unconstrained = Candidates(q.all_query(), False) if dense else EVERYTHING
+        if any(terms == [] for _, terms in positions):
+            return Candidates(q.empty_query(), False)
+        if len(positions) == 1:
+            terms = positions[0][1]
+            if terms is None:
+                return unconstrained
+            whole = tokens[0].char_offset_from == 0 and tokens[0].char_offset_to == length
+            if len(terms) == 1:
+                return Candidates(q.term_query(self.schema, "text", terms[0]), whole)
+            return Candidates(q.term_set_query(self.schema, "text", terms), whole)
+        selective = [
+            (position, "(?:" + "|".join(re.escape(t) for t in terms) + ")")
+            for position, terms in positions
+            if terms is not None and 0 < len(terms) <= PHRASE_TERMS
+        ]
+        if len(selective) >= 2:
+            base = min(position for position, _ in selective)
+            words: list[str | tuple[int, str]] = [(p - base, regex) for p, regex in selective]
+            return Candidates(q.regex_phrase_query(self.schema, "text", words), False)
+        sets = [terms for _, terms in positions if terms is not None]
+        if not sets:
+            return unconstrained
+        smallest = min(sets, key=len)
+        return Candidates(q.term_set_query(self.schema, "text", smallest), False)
+
+    # -- fields ------------------------------------------------------------------------------
+    def field(self, field: Field) -> Candidates:
+        from agentdex.index.postings import role_kinds
+
+        q = self.tantivy.Query
+        name, value = field.name, field.value
+        if name in ("role", "kind"):
+            codes = role_kinds(**{name: value})
+            return Candidates(q.term_set_query(self.schema, "rk", codes), True)
+        if name in ("since", "until"):
+            assert field.time is not None
+            # ``ts`` holds whole seconds (floor): a superset, exact for ``since`` at a whole second
+            integer = self.tantivy.FieldType.Integer
+            bound = max(0, math.floor(field.time))
+            if name == "since":
+                query = q.range_query(self.schema, "ts", integer, bound, 2**62, True, True)
+                return Candidates(query, bound == field.time)
+            query = q.range_query(self.schema, "ts", integer, 0, bound, True, True)
+            return Candidates(query, False)
+        if name == "path":
+            ids = path_file_ids(self.db, value)
+            return Candidates(q.term_set_query(self.schema, "file", ids), True)
+        ids = context_ids(self.db, field)
+        return Candidates(q.term_set_query(self.schema, "ctx", ids), True)
+
+
+def context_ids(db: sqlite3.Connection, field: Field) -> list[int]:
+    """Ids of the ``contexts`` rows (agent, session, paths, model) a field filter keeps."""
+    column = FIELD_COLUMNS[field.name]
+    if field.name == "agent":
+        rows = db.execute("SELECT id FROM contexts WHERE agent = ?", (field.value,))
+        return [cid for (cid,) in rows]
+    rows = db.execute(f"SELECT id, {column} FROM contexts WHERE {column} IS NOT NULL")
+    return [cid for cid, value in rows if field_matches_value(field, value)]
+
+
+def _case_pieces(literal: str, ignore_case: bool) -> list[str]:
+    """What of a regex literal must appear in the lower-cased text.
+
+    Ignoring case, Python's ``re`` matches ``i``, ``k``, ``s`` to ``ı``, ``K``,
+    ``ſ``, which lower-case to themselves or elsewhere: split there. Matching
+    case, only ASCII runs are sure to survive lower-casing unchanged.
+    """
+    pieces = []
+    for run in _ASCII_RUN.findall(literal):
+        lowered = run.lower()
+        pieces.extend(re.split("[iks]", lowered) if ignore_case else [lowered])
+    return pieces

@@ -1,0 +1,349 @@
+"""One search, from a parsed query to the ranked page: the part whose cost must track matches.
+
+Three ways to answer, chosen per query:
+
+* **everything** (few candidates, ``limit=None`` or an exact count asked
+  for): every candidate is verified (unless the plan is exact), scored and
+  deduplicated; the total is exact.
+* **first page** (many candidates): candidates are read in the order of
+  their best possible score and verified one by one until the page is
+  certain. For relevance, each ``level`` (the static part of the cheap
+  score, :mod:`agentdex.search.scores`) is read newest first; a candidate is
+  taken once its score beats every level's ceiling for what is still unread
+  (a threshold algorithm), so the page is the exact top of the cheap score
+  without touching most matches. For time order, one stream newest first.
+  The total is then a lower bound (the exact number of matching records
+  when the plan is exact).
+* **scan** (nothing to look up: only NOT, a regex without literals,
+  punctuation-only text): every block, in order, within the time budget.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentdex.search.engine import AGENT, ID, KIND, ROLE, SESSION, THASH, TLEN, TS, Engine
+from agentdex.search.plan import Candidates
+from agentdex.search.query import Node
+from agentdex.search.scores import (
+    HERE_BOOST,
+    level_ceiling,
+    recency,
+    static_score,
+)
+
+#: exact plans with at most this many candidates are answered whole (exact total)
+FULL_EXACT = 20_000
+#: plans that need verification are answered whole up to this many candidates
+FULL_VERIFIED = 3_000
+#: candidates read per page from one stream (grows as a stream is drained)
+PAGE = 64
+
+Row = tuple[Any, ...]
+HerePredicate = Callable[[Row], bool]
+
+
+@dataclass(slots=True)
+class Outcome:
+    """What a run found: ``rows`` best first with their cheap scores (deduplicated if asked)."""
+
+    rows: list[tuple[float, Row]]
+    total: int
+    total_exact: bool
+    candidates: int
+    #: exact number of matching records before deduplication, when known
+    matched: int | None
+    mode: str
+    stopped: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def dedup_key(row: Row) -> tuple[Any, ...]:
+    return (row[AGENT], row[SESSION], row[ROLE], row[THASH])
+
+
+def cheap_score(row: Row, now: float, here: HerePredicate | None) -> float:
+    """:func:`agentdex.search.ranking.base_score` of a light row."""
+    boost = HERE_BOOST if here is not None and here(row) else 1.0
+    return static_score(row[KIND], row[ROLE], row[TLEN]) * recency(row[TS], now) * boost
+
+
+def _order_key(sort: str) -> Callable[[tuple[float, Row]], Any]:
+    if sort == "time":
+        return lambda item: (item[1][TS] is None, -(item[1][TS] or 0.0), -item[1][ID])
+    return lambda item: (-item[0], -(item[1][TS] or 0.0), item[1][ID])
+
+
+class SearchRun:
+    """Answers one parsed query against one :class:`Engine` (see the module docstring)."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        node: Node,
+        plan: Candidates,
+        *,
+        now: float,
+        here: HerePredicate | None,
+        here_query: Any,
+        only_here: bool,
+        dedup: bool,
+        budget: Any = None,
+    ) -> None:
+        self.engine = engine
+        self.node = node
+        self.plan = plan
+        self.now = now
+        self.here = here
+        self.here_query = here_query
+        self.only_here = only_here
+        self.dedup = dedup
+        self.budget = budget
+        self.stopped: str | None = None
+        self.tail: set[int] = set()
+
+    # -- budget ------------------------------------------------------------------------------
+    def out_of_time(self) -> bool:
+        if self.budget is not None and self.budget.expired():
+            self.stopped = getattr(self.budget, "reason", None) or "time-budget"
+            return True
+        return False
+
+    # -- the candidate query with --only-here -----------------------------------------------
+    def _query(self) -> Any:
+        if self.only_here and self.here_query is not None:
+            return self.engine.both(self.plan.query, self.here_query)
+        return self.plan.query
+
+    def _accept(self, row: Row) -> bool:
+        if self.only_here and self.here is not None and not self.here(row):
+            return False
+        if self.plan.exact and row[ID] not in self.tail:
+            return True
+        return self.engine.matches(self.node, row)
+
+    # -- entry --------------------------------------------------------------------------------
+    def run(self, *, want: int | None, sort: str, exact_total: bool) -> Outcome:
+        tail = self.engine.tail_ids()
+        self.tail = set(tail)
+        if self.plan.query is None:
+            return self._scan(sort)
+        query = self._query()
+        count = self.engine.count(query)
+        candidates = count + len(tail)
+        exact = self.plan.exact and not tail
+        limit_whole = FULL_EXACT if exact else FULL_VERIFIED
+        if want is None or exact_total or candidates <= limit_whole:
+            return self._whole(query, tail, sort, candidates)
+        return self._first_page(query, tail, sort, want, candidates, count if exact else None)
+
+    # -- everything ---------------------------------------------------------------------------
+    def _whole(self, query: Any, tail: list[int], sort: str, candidates: int) -> Outcome:
+        ids = self.engine.candidate_ids(query) + tail
+        rows = self.engine.light(ids)
+        rows.sort(key=lambda r: r[11])  # by block: each block is decompressed once
+        matched: list[Row] = []
+        tail_set = set(tail)
+        for row in rows:
+            if self.out_of_time():
+                break
+            if row[ID] in tail_set or not self.plan.exact:
+                if self.only_here and self.here is not None and not self.here(row):
+                    continue
+                if not self.engine.matches(self.node, row):
+                    continue
+            elif self.only_here and self.here is not None and not self.here(row):
+                continue
+            matched.append(row)
+        return self._finish(matched, sort, candidates, "whole")
+
+    def _scan(self, sort: str) -> Outcome:
+        ids = self.engine.scan(self.node, stop=self.out_of_time)
+        rows = self.engine.light(ids)
+        if self.only_here and self.here is not None:
+            rows = [r for r in rows if self.here(r)]
+        outcome = self._finish(rows, sort, self.engine.n_blocks, "scan")
+        outcome.notes.append("nothing to look up in the index: scanned every record")
+        return outcome
+
+    def _finish(self, matched: list[Row], sort: str, candidates: int, mode: str) -> Outcome:
+        scored = [(cheap_score(r, self.now, self.here), r) for r in matched]
+        scored.sort(key=_order_key(sort))
+        before = len(scored)
+        if self.dedup:
+            scored = _dedup(scored)
+        return Outcome(
+            rows=scored,
+            total=len(scored),
+            total_exact=self.stopped is None,
+            candidates=candidates,
+            matched=before if self.stopped is None else None,
+            mode=mode,
+            stopped=self.stopped,
+        )
+
+    # -- first page ---------------------------------------------------------------------------
+    def _first_page(
+        self,
+        query: Any,
+        tail: list[int],
+        sort: str,
+        want: int,
+        candidates: int,
+        matched: int | None,
+    ) -> Outcome:
+        if sort == "time":
+            streams = [_Stream(self, query, None, None)]
+        else:
+            streams = []
+            here_parts: list[bool | None] = [None]
+            if self.here_query is not None and not self.only_here:
+                here_parts = [True, False]
+            for here_flag in here_parts:
+                # one pass over the candidates gives every level's first page
+                part = self._here_part(query, here_flag)
+                for level, (count, ids) in sorted(self.engine.level_pages(part, PAGE).items()):
+                    streams.append(_Stream(self, part, level, here_flag, count, ids))
+        accepted = self._merge(streams, tail, sort, want)
+        return Outcome(
+            rows=accepted,
+            total=len(accepted),
+            total_exact=False,
+            candidates=candidates,
+            matched=matched,
+            mode="first-page",
+            stopped=self.stopped,
+        )
+
+    def _here_part(self, query: Any, here: bool | None) -> Any:
+        if here is None:
+            return query
+        if here:
+            return self.engine.both(query, self.here_query)
+        tantivy = self.engine._tantivy()
+        return tantivy.Query.boolean_query(
+            [
+                (tantivy.Occur.Must, self.engine._query(query)),
+                (tantivy.Occur.MustNot, self.here_query),
+            ]
+        )
+
+    def _merge(
+        self, streams: list[_Stream], tail: list[int], sort: str, want: int
+    ) -> list[tuple[float, Row]]:
+        """Take candidates best first until ``want`` are verified (the threshold algorithm)."""
+        heap: list[tuple[float, float, int, Row]] = []
+        for row in self.engine.light(tail):
+            self._push(heap, row, sort)
+        accepted: list[tuple[float, Row]] = []
+        seen: set[tuple[Any, ...]] = set()
+        while len(accepted) < want:
+            if self.out_of_time():
+                break
+            live = [s for s in streams if not s.exhausted]
+            bound = max((s.bound() for s in live), default=float("-inf"))
+            if heap and -heap[0][0] >= bound:
+                key, _, _, row = heapq.heappop(heap)
+                if not self._accept(row):
+                    continue
+                if self.dedup:
+                    dkey = dedup_key(row)
+                    if dkey in seen:
+                        continue
+                    seen.add(dkey)
+                accepted.append((-key if sort != "time" else 0.0, row))
+                continue
+            if not live:
+                break
+            best = max(live, key=lambda s: s.bound())
+            for row in best.fetch():
+                self._push(heap, row, sort)
+        if sort != "time":
+            accepted = [(cheap_score(r, self.now, self.here), r) for _, r in accepted]
+        return accepted
+
+    def _push(self, heap: list[tuple[float, float, int, Row]], row: Row, sort: str) -> None:
+        if sort == "time":
+            key = row[TS] if row[TS] is not None else -1.0
+        else:
+            key = cheap_score(row, self.now, self.here)
+        heapq.heappush(heap, (-key, -(row[TS] or 0.0), row[ID], row))
+
+
+class _Stream:
+    """One ordered source of candidates: a level (and here/elsewhere), newest first.
+
+    ``count`` and ``first`` come from :meth:`Engine.level_pages` (every level's
+    first page in one pass); later pages are read with offsets.
+    """
+
+    def __init__(
+        self,
+        run: SearchRun,
+        query: Any,
+        level: int | None,
+        here: bool | None,
+        count: int | None = None,
+        first: list[int] | None = None,
+    ) -> None:
+        self.run = run
+        self.query = (
+            query if level is None else run.engine.both(query, run.engine.level_query(level))
+        )
+        self.level = level
+        self.here = here
+        self.count = count
+        self.prefetched = first
+        self.offset = 0
+        self.page = PAGE
+        self.exhausted = count == 0
+        #: newest time not yet read (None before the first read: no bound on time)
+        self.next_ts: float | None = None
+        self.started = False
+
+    def bound(self) -> float:
+        """The best key any unread candidate of this stream can have."""
+        if self.level is None:  # time order: the key is the timestamp
+            return float("inf") if not self.started else (self.next_ts or -1.0)
+        ceiling = level_ceiling(self.level)
+        if self.here is True or (self.here is None and self.run.only_here and self.run.here):
+            ceiling *= HERE_BOOST
+        if not self.started:
+            return ceiling
+        known = self.next_ts if self.next_ts is not None and self.next_ts >= 0 else None
+        return ceiling * recency(known, self.run.now)
+
+    def fetch(self) -> list[Row]:
+        engine = self.run.engine
+        if self.prefetched is not None:
+            ids, self.prefetched = self.prefetched, None
+        else:
+            ids = engine.newest_page(self.query, self.offset, self.page)
+            self.page = min(self.page * 2, 4096)
+        self.started = True
+        self.offset += len(ids)
+        if not ids or (self.count is not None and self.offset >= self.count):
+            self.exhausted = True
+        rows = engine.light(ids)
+        if rows:
+            oldest = min((r[TS] if r[TS] is not None else -1.0) for r in rows)
+            # the postings order by whole seconds: unread records may be up to 1 s newer
+            self.next_ts = math.floor(oldest) + 1.0 if oldest >= 0 else -1.0
+        return rows
+
+
+def _dedup(ordered: list[tuple[float, Row]]) -> list[tuple[float, Row]]:
+    """Drop repeats of the same text by the same role in the same session (first wins)."""
+    seen: set[tuple[Any, ...]] = set()
+    out = []
+    for item in ordered:
+        key = dedup_key(item[1])
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(item)
+    return out

@@ -1,0 +1,114 @@
+"""The no-change fast path: a refresh that finds nothing changed opens no database.
+
+Real Claude Code transcripts under a temporary home, real discovery over the
+whole catalogue (the manifest is only written by unscoped refreshes).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+import pytest
+
+from agentdex.api import search as api
+from agentdex.index import manifest
+from agentdex.index.store import Location, index_root
+
+
+def claude_line(session: str, text: str, n: int) -> bytes:
+    return (
+        orjson.dumps(
+            {
+                "type": "user",
+                "sessionId": session,
+                "uuid": f"u{n}",
+                "cwd": "/work/app",
+                "timestamp": f"2026-11-01T10:00:{n:02d}Z",
+                "message": {"role": "user", "content": text},
+            }
+        )
+        + b"\n"
+    )
+
+
+@pytest.fixture
+def transcript(home: Path) -> Path:
+    folder = home / ".claude" / "projects" / "-work-app"
+    folder.mkdir(parents=True)
+    path = folder / "c1.jsonl"
+    path.write_bytes(claude_line("c1", "why is the quokka test flaky", 1))
+    return path
+
+
+def refresh(home: Path) -> api.RefreshStats:  # type: ignore[name-defined]
+    return api.refresh(home=str(home))
+
+
+def test_nothing_changed_takes_the_fast_path(home: Path, transcript: Path) -> None:
+    first = refresh(home)
+    assert first.records_added == 1 and not first.fast_path
+    again = refresh(home)
+    assert again.fast_path and again.files_unchanged == again.files_seen >= 1
+    assert api.search("quokka", refresh_first=True).stats["refresh"]["files_parsed"] == 0
+
+
+def test_an_append_a_new_file_or_a_new_root_is_seen(home: Path, transcript: Path) -> None:
+    refresh(home)
+    with open(transcript, "ab") as handle:
+        handle.write(claude_line("c1", "and the wombat one too", 2))
+    appended = refresh(home)
+    assert not appended.fast_path and appended.files_resumed == 1
+    (transcript.parent / "c2.jsonl").write_bytes(claude_line("c2", "a second chat", 1))
+    added = refresh(home)
+    assert not added.fast_path and added.records_added == 1
+    assert refresh(home).fast_path
+    codex = home / ".codex" / "sessions" / "2026" / "11" / "01"
+    codex.mkdir(parents=True)
+    assert not refresh(home).fast_path  # a new agent's folder appeared
+    assert refresh(home).fast_path
+
+
+def test_environment_and_rebuilds_invalidate_it(
+    home: Path, transcript: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    refresh(home)
+    assert refresh(home).fast_path
+    other = home / "elsewhere-claude"
+    other.mkdir()
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(other))
+    assert not refresh(home).fast_path
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR")
+    assert not refresh(home).fast_path
+    assert refresh(home).fast_path
+    full = api.refresh(home=str(home), full=True)
+    assert not full.fast_path and full.rebuilt
+    assert refresh(home).fast_path  # the rebuild wrote a manifest for its generation
+
+
+def test_a_file_that_could_not_be_read_is_retried(
+    home: Path, transcript: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import dataclasses
+
+    from agentdex import parsers
+
+    real = parsers.get_parser
+
+    def locked(parser_id: str) -> parsers.ParserSpec:
+        spec = real(parser_id)
+
+        def parse(source, cursor, diagnostics):  # type: ignore[no-untyped-def]
+            if source.path == transcript:
+                raise PermissionError(13, "database is locked", str(source.path))
+            yield from spec.parse(source, cursor, diagnostics)
+
+        return dataclasses.replace(spec, parse=parse)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(parsers, "get_parser", locked)
+        stats = refresh(home)
+        assert stats.records_added == 0
+    assert not (Location(index_root()).root / manifest.MANIFEST).exists()
+    retried = refresh(home)
+    assert not retried.fast_path and retried.records_added == 1

@@ -1,0 +1,241 @@
+"""The postings half of the index: recovery, term list, long tokens, old formats, first pages."""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+import time
+from pathlib import Path
+
+import pytest
+
+from agentdex.api import search as api
+from agentdex.index import postings
+from agentdex.index.store import Location, index_root
+from agentdex.search import run as search_run
+from test_index_fixtures import ROWS, register, store_dir, write_file
+
+
+@pytest.fixture(autouse=True)
+def _parser() -> None:
+    register()
+
+
+def rec(text: str, session: str = "s1", **extra: object) -> dict[str, object]:
+    return {"session": session, "role": "user", "kind": "prompt", "text": text, **extra}
+
+
+def refresh(home: Path) -> api.RefreshStats:  # type: ignore[name-defined]
+    return api.refresh(home=str(home), rows=ROWS)
+
+
+def found(query: str, **kw: object) -> list[str]:
+    result = api.search(query, refresh_first=False, limit=None, dedup=False, **kw)  # type: ignore[arg-type]
+    return sorted(r["text"] for r in result.results)
+
+
+def meta(key: str) -> int:
+    gen = Location(index_root()).current()
+    assert gen is not None
+    db = sqlite3.connect(gen / "index.db")
+    try:
+        return int(db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()[0])
+    finally:
+        db.close()
+
+
+def test_substrings_phrases_and_words_come_from_the_postings(home: Path) -> None:
+    write_file(
+        store_dir(home) / "a.jsonl",
+        [
+            rec("autoretry with exponential backoff"),
+            rec("retry-backoff: x = 1; foo.bar(baz)"),
+            rec("café naïve 日本語 текст"),
+            rec("nothing to see"),
+        ],
+    )
+    refresh(home)
+    assert found("retry") == [
+        "autoretry with exponential backoff",
+        "retry-backoff: x = 1; foo.bar(baz)",
+    ]
+    assert found('"try with expo"') == ["autoretry with exponential backoff"]
+    assert found('"x = 1; fo"') == ["retry-backoff: x = 1; foo.bar(baz)"]
+    assert found('"o.bar(b"') == ["retry-backoff: x = 1; foo.bar(baz)"]
+    assert found("本語") == ["café naïve 日本語 текст"]
+    assert found('"fé na"') == ["café naïve 日本語 текст"]
+    assert found("retry", word=True) == ["retry-backoff: x = 1; foo.bar(baz)"]
+    exact = api.search("backoff", refresh_first=False)
+    assert exact.stats["total_exact"] and exact.stats["matched_records"] == 2
+
+
+def test_new_words_are_searchable_right_after_an_append(home: Path) -> None:
+    path = store_dir(home) / "a.jsonl"
+    write_file(path, [rec("first words")] * 3)
+    refresh(home)
+    write_file(path, [rec("a quokkaflux appears")], mode="ab")
+    stats = refresh(home)
+    assert stats.files_resumed == 1
+    assert found("okkaflu") == ["a quokkaflux appears"]
+    gen = Location(index_root()).current()
+    assert gen is not None and (gen / postings.VOCAB_DELTA).exists()
+    assert meta("vocab_rid") == meta("postings_rid") == 5
+
+
+def test_a_token_too_long_for_the_postings_is_still_found(home: Path) -> None:
+    blob = "x" * 70_000 + "needle" + "y" * 10
+    write_file(store_dir(home) / "a.jsonl", [rec(f"start {blob} end"), rec("plain text")])
+    refresh(home)
+    assert found("xneedley") == [f"start {blob} end"]
+    assert found("needle") == [f"start {blob} end"]
+    assert found("plain") == ["plain text"]
+
+
+def test_a_writer_killed_between_its_commits_loses_nothing(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = store_dir(home) / "a.jsonl"
+    write_file(path, [rec("alpha one"), rec("alpha two")])
+    refresh(home)
+    write_file(path, [rec("alpha three"), rec("wombat")], mode="ab")
+
+    def die(self: postings.PostingsWriter) -> None:
+        raise KeyboardInterrupt  # the process ends after SQLite committed the batch
+
+    with monkeypatch.context() as patch, pytest.raises(KeyboardInterrupt):
+        patch.setattr(postings.PostingsWriter, "commit", die)
+        refresh(home)
+    # SQLite holds the new records; the postings do not: readers verify the tail directly
+    assert meta("postings_rid") == 3
+    assert found("alpha") == ["alpha one", "alpha three", "alpha two"]
+    assert found("wombat") == ["wombat"]
+    refresh(home)  # the next writer replays the batch into the postings
+    assert meta("postings_rid") == 5
+    assert found("wombat") == ["wombat"]
+    result = api.search("alpha", refresh_first=False)
+    assert result.stats["total_exact"] and result.stats["matched_records"] == 3
+
+
+def test_an_index_in_the_old_format_is_rebuilt_with_one_line(home: Path) -> None:
+    write_file(store_dir(home) / "a.jsonl", [rec("kept across formats")])
+    refresh(home)
+    gen = Location(index_root()).current()
+    assert gen is not None
+    db = sqlite3.connect(gen / "index.db")
+    db.execute("UPDATE meta SET value = 'agentdex-index-2' WHERE key = 'format'")
+    db.commit()
+    db.close()
+    warnings: list[str] = []
+    stats = api.refresh(home=str(home), rows=ROWS, warn=warnings.append)
+    assert stats.rebuilt
+    assert len(warnings) == 1 and "older agentdex" in warnings[0]
+    assert "\n" not in warnings[0]
+    assert found("formats") == ["kept across formats"]
+
+
+def test_the_first_page_is_the_exact_top_without_verifying_every_match(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rng = random.Random(7)
+    now = time.time()
+    kinds = [("user", "prompt"), ("assistant", "message"), ("tool", "tool_result")]
+    records = []
+    for i in range(400):
+        role, kind = rng.choice(kinds)
+        filler = " ".join(
+            rng.choice(["lorem", "ipsum", "dolor", "sit"]) for _ in range(rng.randint(1, 300))
+        )
+        records.append(
+            {
+                "session": f"s{i % 9}",
+                "role": role,
+                "kind": kind,
+                "text": f"the record {i} {filler}",
+                "ts": now - rng.uniform(0, 200 * 86400),
+            }
+        )
+    write_file(store_dir(home) / "a.jsonl", records)
+    refresh(home)
+    whole = api.search("the", refresh_first=False, limit=15, exact_total=True)
+    assert whole.stats["mode"] == "whole" and whole.stats["total_exact"]
+    monkeypatch.setattr(search_run, "FULL_EXACT", 10)
+    monkeypatch.setattr(search_run, "FULL_VERIFIED", 10)
+    monkeypatch.setattr("agentdex.search.ranking.REFINE", 30)
+    first = api.search("the", refresh_first=False, limit=15)
+    assert first.stats["mode"] == "first-page"
+    assert not first.stats["total_exact"] and first.stats["matched_records"] == 400
+    assert first.stats["total"] >= 15
+    ranked = api.search("the", refresh_first=False, limit=15, exact_total=True)
+    assert [r["ref"] for r in first.results] == [r["ref"] for r in ranked.results]
+    # a plan that needs verification (-w) streams the same candidates and takes the same page
+    verified = api.search("the", word=True, refresh_first=False, limit=15)
+    assert verified.stats["mode"] == "first-page" and verified.stats["matched_records"] is None
+    assert [r["ref"] for r in verified.results] == [r["ref"] for r in ranked.results]
+    by_time = api.search("record", refresh_first=False, limit=5, sort="time")
+    newest = sorted(records, key=lambda r: -float(r["ts"]))[:5]  # type: ignore[arg-type]
+    assert [r["text"] for r in by_time.results] == [r["text"] for r in newest]
+
+
+def test_vocabulary_lookups(tmp_path: Path) -> None:
+    terms = [("retry", 40), ("autoretry", 3), ("retrying", 7), ("backoff", 9), ("x1999", 1999)]
+    postings.write_vocabulary(tmp_path, terms)
+    postings.append_vocabulary(tmp_path, ["retrofit"])
+    vocab = postings.Vocabulary(tmp_path)
+    try:
+        assert vocab.lookup("retr", starts=True, ends=False, limit=10) == (
+            ["retrofit", "retry", "retrying"],
+            40,
+        )
+        assert vocab.lookup("retry", starts=False, ends=True, limit=10) == (
+            ["autoretry", "retry"],
+            40,
+        )
+        assert vocab.lookup("try", starts=False, ends=False, limit=10)[0] == [
+            "autoretry",
+            "retry",
+            "retrying",
+        ]
+        assert vocab.lookup("r", starts=False, ends=False, limit=2)[0] is None
+        assert vocab.lookup("zzz", starts=False, ends=False, limit=5) == ([], 0)
+        # digits of a record count are not part of any term
+        assert vocab.lookup("99", starts=False, ends=False, limit=5) == (["x1999"], 1999)
+        assert vocab.lookup("40", starts=False, ends=False, limit=5) == ([], 0)
+    finally:
+        vocab.close()
+
+
+def test_the_full_term_list_covers_terms_starting_with_any_character(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agentdex.index import writer
+
+    monkeypatch.setattr(writer, "VOCAB_DELTA_BYTES", 0)  # rebuild the list, as big builds do
+    texts = ["日本語の説明", "café ßtraße", "Ωmega point", "9lives and ｆｕｌｌｗｉｄｔｈ"]
+    write_file(store_dir(home) / "a.jsonl", [rec(t) for t in texts])
+    refresh(home)
+    gen = Location(index_root()).current()
+    assert gen is not None and not (gen / postings.VOCAB_DELTA).exists()
+    assert found("本語") == ["日本語の説明"]
+    assert found("traß") == ["café ßtraße"]
+    assert found("ωmeg") == ["Ωmega point"]
+    assert found("lives") == ["9lives and ｆｕｌｌｗｉｄｔｈ"]
+    assert found("ｗｉｄ") == ["9lives and ｆｕｌｌｗｉｄｔｈ"]
+
+
+def test_cli_says_when_the_total_is_a_lower_bound(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+
+    from agentdex.cli import cli
+
+    write_file(store_dir(home) / "a.jsonl", [rec(f"common word {i}") for i in range(30)])
+    refresh(home)
+    monkeypatch.setattr(search_run, "FULL_EXACT", 5)
+    monkeypatch.setattr("agentdex.search.ranking.REFINE", 5)
+    runner = CliRunner()
+    first = runner.invoke(cli, ["search", "--no-refresh", "-n", "3", "common"])
+    assert first.exit_code == 0
+    assert "of at least" in first.stderr and "--exact-count" in first.stderr
+    exact = runner.invoke(cli, ["search", "--no-refresh", "-n", "3", "--exact-count", "common"])
+    assert exact.exit_code == 0 and "3 of 30 results" in exact.stderr

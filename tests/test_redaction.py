@@ -1,0 +1,185 @@
+"""``export --redact``: every documented pattern masks its secret and leaves look-alikes alone.
+
+Secrets are assembled at run time from pieces (``"gh" + "p_"``) so no
+scanner mistakes this file for a leak; they have the real shapes.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from agentdex.api.redaction import PATTERNS, redact
+from conftest import REPO_DIR
+
+A36 = "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"  # 36 alphanumerics
+JWT = (
+    "ey" + "JhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9"
+    ".ey" + "JzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkFkYSJ9"
+    ".SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
+)
+PEM = (
+    "-----BEGIN RSA PRIVATE"
+    + " KEY-----\nMIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo\n4lgOEePzNm0tRgeLezV6ffAt\n"
+    "-----END RSA PRIVATE" + " KEY-----"
+)
+
+#: pattern name -> (text holding a secret, the text after redaction)
+POSITIVES: dict[str, list[tuple[str, str]]] = {
+    "private-key": [
+        (f"key:\n{PEM}\ndone", "key:\n[REDACTED:private-key]\ndone"),
+        (
+            "-----BEGIN OPENSSH PRIVATE" + " KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA (cut here",
+            "[REDACTED:private-key]",
+        ),
+    ],
+    "jwt": [(f"cookie session={JWT}; Path=/", "cookie session=[REDACTED:jwt]; Path=/")],
+    "anthropic-key": [
+        ("ANTHROPIC_API_KEY=sk-" + "ant-api03-" + A36, "ANTHROPIC_API_KEY=[REDACTED:anthropic-key]")
+    ],
+    "openai-key": [
+        ("use sk-" + "proj-" + A36 + " here", "use [REDACTED:openai-key] here"),
+        ('"key": "sk-' + A36[:24] + '"', '"key": "[REDACTED:openai-key]"'),
+    ],
+    "github-token": [
+        (
+            "git clone https://gh" + "p_" + A36 + "@github.com/o/r",
+            "git clone https://[REDACTED:github-token]@github.com/o/r",
+        ),
+        ("token gh" + "s_" + A36, "token [REDACTED:github-token]"),
+        (
+            "github" + "_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz",
+            "[REDACTED:github-token]",
+        ),
+    ],
+    "aws-access-key-id": [
+        (
+            "aws_access_key_id = AK" + "IAIOSFODNN7EXAMPLE",
+            "aws_access_key_id = [REDACTED:aws-access-key-id]",
+        )
+    ],
+    "aws-secret-access-key": [
+        (
+            "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+            "aws_secret_access_key = [REDACTED:aws-secret-access-key]",
+        )
+    ],
+    "slack-token": [
+        ("SLACK=xo" + "xb-1234567890-0987654321-AbCdEfGhIjKl", "SLACK=[REDACTED:slack-token]"),
+        ("xa" + "pp-1-A0123456789-abcdef", "[REDACTED:slack-token]"),
+    ],
+    "slack-webhook": [
+        (
+            "post to https://hooks.slack.com/services/T0000000/B0000000/XXXXXXXXXXXXXXXXXXXXXXXX",
+            "post to https://hooks.slack.com/services/[REDACTED:slack-webhook]",
+        )
+    ],
+    "stripe-key": [
+        (
+            "stripe.api_key = 'sk" + "_live_" + "4eC39HqLyjWDarjtT1zdp7dc'",
+            "stripe.api_key = '[REDACTED:stripe-key]'",
+        )
+    ],
+    "google-api-key": [
+        ("?key=AI" + "zaSyA-1234567890abcdefghijklmnopqrstu", "?key=[REDACTED:google-api-key]")
+    ],
+    "bearer-token": [
+        (
+            "Authorization: Bearer abc123def456ghi789",
+            "Authorization: Bearer [REDACTED:bearer-token]",
+        ),
+        (
+            "-H 'authorization: bearer 9f8e7d6c5b4a39281706'",
+            "-H 'authorization: bearer [REDACTED:bearer-token]'",
+        ),
+    ],
+    "basic-auth": [
+        ("Authorization: Basic dXNlcjpwYXNzd29yZA==", "Authorization: Basic [REDACTED:basic-auth]")
+    ],
+    "url-password": [
+        (
+            "DATABASE_URL=postgres://app:s3cr3t-pw@db:5432/app",
+            "DATABASE_URL=postgres://app:[REDACTED:url-password]@db:5432/app",
+        ),
+        ("redis://default:hunter2@cache", "redis://default:[REDACTED:url-password]@cache"),
+    ],
+    "secret-assignment": [
+        ("password=hunter22", "password=[REDACTED:secret-assignment]"),
+        ('DB_PASSWORD: "correct horse battery"', 'DB_PASSWORD: "[REDACTED:secret-assignment]"'),
+        ('{"client_secret": "a1b2c3d4e5"}', '{"client_secret": "[REDACTED:secret-assignment]"}'),
+        ("export API_KEY=abcd1234efgh", "export API_KEY=[REDACTED:secret-assignment]"),
+        ("auth_token: tkn-998877", "auth_token: [REDACTED:secret-assignment]"),
+        ("passphrase = 'open sesame'", "passphrase = '[REDACTED:secret-assignment]'"),
+    ],
+}
+
+#: Text that looks close to a secret and must come out unchanged.
+NEGATIVES = [
+    "max_tokens=1000",
+    "token = get_token()",
+    "if token == expected:",
+    "api_key: str = Field(...)",
+    "token: string;",
+    "password: ${DB_PASSWORD}",
+    "password = os.environ['DB_PASSWORD']",
+    "secret_name: null",
+    "the password is stored in the vault",
+    "use a bearer token for authentication",
+    "Bearer authentication is used here",
+    "task-sk-thing and risk-assessment-document-2026",
+    "sk-short1",
+    "ghp_tooShort123",
+    "AKIA is the prefix of AWS key ids",
+    "https://example.com:8080/path@v2",
+    "eyJhbGciOiJIUzI1NiJ9 alone is a header, not a token",
+    "git@github.com:owner/repo.git",
+    "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE\n-----END PUBLIC KEY-----",
+    "tokenizer = AutoTokenizer.from_pretrained(name)",
+    "xoxo hugs",
+]
+
+
+def test_every_pattern_has_a_positive_case() -> None:
+    assert {p.name for p in PATTERNS} == set(POSITIVES)
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "expected"),
+    [(name, text, expected) for name, cases in POSITIVES.items() for text, expected in cases],
+)
+def test_pattern_masks_its_secret(name: str, text: str, expected: str) -> None:
+    masked, counts = redact(text)
+    assert masked == expected
+    assert counts[name] >= 1
+
+
+@pytest.mark.parametrize("text", NEGATIVES)
+def test_look_alikes_are_left_alone(text: str) -> None:
+    masked, counts = redact(text)
+    assert masked == text and not counts
+
+
+def test_masking_twice_changes_nothing_more() -> None:
+    text = "\n".join(case for cases in POSITIVES.values() for case, _ in cases)
+    once, _ = redact(text)
+    twice, counts = redact(once)
+    assert twice == once and not counts
+
+
+def test_patterns_are_documented_in_order() -> None:
+    doc = (REPO_DIR / "docs" / "resume-and-export.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| `([a-z0-9-]+)` \| (.+) \|$", doc, flags=re.MULTILINE)
+    assert rows == [(p.name, p.description) for p in PATTERNS]
+
+
+def test_large_text_stays_linear() -> None:
+    import time
+
+    text = ("password is near but " * 20000) + (
+        "-----BEGIN EC PRIVATE" + " KEY-----\n" + "A" * 200000
+    )
+    started = time.perf_counter()
+    masked, counts = redact(text)
+    assert counts["private-key"] == 1 and masked.endswith("[REDACTED:private-key]")
+    assert time.perf_counter() - started < 5
