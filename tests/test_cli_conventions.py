@@ -329,3 +329,12 @@ def test_shell_completion_lists_commands_and_options(run_cli: Run) -> None:
     assert {"plain,search", "plain,sessions", "plain,serve"} <= set(out.stdout.split())
     script = run_cli(env={"_AGENTDEX_COMPLETE": "bash_source"})
     assert "_agentdex_completion" in script.stdout
+
+
+def test_context_add_names_the_allowed_roots(home: Path, tmp_path: Path, run_cli: Run) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    out = run_cli("context", "add", "/etc", "--workspace", str(workspace))
+    assert out.returncode == 2
+    assert "not under an allowed root; allowed:" in out.stderr
+    assert str(workspace) in out.stderr and "[context] roots" in out.stderr
