@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from conftest import SRC_DIR, git
+from conftest import SRC_DIR
 
 TESTS_DIR = Path(__file__).resolve().parent
 AUTH = {"Authorization": "Bearer contract-token"}
@@ -40,13 +40,8 @@ def _st() -> str | None:
 @pytest.mark.serial
 @pytest.mark.timeout(900)
 @pytest.mark.skipif(_st() is None, reason="schemathesis (the test extra) is not installed")
-def test_schemathesis_finds_no_contract_mismatch(home: Path, tmp_path: Path) -> None:
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    git(workspace, "init", "-q", "-b", "main")
-    (workspace / "AGENTS.md").write_text("# Contract test workspace\n")
-    git(workspace, "add", "AGENTS.md")
-    git(workspace, "commit", "-q", "-m", "init")
+def test_schemathesis_finds_no_contract_mismatch(git_repo: Path, tmp_path: Path) -> None:
+    workspace = git_repo
     env = {**os.environ, "PYTHONPATH": str(SRC_DIR)}
     command = [sys.executable, "-m", "agentdex", "serve", "--port", "0", "--json"]
     server = subprocess.Popen(
