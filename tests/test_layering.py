@@ -15,7 +15,7 @@ import agentdex
 
 PACKAGE = Path(agentdex.__file__).parent
 
-BOTTOM = {"records", "errors", "paths", "catalogue", "config"}
+BOTTOM = {"records", "errors", "paths", "catalogue", "config", "nesting"}
 READ = {"readers", "uris", "gitinfo", "discovery", "parsers"}
 ENGINES = {"index", "search", "context", "sessions", "worktrees"}
 API = {"api"}

@@ -403,8 +403,9 @@ def test_garbage_on_stdin_and_eof_end_cleanly(run_cli: Any) -> None:
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
     replies = [json.loads(line) for line in done.stdout.splitlines()]
-    assert len(replies) == 1  # stdout carries only protocol messages
-    assert replies[0]["id"] == 1 and replies[0]["error"]["code"] == -32601  # method not found
+    assert len(replies) == 2  # stdout carries only protocol messages
+    assert replies[0]["id"] is None and replies[0]["error"]["code"] == -32700  # parse error
+    assert replies[1]["id"] == 1 and replies[1]["error"]["code"] == -32601  # method not found
 
 
 def test_query_language_page_without_the_doc(

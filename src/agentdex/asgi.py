@@ -2,9 +2,9 @@
 and the MCP server on stdio (``agentdex mcp``).
 
 The one module allowed to import both surfaces (``http`` and ``mcp``); the CLI
-reaches them only through here. The FastAPI app's token dependency does not
-reach a mounted ASGI app, so the MCP endpoint gets its own guard that checks
-the *same* bearer token, and the MCP session manager runs inside the FastAPI
+reaches them only through here. The app's auth gate (``http.auth.AuthGate``) is
+the outermost layer, so ``/mcp`` takes the *same* bearer token under the same
+rules as the API, and the MCP session manager runs inside the FastAPI
 lifespan. Heavy imports stay inside functions so ``agentdex --help`` is fast.
 """
 
@@ -15,55 +15,25 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agentdex.http.auth import load_or_create_token, token_matches, token_path
+from agentdex.http.auth import load_or_create_token, token_path
+from agentdex.http.ui import LOGIN_CODE_SECONDS
 
 if TYPE_CHECKING:
+    import uvicorn
     from fastapi import FastAPI
-    from starlette.types import ASGIApp, Receive, Scope, Send
 
 __all__ = [
-    "BearerGuard",
+    "LOGIN_CODE_SECONDS",
     "build_app",
+    "issue_login_code",
     "load_or_create_token",
     "run_mcp_stdio",
+    "server_config",
     "token_path",
 ]
 
 #: Where the MCP streamable-HTTP endpoint answers.
 MCP_PATH = "/mcp"
-
-
-class BearerGuard:
-    """ASGI middleware: HTTP requests without ``Authorization: Bearer <token>`` get 401."""
-
-    def __init__(self, app: ASGIApp, token: str) -> None:
-        self.app = app
-        self.token = token
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            headers = dict(scope.get("headers") or [])
-            header = headers.get(b"authorization", b"").decode("latin-1") or None
-            if not token_matches(self.token, header):
-                await _unauthorized(send)
-                return
-        await self.app(scope, receive, send)
-
-
-async def _unauthorized(send: Send) -> None:
-    body = b'{"error":"UNAUTHORIZED","message":"missing or invalid bearer token"}'
-    await send(
-        {
-            "type": "http.response.start",
-            "status": 401,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-                (b"www-authenticate", b"Bearer"),
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
 
 
 def build_app(
@@ -85,11 +55,9 @@ def build_app(
 
     app = create_app(token=token, data=data)
     app.state.home = home  # the HTTP routes search this home's index, like MCP
-    expected: str = app.state.token
     mcp_app, manager = streamable_http(home=home, cwd=cwd, max_bytes=max_bytes)
-    guarded = BearerGuard(mcp_app, expected)
     # A Route (not a Mount) so "/mcp" itself answers without a redirect to "/mcp/".
-    app.router.routes.append(Route(MCP_PATH, endpoint=guarded, include_in_schema=False))
+    app.router.routes.append(Route(MCP_PATH, endpoint=mcp_app, include_in_schema=False))
     app.state.mcp_session_manager = manager
 
     inner = app.router.lifespan_context
@@ -101,6 +69,27 @@ def build_app(
 
     app.router.lifespan_context = lifespan
     return app
+
+
+def server_config(app: FastAPI, *, log_level: str = "warning") -> uvicorn.Config:
+    """uvicorn settings for ``serve``: slow request headers are cut off, idle connections closed."""
+    import uvicorn
+
+    from agentdex.http.connections import KEEP_ALIVE_SECONDS, protocol_class
+
+    return uvicorn.Config(
+        app,
+        log_level=log_level,
+        lifespan="on",
+        http=protocol_class(),
+        timeout_keep_alive=KEEP_ALIVE_SECONDS,
+    )
+
+
+def issue_login_code(app: FastAPI) -> str:
+    """A one-time code the web page trades for the token (``agentdex ui``)."""
+    code: str = app.state.ui_login_codes.issue()
+    return code
 
 
 def run_mcp_stdio(*, home: str | None = None, max_bytes: int | None = None) -> None:

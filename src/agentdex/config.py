@@ -25,6 +25,9 @@ Example (every key optional)::
     roots = ["~/team-prompts"]           # extra allowed roots for `context add`
     history = false                      # stop recording context history (default true)
 
+    [search]
+    time_budget = 5                      # seconds a search may run (then it is partial)
+
 An invalid file is a :class:`~agentdex.errors.ConfigError` naming the
 file, the line and the key.
 """
@@ -38,9 +41,13 @@ from pathlib import Path
 from typing import Any
 
 from agentdex.errors import ConfigError
+from agentdex.nesting import MAX_NESTING, value_depth
 from agentdex.paths import config_path
 
 DEFAULT_MAX_WORKTREES = 8
+#: Seconds a search may run before it stops with the results so far (``[search] time_budget``).
+DEFAULT_TIME_BUDGET = 5.0
+MAX_TIME_BUDGET = 3600.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +61,7 @@ class Config:
     store_paths: dict[str, tuple[Path, ...]] = field(default_factory=dict)
     max_worktrees: int = DEFAULT_MAX_WORKTREES
     context_roots: tuple[Path, ...] = ()
+    time_budget: float = DEFAULT_TIME_BUDGET
     context_history: bool = True
 
 
@@ -120,12 +128,17 @@ def load_config(path: Path | None = None) -> Config:
         return Config()
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read config: {exc}") from exc
+    too_deep = ConfigError(f"{path}: invalid TOML: nested more than {MAX_NESTING} levels deep")
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from exc
+    except RecursionError:
+        raise too_deep from None
+    if value_depth(data, stop_above=MAX_NESTING) > MAX_NESTING:
+        raise too_deep
     reader = _Reader(path, text, data)
-    known = {"index", "projects", "agents", "stores", "worktrees", "context"}
+    known = {"index", "projects", "agents", "stores", "worktrees", "context", "search"}
     for key in data:
         if key not in known:
             raise reader.error(key, f"is not a known section (known: {', '.join(sorted(known))})")
@@ -150,6 +163,16 @@ def load_config(path: Path | None = None) -> Config:
     context_history = context.get("history", True)
     if not isinstance(context_history, bool):
         raise reader.error("context.history", "must be true or false")
+    time_budget = reader.table("search").get("time_budget", DEFAULT_TIME_BUDGET)
+    if (
+        not isinstance(time_budget, int | float)
+        or isinstance(time_budget, bool)
+        or not 0 < time_budget <= MAX_TIME_BUDGET
+    ):
+        raise reader.error(
+            "search.time_budget",
+            f"must be a number of seconds above 0, at most {MAX_TIME_BUDGET:g}",
+        )
 
     return Config(
         path=path,
@@ -162,4 +185,5 @@ def load_config(path: Path | None = None) -> Config:
         max_worktrees=max_worktrees,
         context_roots=reader.paths(context, "context.roots"),
         context_history=context_history,
+        time_budget=float(time_budget),
     )

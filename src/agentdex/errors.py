@@ -7,6 +7,8 @@ Exit codes are part of the documented CLI contract (``docs/json-output.md``):
 * 4 a conflict (branch already checked out, target folder exists, dirty worktree);
 * 5 a limit was hit (more worktrees than the configured maximum);
 * 6 corrupt data (a session log whose first event is not ``start``);
+* 7 partial: a search stopped at its time budget or was cancelled (the
+  results found so far are printed);
 * 8 unsupported: the request is valid but this agent or record cannot do it
   (e.g. resuming a VS Code chat from a command line).
 """
@@ -20,6 +22,7 @@ EXIT_NOT_FOUND = 3
 EXIT_CONFLICT = 4
 EXIT_LIMIT = 5
 EXIT_CORRUPT = 6
+EXIT_PARTIAL = 7
 EXIT_UNSUPPORTED = 8
 
 

@@ -3,8 +3,9 @@
 Every byte agentdex reads from an agent's store goes through here, so the
 two store rules live in one place: never open a secret, never write or
 lock. JSONL is streamed line by line with byte offsets (memory stays flat
-however large the file); SQLite is opened ``mode=ro`` so the agent's WAL
-is seen without taking a write lock.
+however large the file); SQLite is opened so that the agent's WAL is seen
+and not a byte or mtime of the store changes, ``-shm`` included
+(:func:`connect_readonly`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+
+from agentdex.nesting import MAX_NESTING, cut_deep, may_be_deeper
 
 #: Lines longer than this are skipped with a diagnostic instead of decoded.
 MAX_LINE_BYTES = 32 * 1024 * 1024
@@ -44,6 +47,23 @@ SECRET_NAMES = (
     "oauth_creds.json",
     "google_accounts.json",
 )
+
+
+#: Diagnostics (besides those starting "unreadable") that mean a store could not be read
+#: *this time*: locked, busy, an I/O error. The index retries such a file next run.
+TRANSIENT_SQLITE = (
+    "database is locked",
+    "database is busy",
+    "database table is locked",
+    "disk i/o error",
+    "unable to open database file",
+)
+
+
+def is_read_failure(message: str) -> bool:
+    """Does this diagnostic say the file could not be read (as opposed to parsed)?"""
+    lowered = message.lower()
+    return lowered.startswith("unreadable") or any(mark in lowered for mark in TRANSIENT_SQLITE)
 
 
 class SecretPathError(PermissionError):
@@ -160,17 +180,19 @@ class JsonlReader:
                     continue
                 try:
                     value = loads(stripped)
-                except orjson.JSONDecodeError:
+                except orjson.JSONDecodeError as exc:
                     value = self._lenient(stripped)
                     if value is None:
                         if complete:
                             self.bad_lines += 1
-                            self.diagnostics.add(self.path, f"line:{lineno}", "not JSON; skipped")
+                            self.diagnostics.add(self.path, f"line:{lineno}", _not_json(exc))
                         else:
                             self.diagnostics.add(
                                 self.path, f"line:{lineno}", "incomplete last line; will retry"
                             )
                         continue
+                if may_be_deeper(stripped) and cut_deep(value):
+                    self.diagnostics.add(self.path, f"line:{lineno}", _CUT)
                 yield JsonlLine(start, lineno, value, complete)
 
     def _lenient(self, raw: bytes) -> Any:
@@ -184,8 +206,21 @@ class JsonlReader:
         return value
 
 
+_CUT = f"values nested deeper than {MAX_NESTING} levels were cut"
+
+
+def _not_json(exc: orjson.JSONDecodeError) -> str:
+    if "depth" in str(exc) or "ecursion" in str(exc):
+        return "nested too deeply to decode; skipped"
+    return "not JSON; skipped"
+
+
 def read_json(path: str | os.PathLike[str], diagnostics: Diagnostics) -> Any:
-    """Decode a whole JSON document; ``None`` (with a diagnostic) when it cannot be."""
+    """Decode a whole JSON document; ``None`` (with a diagnostic) when it cannot be.
+
+    Containers nested deeper than ``MAX_NESTING`` levels are cut (with a
+    diagnostic), so no parser walking the document can exhaust the stack.
+    """
     guard(path)
     try:
         size = os.stat(path).st_size
@@ -198,19 +233,120 @@ def read_json(path: str | os.PathLike[str], diagnostics: Diagnostics) -> Any:
         diagnostics.add(path, "", f"unreadable: {exc.strerror or exc}")
         return None
     try:
-        return orjson.loads(data)
-    except orjson.JSONDecodeError:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
         try:
-            return orjson.loads(data.decode("utf-8", "replace"))
+            value = orjson.loads(data.decode("utf-8", "replace"))
         except (orjson.JSONDecodeError, ValueError):
-            diagnostics.add(path, "", "not valid JSON; skipped")
+            message = _not_json(exc)
+            diagnostics.add(path, "", message if "deeply" in message else "not valid JSON; skipped")
             return None
+    if may_be_deeper(data) and cut_deep(value):
+        diagnostics.add(path, "", _CUT)
+    return value
 
 
 def connect_readonly(path: str | os.PathLike[str]) -> sqlite3.Connection:
-    """Open an agent's SQLite store read-only (sees the WAL, takes no write lock)."""
+    """Open an agent's SQLite store for reading without changing a byte or mtime of it.
+
+    * rollback-journal database: ``mode=ro`` (readers only take fcntl locks);
+    * WAL database with no (or an empty) ``-wal``: ``mode=ro&immutable=1``,
+      everything is in the main file and no ``-shm`` is touched;
+    * WAL database with a ``-wal``: a ``mode=ro`` reader would write its read
+      mark into the agent's ``-shm`` (new bytes, new mtime), and ``immutable``
+      would not see the WAL. So the main file and its ``-wal`` are copied
+      (plain reads) into a private directory, checked unchanged by the copy,
+      and the copy is opened; it is deleted when the connection closes.
+    """
     guard(path)
-    uri = Path(os.fspath(path)).absolute().as_uri() + "?mode=ro"
+    source = Path(os.fspath(path)).absolute()
+    if _is_wal(source):
+        wal = Path(f"{source}-wal")
+        try:
+            has_wal = wal.stat().st_size > 0
+        except FileNotFoundError:
+            has_wal = False
+        if has_wal:
+            return _open_snapshot(source, wal)
+        uri = source.as_uri() + "?mode=ro&immutable=1"
+    else:
+        uri = source.as_uri() + "?mode=ro"
     conn = sqlite3.connect(uri, uri=True, timeout=2.0, check_same_thread=False)
+    conn.execute("PRAGMA query_only = 1")
+    return conn
+
+
+#: Attempts at copying a WAL database that keeps changing under the copy.
+SNAPSHOT_ATTEMPTS = 3
+
+
+def _is_wal(path: Path) -> bool:
+    """Is the header's file format version 2 (WAL)? False when it cannot be read."""
+    try:
+        with open(path, "rb") as handle:
+            header = handle.read(20)
+    except OSError:
+        return False
+    return header.startswith(b"SQLite format 3\x00") and header[18:20] == b"\x02\x02"
+
+
+class _SnapshotConnection(sqlite3.Connection):
+    """A connection to a private copy; closing it deletes the copy."""
+
+    snapshot_dir: str | None = None
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            _remove_snapshot(self.snapshot_dir)
+            self.snapshot_dir = None
+
+
+def _remove_snapshot(directory: str | None) -> None:
+    if directory is not None:
+        import shutil
+
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def _stamp(*paths: Path) -> tuple[tuple[int, int, int], ...]:
+    out = []
+    for item in paths:
+        st = os.stat(item)
+        out.append((st.st_ino, st.st_size, st.st_mtime_ns))
+    return tuple(out)
+
+
+def _open_snapshot(source: Path, wal: Path) -> sqlite3.Connection:
+    """Copy ``source`` and its ``-wal`` privately and open the copy (see connect_readonly)."""
+    import shutil
+    import tempfile
+    import weakref
+
+    from agentdex.paths import data_dir, ensure_private_dir
+
+    directory = tempfile.mkdtemp(prefix="sqlite-", dir=ensure_private_dir(data_dir() / "tmp"))
+    copy = Path(directory) / source.name
+    try:
+        for _attempt in range(SNAPSHOT_ATTEMPTS):
+            before = _stamp(source, wal)
+            shutil.copyfile(source, copy)
+            shutil.copyfile(wal, f"{copy}-wal")
+            if _stamp(source, wal) == before:
+                break
+        else:
+            raise sqlite3.OperationalError(
+                "database is busy: it kept changing while being copied for reading"
+            )
+        conn = sqlite3.connect(
+            copy, timeout=2.0, check_same_thread=False, factory=_SnapshotConnection
+        )
+    except BaseException:
+        _remove_snapshot(directory)
+        raise
+    assert isinstance(conn, _SnapshotConnection)
+    conn.snapshot_dir = directory
+    weakref.finalize(conn, _remove_snapshot, directory)
     conn.execute("PRAGMA query_only = 1")
     return conn

@@ -16,7 +16,7 @@ from typing import Any
 from agentdex.api._order import conversation_order, split_ref
 from agentdex.catalogue import Coverage
 from agentdex.discovery import Discovery, Source, discover
-from agentdex.errors import NotFoundError, UsageError
+from agentdex.errors import AgentdexError, NotFoundError, UsageError
 from agentdex.parsers import ParseCursor, run
 from agentdex.readers import Diagnostics
 from agentdex.records import Record, iso_utc
@@ -59,7 +59,11 @@ def probe(source: Source) -> ProbeResult:
     return ProbeResult("error" if diagnostics.count else "empty", 0, diags)
 
 
-def source_json(source: Source, probe_result: ProbeResult | None = None) -> dict[str, Any]:
+def source_json(
+    source: Source,
+    probe_result: ProbeResult | None = None,
+    index_error: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     data: dict[str, Any] = {
         "agent": source.agent,
         "store": source.store,
@@ -75,6 +79,8 @@ def source_json(source: Source, probe_result: ProbeResult | None = None) -> dict
     if probe_result is not None:
         data["parse_status"] = probe_result.status
         data["diagnostics"] = probe_result.diagnostics
+    # the last index could not read it (locked, busy, I/O); the next index retries
+    data["index_error"] = index_error
     return data
 
 
@@ -85,7 +91,13 @@ def sources(home: str | None = None, *, check: bool = True) -> dict[str, Any]:
     records name; before the first ``index`` those come from the probes
     (the first record of each file), so ``sources`` lists them at once.
     """
+    from agentdex.api.index import read_failures
+
     found = discover_sources(home)
+    try:
+        failures = read_failures(home=home)
+    except AgentdexError:  # a broken index must not break the listing of stores
+        failures = {}
     listed = _by_agent(found.sources)
     probes: list[ProbeResult | None] = [probe(s) if check else None for s in listed]
     if check:
@@ -98,7 +110,10 @@ def sources(home: str | None = None, *, check: bool = True) -> dict[str, Any]:
     return {
         "home": str(found.home),
         "warnings": found.warnings,
-        "sources": [source_json(s, p) for s, p in zip(listed, probes, strict=True)],
+        "sources": [
+            source_json(s, p, failures.get(str(s.path)))
+            for s, p in zip(listed, probes, strict=True)
+        ],
     }
 
 

@@ -166,6 +166,35 @@ def maybe_refresh(
             stats["warnings"] = done.warnings
 
 
+def read_failures(
+    root: str | os.PathLike[str] | None = None, *, home: str | None = None
+) -> dict[str, dict[str, Any]]:
+    """Files whose last index read failed (locked, busy, I/O): path -> {message, at}.
+
+    Each is retried by the next index, which clears its entry when it reads.
+    """
+    import orjson
+
+    from agentdex.index.refresh import READ_ERROR_KEY
+    from agentdex.records import iso_utc
+
+    failures: dict[str, dict[str, Any]] = {}
+    with reader(root, home) as engine:
+        if engine is None:
+            return failures
+        rows = engine.db.execute(
+            "SELECT key, value FROM meta WHERE key >= ? AND key < ?",
+            (READ_ERROR_KEY, READ_ERROR_KEY[:-1] + chr(ord(READ_ERROR_KEY[-1]) + 1)),
+        ).fetchall()
+    for key, value in rows:
+        note = orjson.loads(value)
+        failures[key[len(READ_ERROR_KEY) :]] = {
+            "message": note.get("message"),
+            "at": iso_utc(note.get("at")),
+        }
+    return failures
+
+
 def index_status(
     root: str | os.PathLike[str] | None = None, *, home: str | None = None
 ) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from agentdex.api.index import index_status, maybe_refresh, reader, refresh
 from agentdex.errors import UsageError
 from agentdex.records import iso_utc
+from agentdex.search.budget import Budget
 
 if TYPE_CHECKING:
     from agentdex.api.conversations import (
@@ -49,6 +50,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "Budget",
     "ConversationsResult",
     "QueryCheck",
     "SearchResult",
@@ -73,7 +75,9 @@ MAX_LIMIT = 10_000
 
 @dataclass(slots=True)
 class SearchResult:
-    """One search run: ``status`` is ``ok``, ``no-index`` (nothing indexed yet)."""
+    """One search run: ``status`` is ``ok``, ``no-index`` (nothing indexed yet) or
+    ``partial`` (stopped at its time budget or cancelled: ``stats["stopped"]`` says which;
+    the results are real matches, but not all of them)."""
 
     query: str
     status: str = "ok"
@@ -271,14 +275,18 @@ def search(
     now: float | None = None,
     progress: Callable[[int, int, int, int], None] | None = None,
     exact_total: bool = False,
-    budget: Any = None,
+    budget: Budget | None = None,
 ) -> SearchResult:
     """Search every indexed record; exact substring (or regex) semantics, ranked.
 
     The first page never waits for every match: with many candidates the
     total is a lower bound (``stats.total_exact`` false) unless
     ``exact_total`` asks for the exact count (see :mod:`agentdex.search.run`).
+    ``budget`` (default: ``[search] time_budget`` seconds) bounds the search
+    after the index refresh; in the main thread it interrupts even a runaway
+    regex (:mod:`agentdex.search.budget`).
     """
+    from agentdex.search.budget import default_seconds, enforced
     from agentdex.search.query import parse_query, positive_terms
     from agentdex.search.ranking import REFINE, refine
     from agentdex.search.run import SearchRun
@@ -286,14 +294,17 @@ def search(
 
     _validate(limit, sort, case)
     _check_query(query, regex=regex, word=word, now=now)
+    budget = budget if budget is not None else Budget(default_seconds())
     result = SearchResult(query=query)
     maybe_refresh(refresh_first, root, home, rows, result.stats, progress)
+    budget.start()
     started = time.perf_counter()
-    with reader(root, home) as engine:
+    with reader(root, home) as engine, enforced(budget):
         if engine is None:
             result.status = "no-index"
             result.stats["total"] = 0
             return result
+        engine.budget = budget
         node = parse_query(query, now=now, regex=regex)
         if node is None:
             raise UsageError('empty query: give words, "a phrase" or field:value filters')
@@ -321,6 +332,8 @@ def search(
         )
         want = None if limit is None else (max(REFINE, limit) if sort == "relevance" else limit)
         outcome = run.run(want=want, sort=sort, exact_total=exact_total)
+        # a record cut short by the alarm after the run's last budget check still counts
+        stopped = outcome.stopped or (budget.reason if engine.interrupted else None)
         ordered = outcome.rows
         head = ordered if want is None else ordered[:want]
         by_id = {hit.id: hit for hit in engine.hits(r[0] for _, r in head)}
@@ -346,15 +359,15 @@ def search(
                 hit.text = engine.original_text(hit)
         patterns = highlight_patterns(needles, regex=regex, sensitive=sensitive)
         for hit in shown:
-            hit.snippet, spans = make_snippet(hit.text, patterns)
+            hit.snippet, spans = make_snippet(hit.text, patterns, budget=budget if regex else None)
             result.results.append(hit_json(hit))
             result.highlights.append(spans)
-        if outcome.stopped:
+        if stopped:
             result.status = "partial"
         result.stats.update(
             {
                 "total": outcome.total,
-                "total_exact": outcome.total_exact,
+                "total_exact": outcome.total_exact and not stopped,
                 "matched_records": outcome.matched,
                 "candidates": outcome.candidates,
                 "mode": outcome.mode,
@@ -362,7 +375,8 @@ def search(
                 "case_sensitive": sensitive,
                 "blocks": engine.n_blocks,
                 "blocks_scanned": engine.blocks_scanned,
-                "stopped": outcome.stopped,
+                "stopped": stopped,
+                "time_budget": budget.seconds,
                 "seconds": round(time.perf_counter() - started, 4),
             }
         )

@@ -31,6 +31,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("agentdex.cli.serve:serve", "Serve the HTTP API (and MCP) on loopback."),
     "mcp": ("agentdex.cli.mcp:mcp", "Run the MCP server on stdio."),
     "doctor": ("agentdex.cli.doctor:doctor", "Why is something missing? Where agentdex looked."),
+    "ui": ("agentdex.cli.ui:ui", "Open the web explorer in a browser (local server)."),
 }
 
 

@@ -17,6 +17,8 @@ from agentdex.cli._common import (
     ndjson_option,
     one_format,
 )
+from agentdex.config import MAX_TIME_BUDGET
+from agentdex.errors import EXIT_PARTIAL
 
 HELP = """Search every agent's history.
 
@@ -38,9 +40,12 @@ case-sensitive (-i / -s force it). -w matches whole words; -E treats each
 term as a Python regex. Options may come anywhere; a dash word that is not
 an option (-backoff) is an exclusion (write NOT is for a word like -is).
 With many matches the first page does not wait for all of them: the total
-is then a lower bound (--exact-count counts every match).
+is then a lower bound (--exact-count counts every match). A search stops at
+its time budget (--time-budget, default [search] time_budget in config.toml,
+else 5 s), prints what it found so far and exits with status 7.
 \b
-Exit status: 0 results found, 1 none (like grep), 2 a malformed query.
+Exit status: 0 results found, 1 none (like grep), 2 a malformed query,
+7 stopped at the time budget (the results so far are printed).
 On a terminal each result shows its reference (SESSION@LOCATOR), which
 `agentdex show` opens; in a pipe each result is one tab-separated line
 starting with it. See docs/query-language.md and docs/search.md.
@@ -127,6 +132,13 @@ def _print_rich(data: dict[str, Any], highlights: list[list[tuple[int, int]]], h
     is_flag=True,
     help="Count every match (slower); by default a big total is a lower bound.",
 )
+@click.option(
+    "--time-budget",
+    type=click.FloatRange(0, MAX_TIME_BUDGET, min_open=True),
+    default=None,
+    metavar="SECONDS",
+    help="Stop after this long with the results so far (exit 7). [default: 5, or config]",
+)
 @click.pass_context
 def search(
     ctx: click.Context,
@@ -143,6 +155,7 @@ def search(
     here: bool,
     only_here: bool,
     no_dedup: bool,
+    time_budget: float | None,
     exact_count: bool,
 ) -> None:
     from agentdex.api import search as api
@@ -170,6 +183,7 @@ def search(
             dedup=not no_dedup,
             progress=bar,
             now=pinned_now(),
+            budget=None if time_budget is None else api.Budget(time_budget),
             exact_total=exact_count,
         )
     data = result.to_json()
@@ -185,6 +199,8 @@ def search(
         with paged():
             _human(result, data, str(home_dir(home_of(ctx))))
         _footer(data["stats"])  # after the results, even when they were paged
+    if result.status == "partial":
+        _stopped(data["stats"])
     if not data["results"]:
         ctx.exit(1)  # like grep: nothing found is status 1
 
@@ -199,6 +215,21 @@ def _footer(stats: dict[str, Any]) -> None:
         )
     elif stats.get("total", 0) > stats.get("returned", 0):
         click.echo(f"({stats['returned']} of {stats['total']} results; -n for more)", err=True)
+
+
+def _stopped(stats: dict[str, Any]) -> None:
+    """One line on stderr, then exit 7: the results printed are not all there are."""
+    if stats.get("stopped") == "cancelled":
+        why = "search was cancelled"
+    else:
+        why = f"search stopped at its time budget of {stats.get('time_budget'):g} s"
+    sys.stdout.flush()
+    click.echo(
+        f"agentdex: {why}; {stats.get('returned', 0)} result(s) so far "
+        "(raise --time-budget or narrow the query)",
+        err=True,
+    )
+    sys.exit(EXIT_PARTIAL)
 
 
 def _progress(enabled: bool) -> Any:

@@ -18,11 +18,16 @@ import os
 import socket
 import stat
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import click
 
 from agentdex.cli._common import emit_ndjson, home_of, json_option
 from agentdex.errors import AgentdexError, ConflictError, UsageError
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 def is_loopback(host: str) -> bool:
@@ -56,32 +61,114 @@ def _bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-@click.command("serve")
-@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
-@click.option(
-    "--port",
-    type=click.IntRange(0, 65535),
-    default=8765,
-    show_default=True,
-    help="Port to bind (0 picks a free one).",
+@dataclass(slots=True)
+class Prepared:
+    """A bound socket and the app to run on it (shared by ``serve`` and ``ui``)."""
+
+    sock: socket.socket
+    url: str
+    app: Any
+    token: str
+    token_path: str
+    workspace: str
+
+
+def prepare(
+    ctx: click.Context,
+    host: str,
+    port: int,
+    allow_remote: bool,
+    workspace: str | None,
+    *,
+    fallback_port: bool = False,
+) -> Prepared:
+    """Check the host, load the token (0600), bind the socket and build the app.
+
+    ``fallback_port``: when ``port`` is taken, bind a free one instead of failing.
+    """
+    if not is_loopback(host) and not allow_remote:
+        raise UsageError(
+            f"refusing to bind non-loopback host {host}; pass --allow-remote to expose "
+            "the API beyond this machine"
+        )
+    from agentdex.api.context import workspace_path
+    from agentdex.asgi import build_app, load_or_create_token, token_path
+
+    ws = workspace_path(workspace)
+    token = load_or_create_token()
+    path = token_path()
+    if stat.S_IMODE(os.stat(path).st_mode) & 0o077:
+        os.chmod(path, 0o600)  # a token others can read is no token
+    try:
+        sock = _bind(host, port)
+    except UsageError:
+        if not fallback_port or port == 0:
+            raise
+        sock = _bind(host, 0)
+    bound_port = sock.getsockname()[1]
+    shown = f"[{host.strip('[]')}]" if ":" in host else host  # "::1" and "[::1]" alike
+    url = f"http://{shown}:{bound_port}"
+    app = build_app(token, home=home_of(ctx), cwd=ws)
+    app.state.context_workspace = ws
+    app.state.context_home = home_of(ctx)
+    app.state.home = home_of(ctx)
+    return Prepared(sock, url, app, token, str(path), ws)
+
+
+def run_server(prepared: Prepared, host: str, log_level: str) -> None:
+    """Serve until interrupted (the socket is already listening)."""
+    import uvicorn
+
+    from agentdex.asgi import server_config
+
+    if not is_loopback(host):
+        click.echo(f"agentdex: warning: serving on non-loopback {host}", err=True)
+    sys.stdout.flush()
+    server = uvicorn.Server(server_config(prepared.app, log_level=log_level))
+    try:
+        server.run(sockets=[prepared.sock])
+    finally:
+        prepared.sock.close()
+
+
+host_option = click.option(
+    "--host", default="127.0.0.1", show_default=True, help="Address to bind."
 )
-@click.option(
+allow_remote_option = click.option(
     "--allow-remote",
     is_flag=True,
     help="Allow a non-loopback --host (the token is then the only protection).",
 )
-@click.option(
+workspace_option = click.option(
     "--workspace",
     type=click.Path(file_okay=False, path_type=str),
     default=None,
     help="Default workspace of the context endpoints and MCP tools (default: current directory).",
 )
-@click.option(
+log_level_option = click.option(
     "--log-level",
     default="warning",
     show_default=True,
     type=click.Choice(["critical", "error", "warning", "info", "debug"]),
 )
+
+
+def port_option(default: int) -> Callable[[F], F]:
+    return click.option(
+        "--port",
+        type=click.IntRange(0, 65535),
+        default=default,
+        show_default=True,
+        help="Port to bind (0 picks a free one).",
+    )
+
+
+@click.command("serve")
+@host_option
+@port_option(8765)
+@allow_remote_option
+@workspace_option
+@log_level_option
 @json_option
 @click.pass_context
 def serve(
@@ -94,36 +181,16 @@ def serve(
     as_json: bool,
 ) -> None:
     """Serve the HTTP API (OpenAPI at /openapi.json) with a bearer token."""
-    if not is_loopback(host) and not allow_remote:
-        raise UsageError(
-            f"refusing to bind non-loopback host {host}; pass --allow-remote to expose "
-            "the API beyond this machine"
-        )
-    import uvicorn
-
-    from agentdex.api.context import workspace_path
-    from agentdex.asgi import build_app, load_or_create_token, token_path
-
-    ws = workspace_path(workspace)
-    token = load_or_create_token()
-    path = token_path()
-    if stat.S_IMODE(os.stat(path).st_mode) & 0o077:
-        os.chmod(path, 0o600)  # a token others can read is no token
-    sock = _bind(host, port)
-    bound_port = sock.getsockname()[1]
-    shown = f"[{host}]" if ":" in host else host
-    url = f"http://{shown}:{bound_port}"
-    app = build_app(token, home=home_of(ctx), cwd=ws)
-    app.state.context_workspace = ws
-    app.state.context_home = home_of(ctx)
+    prepared = prepare(ctx, host, port, allow_remote, workspace)
+    url, token, path = prepared.url, prepared.token, prepared.token_path
     if as_json:
         emit_ndjson(
             {
                 "url": url,
                 "token": token,
-                "token_path": str(path),
+                "token_path": path,
                 "pid": os.getpid(),
-                "workspace": ws,
+                "workspace": prepared.workspace,
                 "openapi": f"{url}/openapi.json",
                 "mcp": f"{url}/mcp",
             }
@@ -132,12 +199,4 @@ def serve(
         click.echo(f"agentdex API at {url}  (OpenAPI: {url}/openapi.json, MCP: {url}/mcp)")
         click.echo(f"token: {token}  (stored in {path}, mode 0600)")
         click.echo(f"use:   curl -H 'Authorization: Bearer {token}' {url}/api/v0/context/snapshot")
-    if not is_loopback(host):
-        click.echo(f"agentdex: warning: serving on non-loopback {host}", err=True)
-    sys.stdout.flush()
-    config = uvicorn.Config(app, log_level=log_level, lifespan="on")
-    server = uvicorn.Server(config)
-    try:
-        server.run(sockets=[sock])
-    finally:
-        sock.close()
+    run_server(prepared, host, log_level)

@@ -18,10 +18,12 @@ def sources(ctx: click.Context, as_json: bool, no_check: bool) -> None:
     """List every discovered agent store file.
 
     Each file shows its agent, store id, whether it parsed (a probe that
-    stops at the first record), size, modification time and path, plus its
-    coverage when not default (opt-in / listed), the Windows user it was
-    found through (WSL) and whether the store keeps no times of its own.
-    Nothing listed that you expected? `agentdex doctor` says where it looked.
+    stops at the first record; "retry" when the last index could not read it,
+    locked, busy or an I/O error, and the next index will read it again),
+    size, modification time and path, plus its coverage when not default
+    (opt-in / listed), the Windows user it was found through (WSL) and
+    whether the store keeps no times of its own. Nothing listed that you
+    expected? `agentdex doctor` says where it looked.
     """
     from agentdex.api import history
 
@@ -50,7 +52,7 @@ def _human(data: dict[str, Any]) -> None:
 
     width = current().width
     out = console()
-    styles = {"ok": "green", "empty": "yellow", "error": "red", "not-parsed": "dim"}
+    styles = {"ok": "green", "empty": "yellow", "error": "red", "retry": "red", "not-parsed": "dim"}
     agent = None
     unrecorded = False
     for row in data["sources"]:
@@ -58,6 +60,8 @@ def _human(data: dict[str, Any]) -> None:
             agent = row["agent"]
             out.print(f"[bold]{agent}[/]")
         status = row.get("parse_status", "-")
+        if row.get("index_error"):  # the last index could not read it; the next one retries
+            status = "retry"
         store = row["store"].removeprefix(row["agent"] + ".")
         mark = "~" if row.get("times") == "file-mtime" else ""
         unrecorded = unrecorded or bool(mark)

@@ -20,6 +20,9 @@ from typing import Any
 import orjson
 
 from agentdex.context.names import McpFormat
+from agentdex.nesting import MAX_NESTING, value_depth
+
+_TOO_DEEP = f"nested more than {MAX_NESTING} levels deep"
 
 _SCALARS = (str, int, float, bool, type(None))
 
@@ -79,6 +82,14 @@ def strip_jsonc(text: str) -> str:
 
 
 def _load(fmt: McpFormat, data: bytes) -> tuple[Any, str | None]:
+    """The parsed document, or the reason it is invalid (too deep included: see nesting)."""
+    doc, error = _parse(fmt, data)
+    if error is None and value_depth(doc, stop_above=MAX_NESTING) > MAX_NESTING:
+        return None, _TOO_DEEP
+    return doc, error
+
+
+def _parse(fmt: McpFormat, data: bytes) -> tuple[Any, str | None]:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -88,11 +99,15 @@ def _load(fmt: McpFormat, data: bytes) -> tuple[Any, str | None]:
             return tomllib.loads(text), None
         except tomllib.TOMLDecodeError as exc:
             return None, f"not valid TOML: {str(exc).splitlines()[0]}"
+        except RecursionError:  # tomllib recurses once per nested array or inline table
+            return None, _TOO_DEEP
     if fmt.syntax == "jsonc":
         text = strip_jsonc(text)
     try:
         return orjson.loads(text), None
     except orjson.JSONDecodeError as exc:
+        if "depth" in str(exc):
+            return None, _TOO_DEEP
         return None, f"not valid JSON: line {exc.lineno} column {exc.colno}"
 
 

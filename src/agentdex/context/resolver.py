@@ -309,6 +309,23 @@ def _build(cand: _Candidate, limits: Limits, budget: Budget) -> Resource:
     return _resource(cand, status="ok", name=name, description=description, payload=text, **base)
 
 
+def _build_guarded(cand: _Candidate, limits: Limits, budget: Budget) -> Resource:
+    """``_build``, but a file that breaks it is that file's problem, never the snapshot's.
+
+    The error names only the exception type: messages could quote the
+    file's content (an MCP config's values).
+    """
+    try:
+        return _build(cand, limits, budget)
+    except (MemoryError, RecursionError, ValueError, TypeError, LookupError) as exc:
+        return _resource(
+            cand,
+            status="invalid",
+            error=f"could not be read ({type(exc).__name__})",
+            size=cand.inspection.size,
+        )
+
+
 def _build_mcp(cand: _Candidate, limits: Limits) -> Resource:
     read = read_capped(cand.inspection, limits.max_mcp_config_bytes)
     base = {"size": read.size, "content_hash": read.content_hash}
@@ -360,7 +377,7 @@ def resolve(
                 )
             )
             continue
-        resources.append(_build(cand, limits, budget))
+        resources.append(_build_guarded(cand, limits, budget))
     files = {c.path for c in ordered} | {
         c.inspection.target for c in ordered if c.inspection.target
     }

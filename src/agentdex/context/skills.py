@@ -1,7 +1,12 @@
 """Skill front matter: ``name`` must equal the folder name and be kebab-case.
 
-Only ``yaml.safe_load`` is used (no tags, no object construction); the
-text is already capped at 64 KiB by the reader.
+Only the safe loaders are used (no tags, no object construction); the
+text is already capped at 64 KiB by the reader. PyYAML's C loader recurses
+in C once per flow level (``[[[[...``) and crashes the process far below
+64 KiB, so front matter that *could* nest deeper than ``MAX_NESTING``
+levels (more opening brackets than that) goes to the pure-Python loader,
+whose recursion ends in a catchable ``RecursionError``; anything deeper
+than the limit is invalid.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agentdex.context.names import KEBAB_CASE
+from agentdex.nesting import MAX_NESTING, may_be_deeper, value_depth
 
 _KEBAB = re.compile(KEBAB_CASE)
 _FRONT_MATTER = re.compile(r"\A\ufeff?---[ \t]*\r?\n(.*?)(?:\r?\n)?^---[ \t]*$", re.S | re.M)
@@ -30,9 +36,13 @@ def front_matter(text: str) -> tuple[dict[str, Any] | None, str | None]:
         return None, "no YAML front matter (expected a leading '---' block)"
     import yaml
 
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    block = match.group(1)
+    too_deep = f"front matter is nested more than {MAX_NESTING} levels deep"
+    loader = yaml.SafeLoader if may_be_deeper(block) else getattr(yaml, "CSafeLoader", None)
     try:
-        data = yaml.load(match.group(1), Loader=loader)
+        data = yaml.load(block, Loader=loader or yaml.SafeLoader)
+    except RecursionError:
+        return None, too_deep
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 2}" if mark is not None else ""
@@ -41,6 +51,8 @@ def front_matter(text: str) -> tuple[dict[str, Any] | None, str | None]:
     if not isinstance(data, dict):
         kind = "empty" if data is None else type(data).__name__
         return None, f"front matter is not a mapping (got {kind})"
+    if value_depth(data, stop_above=MAX_NESTING) > MAX_NESTING:
+        return None, too_deep
     return data, None
 
 

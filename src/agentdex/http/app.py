@@ -3,7 +3,11 @@
 Each capability contributes a router module (``ROUTERS``) with a
 ``router: fastapi.APIRouter``; missing modules are skipped so the app
 builds at every stage of the project. Every route requires the bearer
-token except the OpenAPI document.
+token except the OpenAPI document and the web explorer's static page
+(:mod:`agentdex.http.ui`, which holds no data): :class:`~agentdex.http.auth.AuthGate`
+checks it (and bounds the body) before anything else runs. There is no
+``/docs``: the interactive docs load their assets from a CDN, and the page
+works offline.
 
 The OpenAPI document is a contract a schema-driven fuzzer checks
 (``tests/test_openapi_contract.py``): every failure answers
@@ -22,7 +26,7 @@ import importlib
 from pathlib import Path
 from typing import Any
 
-from fastapi import Depends, FastAPI, HTTPException, Request
+from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -32,7 +36,7 @@ from starlette.routing import Match
 
 from agentdex import __version__
 from agentdex.errors import AgentdexError
-from agentdex.http.auth import load_or_create_token, token_matches
+from agentdex.http.auth import MAX_BODY_BYTES, PUBLIC_PATHS, AuthGate, load_or_create_token
 
 #: (module, URL prefix) of every router the app mounts.
 ROUTERS: tuple[tuple[str, str], ...] = (
@@ -40,6 +44,10 @@ ROUTERS: tuple[tuple[str, str], ...] = (
     ("agentdex.http.worktrees_api", "/api/v0/worktrees"),
     ("agentdex.http.sessions_api", "/api/v0/sessions"),
     ("agentdex.http.search_api", "/api/v0"),
+    ("agentdex.http.facets_api", "/api/v0/facets"),
+    ("agentdex.http.show_api", "/api/v0/show"),
+    ("agentdex.http.sources_api", "/api/v0/sources"),
+    ("agentdex.http.limits_api", "/api/v0/limits"),
     ("agentdex.http.export_api", "/api/v0"),
 )
 
@@ -62,7 +70,9 @@ COMMON_ERRORS: dict[int | str, dict[str, Any]] = {
         "description": "Invalid input: a parameter or body the schema refuses (`detail` lists "
         "what), or a malformed query (`USAGE`)",
     },
-    401: {"description": "Missing or invalid bearer token"},
+    401: {"model": ErrorBody, "description": "Missing, invalid or repeated bearer token"},
+    408: {"model": ErrorBody, "description": "The request body arrived too slowly"},
+    413: {"model": ErrorBody, "description": f"Request body over {MAX_BODY_BYTES} bytes"},
     404: {"model": ErrorBody, "description": "Not found"},
     409: {
         "model": ErrorBody,
@@ -125,22 +135,19 @@ def _openapi(app: FastAPI) -> dict[str, Any]:
 def create_app(*, token: str | None = None, data: Path | None = None) -> FastAPI:
     """Build the app. ``token`` defaults to the data dir's serve token."""
     expected = token if token is not None else load_or_create_token(data)
-
-    async def require_token(request: Request) -> None:
-        if not token_matches(expected, request.headers.get("authorization")):
-            raise HTTPException(
-                status_code=401,
-                detail="missing or invalid bearer token",
-                headers={"WWW-Authenticate": "Bearer"},
-            )
-
     app = FastAPI(
         title="agentdex",
         version=__version__,
         description="Local API over agent history, workspace context, worktrees and sessions.",
-        dependencies=[Depends(require_token)],
+        docs_url=None,
+        redoc_url=None,
     )
     app.state.token = expected
+    from agentdex.http import ui
+
+    app.add_middleware(
+        AuthGate, token=expected, public=lambda path: path in PUBLIC_PATHS or ui.is_public(path)
+    )
 
     @app.exception_handler(AgentdexError)
     async def _agentdex_error(_request: Request, exc: AgentdexError) -> JSONResponse:
@@ -174,4 +181,5 @@ def create_app(*, token: str | None = None, data: Path | None = None) -> FastAPI
                 raise
             continue
         app.include_router(module.router, prefix=prefix, responses=COMMON_ERRORS)
+    ui.add_ui_routes(app)
     return app

@@ -39,6 +39,11 @@ WORKTREE_PATH_PATTERN = rf"^{_FIRST_NOT_DOTDOT}{_LATER_NOT_DOTDOT}{_CHAR}+{END}"
 SOURCE_PATH_PATTERN = rf"^(?=~{END}|~/|/){_LATER_NOT_DOTDOT}{_CHAR}+{END}"
 #: The URL form of a source path: as above, but the leading ``/`` may be left out.
 SOURCE_PARAM_PATTERN = rf"^(?!~[^/]){_FIRST_NOT_DOTDOT}{_LATER_NOT_DOTDOT}{_CHAR}+{END}"
+#: What Python's ``str.isspace`` calls whitespace, outside the control characters.
+_SPACE = r"\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+#: A conversation reference (session id, prefix or SESSION@LOCATOR): no control
+#: characters, and something besides whitespace (the library strips it).
+REF_PATTERN = rf"^{_CHAR}*[^\x00-\x1f\x7f{_SPACE}]{_CHAR}*{END}"
 #: (SESSION_ID_PATTERN and BRANCH_PATTERN come from the library: the same expressions
 #: the sessions store and the worktree manager check.)
 #: A start point for a new branch: any revision that cannot be read as an option.
@@ -72,6 +77,7 @@ SourceParam = _matching(
 SessionId = _matching(SESSION_ID_PATTERN, "a session id or a unique prefix of one")
 Branch = _matching(BRANCH_PATTERN, "a branch name git accepts (git check-ref-format --branch)")
 Revision = _matching(REVISION_PATTERN, "a revision (branch, tag or commit) to start from")
+Ref = _matching(REF_PATTERN, "a session id, a unique prefix of one, or SESSION@LOCATOR")
 
 
 def _query_check(value: str) -> str:

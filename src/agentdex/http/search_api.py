@@ -1,4 +1,8 @@
-"""``/api/v0/search`` and ``/api/v0/conversations``: the CLI's JSON over HTTP."""
+"""``/api/v0/search`` and ``/api/v0/conversations``: the CLI's JSON over HTTP.
+
+A search runs in a worker process (:mod:`agentdex.api.search_worker`), so a
+runaway query stops at its time budget and never stalls other requests.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,8 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Query, Request
 
 from agentdex.api import search as api
+from agentdex.api import search_worker
+from agentdex.config import MAX_TIME_BUDGET
 from agentdex.http import params
 
 router = APIRouter(tags=["search"])
@@ -27,14 +33,28 @@ def search(
     regex: bool = False,
     word: bool = False,
     refresh: bool = True,
+    time_budget: float | None = Query(
+        None,
+        gt=0,
+        le=MAX_TIME_BUDGET,
+        description="Seconds the search may run (default: config, else 5); past it the "
+        "answer is `status: partial` with `stats.stopped`.",
+    ),
+    highlights: bool = Query(
+        False, description="Add `highlights`: [start, end) spans of the match in `snippet`."
+    ),
+    text: bool = Query(True, description="Include each result's full `text`."),
 ) -> dict[str, Any]:
     """Same JSON as ``agentdex search --json``: ``{query, status, stats, results}``.
 
-    A malformed query (unbalanced quote or parenthesis, unknown field, bad
-    ``since:``, an invalid regex with ``regex``) is a 400.
+    ``highlights=true`` adds to each result the match spans in its snippet
+    (code-point offsets); ``text=false`` leaves out the full text (a results
+    list needs only the snippet). A malformed query (unbalanced quote or
+    parenthesis, unknown field, bad ``since:``, an invalid regex with
+    ``regex``) is a 400.
     """
     home = getattr(request.app.state, "home", None)
-    result = api.search(
+    result = search_worker.search_in_worker(
         q,
         home=home,
         limit=limit,
@@ -43,8 +63,15 @@ def search(
         regex=regex,
         word=word,
         refresh_first=refresh,
+        time_budget=time_budget,
     )
-    return result.to_json()
+    data = result.to_json()
+    for hit, spans in zip(data["results"], result.highlights, strict=False):
+        if highlights:
+            hit["highlights"] = [list(span) for span in spans]
+        if not text:
+            hit.pop("text", None)
+    return data
 
 
 @router.get("/conversations")

@@ -35,7 +35,7 @@ from agentdex.index.stats import DiskFullError, RefreshStats
 from agentdex.index.store import Location, OutdatedIndexError
 from agentdex.index.writer import IndexWriter, cursor_state, head_hash
 from agentdex.parsers.base import ParseCursor
-from agentdex.readers import Diagnostic, Diagnostics
+from agentdex.readers import Diagnostic, Diagnostics, is_read_failure
 
 HEAD_BYTES = 4096
 #: Commit after this much parsed input (bytes) or this many seconds.
@@ -201,10 +201,16 @@ class _Refresher:
             self.index.db.execute("DELETE FROM files WHERE id = ?", (file_id,))
             return
         path = str(source.path)
-        unreadable = any(
-            d.path == path and d.message.startswith("unreadable")
-            for d in self.diagnostics.items[before:]
+        failure = next(
+            (
+                d.message
+                for d in self.diagnostics.items[before:]
+                if d.path == path and is_read_failure(d.message)
+            ),
+            None,
         )
+        unreadable = failure is not None  # locked, busy, I/O error: retried next run
+        _note_read_failure(self.index.db, path, failure)
         total = self.index.file_record_count(file_id) if resume_from is not None else added
         resumable = plan.resumable and not unreadable
         self.index.update_file(
@@ -327,6 +333,8 @@ def _open_refresher(
         if first_build:
             location.set_current(gen)  # migrated: readers now see progress as it commits
     except CorruptError as exc:
+        if exc.__cause__ is not None:
+            _raise_disk_full(exc.__cause__)  # could not write it: not corrupt, no rebuild
         if isinstance(exc, OutdatedIndexError):
             warn(f"{exc.message}; rebuilding it in the new format")
         else:
@@ -380,27 +388,66 @@ def _refresh_locked(
 
 def _has_unreadable(diagnostics: Diagnostics) -> bool:
     """A file that could not be read is retried: the next refresh must not take the fast path."""
-    return any(d.message.startswith("unreadable") for d in diagnostics.items)
+    return any(is_read_failure(d.message) for d in diagnostics.items)
+
+
+#: ``meta`` key prefix of a file's last read failure (``agentdex sources`` shows it).
+READ_ERROR_KEY = "read_error:"
+
+
+def _note_read_failure(db: sqlite3.Connection, path: str, failure: str | None) -> None:
+    """Remember why the last read of ``path`` failed, or forget it once a read succeeds."""
+    import orjson
+
+    key = READ_ERROR_KEY + path
+    if failure is None:
+        db.execute("DELETE FROM meta WHERE key = ?", (key,))
+    else:
+        value = orjson.dumps({"message": failure, "at": time.time()}).decode()
+        db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+
+
+#: errno -> what stopped the writes (``ulimit -f`` gives EFBIG: Python ignores SIGXFSZ)
+_WRITE_LIMITS = {
+    errno.ENOSPC: "disk full",
+    errno.EFBIG: "file size limit reached (ulimit -f)",
+    errno.EDQUOT: "disk quota exceeded",
+}
 
 
 def _raise_disk_full(exc: BaseException) -> None:
-    if _is_disk_full(exc):
+    what = _write_failure(exc)
+    if what is not None:
         raise DiskFullError(
-            "disk full while indexing; the index keeps its last committed state "
+            f"{what} while indexing; the index keeps its last committed state "
             "(free space and run `agentdex index` again)"
         ) from exc
 
 
-def _is_disk_full(exc: BaseException) -> bool:
-    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EFBIG):
-        return True
+def _write_failure(exc: BaseException) -> str | None:
+    """What stopped the index being written (full disk, size limit, quota, write I/O), if so."""
+    if isinstance(exc, OSError):
+        return _WRITE_LIMITS.get(exc.errno or 0)
     text = str(exc).lower()
-    if isinstance(exc, sqlite3.OperationalError) and "full" in text:
-        return True
+    if isinstance(exc, sqlite3.OperationalError):
+        # SQLite reports ENOSPC as SQLITE_FULL and EFBIG/EDQUOT as a write I/O error
+        name = getattr(exc, "sqlite_errorname", "") or ""
+        if name == "SQLITE_FULL" or "full" in text:
+            return "disk full"
+        if name.startswith("SQLITE_IOERR"):
+            return (
+                f"cannot write the index ({exc}: a full disk, a file size limit or a failing disk)"
+            )
+        return None
     # tantivy reports I/O errors as ValueError with the OS message inside
-    return isinstance(exc, ValueError) and (
-        "no space left" in text or "file too large" in text or "disk full" in text
-    )
+    if isinstance(exc, ValueError):
+        if "file too large" in text:
+            return _WRITE_LIMITS[errno.EFBIG]
+        if "no space left" in text or "disk full" in text:
+            return "disk full"
+        if "quota" in text:
+            return _WRITE_LIMITS[errno.EDQUOT]
+    return None
 
 
 def _garbage_heavy(gen: Path) -> bool:

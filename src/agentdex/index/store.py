@@ -105,7 +105,8 @@ class Location:
                 shutil.rmtree(gen, ignore_errors=True)
 
 
-def connect(gen: Path) -> sqlite3.Connection:
+def connect(gen: Path, *, mmap: bool = True) -> sqlite3.Connection:
+    """Open a generation's SQLite; ``mmap`` for readers (the writer's pages would count as RSS)."""
     fresh = not (gen / "index.db").exists()
     db = sqlite3.connect(gen / "index.db", timeout=30.0, isolation_level=None)
     if fresh:
@@ -113,7 +114,7 @@ def connect(gen: Path) -> sqlite3.Connection:
     db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA synchronous=NORMAL")
     db.execute("PRAGMA cache_size=-16000")
-    db.execute("PRAGMA mmap_size=268435456")
+    db.execute(f"PRAGMA mmap_size={268435456 if mmap else 0}")
     return db
 
 
@@ -124,7 +125,7 @@ def open_writer_db(gen: Path) -> sqlite3.Connection:
     another version is never changed in place (it is rebuilt in a new generation).
     """
     try:
-        db = connect(gen)
+        db = connect(gen, mmap=False)
         has_meta = db.execute(
             "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'"
         ).fetchone()

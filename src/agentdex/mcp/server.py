@@ -11,6 +11,8 @@ Every response goes through :func:`agentdex.mcp.budget.fit`.
 from __future__ import annotations
 
 import logging
+import threading
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -88,8 +90,16 @@ class AgentdexMCP:
             for tool in self.tools.values()
         ]
 
-    def call(self, name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
-        """Run one tool to a result; every failure becomes an ``isError`` result."""
+    def call(
+        self,
+        name: str,
+        arguments: dict[str, Any] | None,
+        cancel: threading.Event | None = None,
+    ) -> types.CallToolResult:
+        """Run one tool to a result; every failure becomes an ``isError`` result.
+
+        ``cancel``, set from another thread, asks a running search to stop.
+        """
         tool = self.tools.get(name)
         if tool is None:
             return _error_result(f"unknown tool {name!r}; tools: {', '.join(self.tools)}")
@@ -98,7 +108,8 @@ class AgentdexMCP:
         if problem is not None:
             return _error_result(problem)
         try:
-            payload = tool.handler(args, self.settings)
+            settings = self.settings if cancel is None else replace(self.settings, cancel=cancel)
+            payload = tool.handler(args, settings)
         except Unavailable as exc:
             return _error_result(f"{name} is not available in this build ({exc})")
         except AgentdexError as exc:
@@ -162,8 +173,14 @@ def build_server(
         return types.ListToolsResult(tools=core.list_tools())
 
     async def on_call_tool(_ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        call = partial(core.call, params.name, params.arguments)
-        return await anyio.to_thread.run_sync(call)
+        cancel = threading.Event()
+        call = partial(core.call, params.name, params.arguments, cancel)
+        try:
+            # abandon_on_cancel: a cancelled call returns at once; ``cancel`` stops its work
+            return await anyio.to_thread.run_sync(call, abandon_on_cancel=True)
+        except anyio.get_cancelled_exc_class():
+            cancel.set()
+            raise
 
     async def on_list_resources(_ctx: Any, _params: Any) -> types.ListResourcesResult:
         return types.ListResourcesResult(resources=core.list_resources())
@@ -195,12 +212,13 @@ def build_server(
 async def serve_stdio(
     *, home: str | None = None, cwd: str | None = None, max_bytes: int | None = None
 ) -> None:
-    """Serve one MCP client on stdin/stdout until it disconnects."""
-    from mcp.server.stdio import stdio_server
+    """Serve one MCP client on stdin/stdout until it disconnects.
 
-    server = build_server(home=home, cwd=cwd, max_bytes=max_bytes)
-    async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+    Malformed lines get JSON-RPC errors (:mod:`agentdex.mcp.stdio`).
+    """
+    from agentdex.mcp.stdio import serve_checked_stdio
+
+    await serve_checked_stdio(build_server(home=home, cwd=cwd, max_bytes=max_bytes))
 
 
 def streamable_http(

@@ -13,6 +13,12 @@ consistent WAL snapshot) and one tantivy searcher:
   (only NOT, regexes without literals, punctuation-only text);
 * metadata rows (``LIGHT_COLUMNS`` for ranking, ``Hit`` for results) and
   original text.
+
+Time budget (``self.budget``, :mod:`agentdex.search.budget`): a regex
+interrupted by the budget's alarm raises ``BudgetInterrupt`` out of the
+matcher; :meth:`Engine.matches` then rejects that record and
+:meth:`Engine.scan` stops before adding that block, so a stopped search
+keeps only records it fully checked (``interrupted`` says it happened).
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from agentdex.index.segments import Block, BlockFile, load_block
+from agentdex.search.budget import Budget, BudgetInterrupt, unlimited
 from agentdex.search.fields import field_matches, register_functions
 from agentdex.search.matchers import TermMatcher
 from agentdex.search.query import And, Field, Node, Not, Or, Term, terms
@@ -127,6 +134,8 @@ class Engine:
         self._paths: dict[int, str] = {}
         self.blocks_scanned = 0
         self.matchers: dict[Term, TermMatcher] = {}
+        self.budget: Budget = unlimited()  # budget: set by the caller before prepare()
+        self.interrupted = False  # budget: a record or block was cut short
 
     def close(self) -> None:
         self.vocabulary.close()
@@ -146,7 +155,11 @@ class Engine:
         for term in all_terms:
             if term not in self.matchers:
                 self.matchers[term] = TermMatcher(
-                    term.text, case_sensitive=sensitive, word=word, regex=regex
+                    term.text,
+                    case_sensitive=sensitive,
+                    word=word,
+                    regex=regex,
+                    budget=self.budget,  # budget
                 )
         return sensitive
 
@@ -261,7 +274,11 @@ class Engine:
         block = self.block(int(row[BLOCK]))
         if block is None:
             return False
-        return self._eval(node, row, block, int(row[ID]) - block.first_id)
+        try:
+            return self._eval(node, row, block, int(row[ID]) - block.first_id)
+        except BudgetInterrupt:  # budget: undecided, so not a match
+            self.interrupted = True
+            return False
 
     def _eval(self, node: Node, row: tuple[Any, ...], block: Block, index: int) -> bool:
         if isinstance(node, Term):
@@ -293,7 +310,11 @@ class Engine:
                         f"SELECT {LIGHT_COLUMNS} FROM records r WHERE r.block_id = ?", (block_id,)
                     )
                 }
-            positions = self._eval_block(node, block, rows)
+            try:
+                positions = self._eval_block(node, block, rows)
+            except BudgetInterrupt:  # budget: this block is undecided; stop here
+                self.interrupted = True
+                break
             found.extend(block.first_id + i for i in sorted(positions))
         return found
 

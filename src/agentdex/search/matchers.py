@@ -11,6 +11,12 @@ Semantics (the brute-force oracle in the tests states the same rules):
 
 Which records are worth checking is the postings' business
 (:mod:`agentdex.search.plan`); every answer is checked here.
+
+Regex matching runs in the budget's interruptible region
+(:mod:`agentdex.search.budget`): a runaway pattern is stopped inside
+``re.search`` by :class:`~agentdex.search.budget.BudgetInterrupt`, which is
+*not* caught here. A half-evaluated record or block is no answer at all, so
+the engine catches it where a whole record or block is decided.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from typing import Any
 
 from agentdex.errors import UsageError
 from agentdex.index.segments import Block, encode
+from agentdex.search.budget import Budget, unlimited
 
 MAX_REGEX_CHARS = 1000
 
@@ -61,8 +68,17 @@ def _word_regex(pattern: str) -> str:
 class TermMatcher:
     """Matches one term against one record or every record of a block."""
 
-    def __init__(self, text: str, *, case_sensitive: bool, word: bool, regex: bool) -> None:
+    def __init__(
+        self,
+        text: str,
+        *,
+        case_sensitive: bool,
+        word: bool,
+        regex: bool,
+        budget: Budget | None = None,
+    ) -> None:
         self.text = text
+        self.budget = budget if budget is not None else unlimited()
         self.case_sensitive = case_sensitive
         self.word = word
         self.regex = regex
@@ -89,7 +105,8 @@ class TermMatcher:
     def matches_text(self, text: str) -> bool:
         if self.regex:
             assert self.pattern is not None
-            return self.pattern.search(text) is not None
+            with self.budget.interruptible():
+                return self.pattern.search(text) is not None
         target = text if self.case_sensitive else text.lower()
         if self.pattern is not None:
             return self.pattern.search(target) is not None
@@ -143,11 +160,12 @@ class TermMatcher:
 
     def _scan_regex(self, block: Block, local: list[int] | None) -> list[int]:
         assert self.pattern is not None
-        if self.block_pattern is not None and self.block_pattern.search(block.original) is None:
-            return []
-        search = self.pattern.search
-        indices = local if local is not None else range(block.count)
-        return [i for i in indices if search(block.original_text(i)) is not None]
+        with self.budget.interruptible():
+            if self.block_pattern is not None and self.block_pattern.search(block.original) is None:
+                return []
+            search = self.pattern.search
+            indices = local if local is not None else range(block.count)
+            return [i for i in indices if search(block.original_text(i)) is not None]
 
 
 def _records_containing(

@@ -29,6 +29,9 @@ from agentdex.records import AGENTS, KINDS, ROLES
 
 MAX_QUERY_CHARS = 4000
 MAX_TERMS = 64
+#: Most parentheses and NOTs nested inside one another (the parser and every walk of
+#: the tree recurse once per level, so deeper input would exhaust Python's stack).
+MAX_DEPTH = 64
 
 #: field -> how its value matches (documented in docs/query-language.md)
 FIELDS: dict[str, str] = {
@@ -199,6 +202,14 @@ class _Parser:
     def __init__(self, tokens: list[_Token]) -> None:
         self.tokens = tokens
         self.pos = 0
+        self.depth = 0
+
+    def nest(self) -> None:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise UsageError(
+                f"query nests too deeply: more than {MAX_DEPTH} levels of parentheses and NOT (-)"
+            )
 
     def peek(self) -> _Token | None:
         return self.tokens[self.pos] if self.pos < len(self.tokens) else None
@@ -245,16 +256,21 @@ class _Parser:
             self.take()
             if self.peek() is None:
                 raise UsageError("NOT (or -) needs a term after it")
-            return Not(self.parse_unary())
+            self.nest()
+            negated = Not(self.parse_unary())
+            self.depth -= 1
+            return negated
         if token.kind == _LPAREN:
             self.take()
             if (nxt := self.peek()) is not None and nxt.kind == _RPAREN:
                 raise UsageError("empty parentheses in query")
+            self.nest()
             node = self.parse_or()
             closing = self.peek()
             if closing is None or closing.kind != _RPAREN:
                 raise UsageError("unbalanced parentheses in query: '(' is never closed")
             self.take()
+            self.depth -= 1
             return node
         if token.kind == _RPAREN:
             raise UsageError("unbalanced parentheses in query: ')' without '('")
@@ -274,12 +290,23 @@ def parse_query(text: str, *, now: float | None = None, regex: bool = False) -> 
     """
     if len(text) > MAX_QUERY_CHARS:
         raise UsageError(f"query too long ({len(text)} characters; at most {MAX_QUERY_CHARS})")
+    _require_utf8(text)
     tokens = _tokenize(text, now, regex)
     if not tokens:
         return None
     if sum(1 for t in tokens if t.kind in (_TERM, _FIELD)) > MAX_TERMS:
         raise UsageError(f"query has too many terms (at most {MAX_TERMS})")
     return _Parser(tokens).parse()
+
+
+def _require_utf8(text: str) -> None:
+    """Refuse undecodable bytes (a shell passes them as lone surrogates) with their position."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        byte = ord(text[exc.start]) - 0xDC00 if "\udc80" <= text[exc.start] <= "\udcff" else None
+        what = f"byte 0x{byte:02x}" if byte is not None else "a lone surrogate"
+        raise UsageError(f"query is not valid UTF-8: {what} at character {exc.start + 1}") from None
 
 
 def terms(node: Node | None) -> list[Term]:

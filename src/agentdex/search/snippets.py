@@ -4,15 +4,39 @@ from __future__ import annotations
 
 import re
 
+from agentdex.search.budget import Budget, BudgetInterrupt
+
 WIDTH = 160
 _SPACE = re.compile(r"\s+")
 
 
 def make_snippet(
-    text: str, matchers: list[re.Pattern[str]], width: int = WIDTH
+    text: str,
+    matchers: list[re.Pattern[str]],
+    width: int = WIDTH,
+    *,
+    budget: Budget | None = None,
 ) -> tuple[str, list[tuple[int, int]]]:
-    """``(snippet, [(start, end), ...])``: spans index into the returned snippet."""
+    """``(snippet, [(start, end), ...])``: spans index into the returned snippet.
+
+    With a ``budget`` (regex searches), highlighting runs only while it
+    lasts and is interruptible: past it, the snippet is the text's head.
+    """
     flat = _SPACE.sub(" ", text).strip()
+    if budget is None:
+        return _snippet(flat, matchers, width)
+    if not budget.expired():
+        try:
+            with budget.interruptible():
+                return _snippet(flat, matchers, width)
+        except BudgetInterrupt:
+            pass
+    return _snippet(flat, [], width)
+
+
+def _snippet(
+    flat: str, matchers: list[re.Pattern[str]], width: int
+) -> tuple[str, list[tuple[int, int]]]:
     first: tuple[int, int] | None = None
     for pattern in matchers:
         match = pattern.search(flat)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,10 +19,14 @@ class Unavailable(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    """What every handler may use: the home to discover stores in and the default directory."""
+    """What every handler may use: the home to discover stores in and the default directory.
+
+    ``cancel`` is set for one call when the client cancels it (``notifications/cancelled``).
+    """
 
     home: str | None = None
     cwd: str = field(default_factory=os.getcwd)
+    cancel: threading.Event | None = None
 
     def directory(self, value: str | None) -> str:
         """A directory argument: absolute as given, relative to the server's cwd otherwise."""

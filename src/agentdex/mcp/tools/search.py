@@ -46,7 +46,15 @@ def _choice(description: str, published: str) -> dict[str, Any]:
 
 
 def _run_status(status: str, stats: dict[str, Any], limit: int) -> dict[str, Any]:
-    """complete / truncated (with why) / no-index, from the API's status and counts."""
+    """complete / truncated (with why) / partial / no-index, from the API's status and counts."""
+    if status == "partial":
+        if stats.get("stopped") == "cancelled":
+            return {"status": "partial", "why": "the search was cancelled"}
+        return {
+            "status": "partial",
+            "why": f"stopped at the time budget of {stats.get('time_budget'):g} s with "
+            f"{stats.get('returned', 0)} result(s) so far; raise 'time_budget' or narrow the query",
+        }
     if status != "ok":
         why = "nothing is indexed yet" if status == "no-index" else status
         return {"status": status, "why": why}
@@ -61,15 +69,16 @@ def _run_status(status: str, stats: dict[str, Any], limit: int) -> dict[str, Any
 
 
 def _search(arguments: dict[str, Any], settings: Settings) -> dict[str, Any]:
-    search = api_function("search", "search")
+    search = api_function("search_worker", "search_in_worker")  # stoppable, off this process
     here = arguments.get("here", False) or arguments.get("only_here", False)
     limit = arguments.get("limit", 20)
     options: dict[str, Any] = {}
-    for name in ("sort", "case", "regex", "word"):
+    for name in ("sort", "case", "regex", "word", "time_budget"):
         if name in arguments:
             options[name] = arguments[name]
     result = search(
         arguments["query"],
+        cancel=settings.cancel,
         home=settings.home,
         limit=limit,
         here=settings.directory(arguments.get("cwd")) if here else None,
@@ -124,6 +133,13 @@ SEARCH = ToolSpec(
             "type": "boolean",
             "default": False,
             "description": "Include each result's full text (default: the snippet only).",
+        },
+        "time_budget": {
+            "type": "number",
+            "exclusiveMinimum": 0,
+            "maximum": 3600,
+            "description": "Seconds the search may run (default 5 or the config's); past it "
+            "the result is partial ('run' says so). Cancelling the call stops it too.",
         },
     },
     required=("query",),

@@ -1,0 +1,196 @@
+// Small DOM and formatting helpers. Text from the server only ever becomes text nodes
+// (never innerHTML), so a transcript cannot inject markup into the page.
+
+/**
+ * h("a.cls#id", {href, onclick, title, dataset...}, ...children): an element.
+ * Strings become text nodes; null/false children are skipped; arrays are flattened.
+ */
+export function h(tag, attrs, ...children) {
+  const [name, ...rest] = tag.split(/(?=[.#])/);
+  const el = document.createElement(name || "div");
+  for (const part of rest) {
+    if (part[0] === ".") el.classList.add(part.slice(1));
+    else el.id = part.slice(1);
+  }
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key.startsWith("on")) el.addEventListener(key.slice(2), value);
+    else if (key === "dataset") Object.assign(el.dataset, value);
+    else if (key === "class") el.className = value;
+    else if (value === true) el.setAttribute(key, "");
+    else el.setAttribute(key, String(value));
+  }
+  append(el, children);
+  return el;
+}
+
+function append(el, children) {
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    if (Array.isArray(child)) append(el, child);
+    else el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+}
+
+export function clear(el) {
+  while (el.firstChild) el.firstChild.remove();
+  return el;
+}
+
+/** Replace the children of `el` (arrays flattened, null skipped, strings as text). */
+export function fill(el, ...children) {
+  append(clear(el), children);
+  return el;
+}
+
+const units = ["B", "KB", "MB", "GB"];
+
+export function bytes(n) {
+  if (n === null || n === undefined) return "";
+  let value = n;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return unit === 0 ? `${value} B` : `${value < 10 ? value.toFixed(1) : Math.round(value)} ${units[unit]}`;
+}
+
+export function count(n) {
+  return Number(n || 0).toLocaleString("en-US");
+}
+
+export function plural(n, word, many = `${word}s`) {
+  return `${count(n)} ${n === 1 ? word : many}`;
+}
+
+export function ago(iso) {
+  if (!iso) return "";
+  const seconds = (Date.now() - Date.parse(iso)) / 1000;
+  if (!Number.isFinite(seconds)) return "";
+  if (seconds < 0) return "in the future";
+  const steps = [
+    [60, "s", 1],
+    [3600, "min", 60],
+    [86400, "h", 3600],
+    [86400 * 60, "d", 86400],
+    [86400 * 730, "mo", 86400 * 30],
+  ];
+  if (seconds < 45) return "just now";
+  for (const [limit, unit, size] of steps) {
+    if (seconds < limit) return `${Math.round(seconds / size)}${unit} ago`;
+  }
+  return `${Math.round(seconds / (86400 * 365))}y ago`;
+}
+
+/** "2026-11-19 15:40" in the viewer's time zone (full ISO in the title). */
+export function when(iso) {
+  if (!iso) return "";
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  const pad = (n) => String(n).padStart(2, "0");
+  return (
+    `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ` +
+    `${pad(date.getHours())}:${pad(date.getMinutes())}`
+  );
+}
+
+export function time(iso) {
+  return h("time", { datetime: iso || "", title: iso || "" }, when(iso));
+}
+
+export function basename(path) {
+  if (!path) return "";
+  const parts = String(path).split(/[\\/]/).filter(Boolean);
+  return parts.length ? parts[parts.length - 1] : String(path);
+}
+
+/** A path shown by its last part, the whole path in the tooltip. */
+export function pathLabel(path, cls = "path") {
+  if (!path) return null;
+  return h(`span.${cls}`, { title: path }, basename(path));
+}
+
+export function badge(text, kind = "") {
+  return h(`span.badge${kind ? `.${kind}` : ""}`, {}, text);
+}
+
+let toastTimer = 0;
+
+export function toast(message, kind = "") {
+  const el = document.getElementById("toast");
+  el.textContent = message;
+  el.className = kind;
+  el.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => {
+    el.hidden = true;
+  }, 3500);
+}
+
+export function errorBox(error) {
+  return h("p.error", { role: "alert" }, error && error.message ? error.message : String(error));
+}
+
+/** Run `fn` at most once per animation frame. */
+export function perFrame(fn) {
+  let queued = false;
+  return (...args) => {
+    if (queued) return;
+    queued = true;
+    requestAnimationFrame(() => {
+      queued = false;
+      fn(...args);
+    });
+  };
+}
+
+export function debounce(fn, ms) {
+  let timer = 0;
+  const run = (...args) => {
+    clearTimeout(timer);
+    timer = setTimeout(() => fn(...args), ms);
+  };
+  run.cancel = () => clearTimeout(timer);
+  return run;
+}
+
+/** Copy text to the clipboard; true when it worked. */
+export async function copy(text) {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    const area = h("textarea", { "aria-hidden": "true", class: "offscreen" });
+    area.value = text;
+    document.body.append(area);
+    area.select();
+    const done = document.execCommand("copy");
+    area.remove();
+    return done;
+  }
+}
+
+/** A modal question; resolves true when confirmed. */
+export function confirmDialog(title, message, confirmLabel = "Remove", danger = true) {
+  return new Promise((resolve) => {
+    const dialog = h(
+      "dialog.confirm",
+      {},
+      h("h2", {}, title),
+      h("p", {}, message),
+      h(
+        "form",
+        { method: "dialog" },
+        h("button.quiet", { value: "cancel", type: "submit" }, "Cancel"),
+        h(`button${danger ? ".danger" : ""}`, { value: "ok", type: "submit" }, confirmLabel),
+      ),
+    );
+    dialog.addEventListener("close", () => {
+      resolve(dialog.returnValue === "ok");
+      dialog.remove();
+    });
+    document.body.append(dialog);
+    dialog.showModal();
+  });
+}

@@ -1,0 +1,77 @@
+"""A full disk while indexing: one line, exit 1, the index as it was committed.
+
+The limit is real: ``ulimit -f`` in a shell that then runs ``agentdex index``
+(Python ignores SIGXFSZ, so writes past the limit fail with EFBIG, which
+SQLite reports as a disk I/O error and plain writes as OSError).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hardening_support import child_env
+from mcp_support import write_claude_session
+
+
+def _batch(home: Path, prefix: str, sessions: int, words: int) -> None:
+    rng = random.Random(prefix)
+    vocabulary = ["".join(rng.choice("abcdefghijklmnop") for _ in range(7)) for _ in range(4000)]
+    for n in range(sessions):
+        turns = [
+            ("user", f"{prefix} " + " ".join(rng.choice(vocabulary) for _ in range(words)))
+            for _ in range(40)
+        ]
+        write_claude_session(home, f"{prefix}{n:04d}-0000", home / "proj", turns)
+
+
+def _total(run_cli: Any, word: str) -> int:
+    done = run_cli("search", "--no-refresh", "--json", word)
+    assert done.returncode == 0, done.stderr
+    return int(json.loads(done.stdout)["stats"]["total"])
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash for ulimit -f")
+def test_a_file_size_limit_mid_index_is_one_line_and_keeps_the_index(
+    home: Path, run_cli: Any
+) -> None:
+    _batch(home, "firstbatch", sessions=3, words=20)
+    assert run_cli("index").returncode == 0
+    before = _total(run_cli, "firstbatch")
+    assert before == 120
+    _batch(home, "secondbatch", sessions=40, words=120)  # megabytes more to write
+    limited = subprocess.run(
+        ["bash", "-c", 'ulimit -f 256 && exec "$0" -m agentdex index', sys.executable],
+        capture_output=True,
+        text=True,
+        env=child_env(),
+        timeout=120,
+        check=False,
+    )
+    assert limited.returncode == 1, limited.stderr[-2000:]
+    assert "Traceback" not in limited.stderr
+    lines = limited.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("agentdex: "), limited.stderr[-2000:]
+    assert "index keeps its last committed state" in lines[0]
+    assert "size limit" in lines[0] or "cannot write the index" in lines[0]
+
+    # the index is intact: what was committed is searchable and the database checks out
+    assert _total(run_cli, "firstbatch") == before
+    index_dir = Path(os.environ["AGENTDEX_DATA_DIR"]) / "index"
+    current = (index_dir / "CURRENT").read_text().strip()
+    db = sqlite3.connect(index_dir / current / "index.db")
+    assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+    db.close()
+
+    assert run_cli("index").returncode == 0  # with room again, the next index completes
+    assert _total(run_cli, "firstbatch") == before
+    assert _total(run_cli, "secondbatch") == 40 * 40
