@@ -101,7 +101,7 @@ def prepare(
         os.chmod(path, 0o600)  # a token others can read is no token
     try:
         sock = _bind(host, port)
-    except UsageError:
+    except ConflictError:  # the port is in use: fall back to a free one when allowed
         if not fallback_port or port == 0:
             raise
         sock = _bind(host, 0)
