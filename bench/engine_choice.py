@@ -232,8 +232,11 @@ def _tantivy_index(work: Path) -> Any:
 
 def build_tantivy(work: Path, heap_mb: int = 96) -> None:
     """Index lower-cased text; then write the term dictionary as ``vocab.txt``."""
+    import shutil
+
     import tantivy
 
+    shutil.rmtree(work / "tantivy", ignore_errors=True)
     index, _ = _tantivy_index(work)
     writer = index.writer(heap_size=heap_mb * 1024 * 1024, num_threads=2)
     for rid, text in enumerate(read_records(work)):
@@ -485,6 +488,8 @@ def query_roaring(work: Path, query: dict[str, Any], mode: str) -> int:
 def build_fts5(work: Path, detail: str = "full") -> None:
     import sqlite3
 
+    for suffix in ("", "-wal", "-shm"):
+        (work / f"fts5-{detail}.db{suffix}").unlink(missing_ok=True)
     db = sqlite3.connect(work / f"fts5-{detail}.db")
     db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA synchronous=NORMAL")
@@ -509,6 +514,17 @@ def query_fts5(work: Path, query: dict[str, Any], mode: str, detail: str = "full
     db = sqlite3.connect(f"file:{work / f'fts5-{detail}.db'}?mode=ro", uri=True)
     literals = query.get("alternatives") or [query["literal"]]
     match = " OR ".join('"' + lit.replace('"', '""') + '"' for lit in literals)
+    if detail == "none":  # no positions: phrase MATCH is refused; LIKE uses the trigram index
+        like = [f"%{lit.replace('%', '').replace('_', '')}%" for lit in literals]
+        where = " OR ".join("t LIKE ?" for _ in like)
+        check = verifier(query)
+        found = 0
+        for (text,) in db.execute(f"SELECT t FROM f WHERE {where}", like):
+            if check(text.encode()):
+                found += 1
+                if mode == "first" and found >= PAGE:
+                    break
+        return found
     if "regex" not in query and detail == "full":
         if mode == "all":
             return int(db.execute("SELECT count(*) FROM f WHERE f MATCH ?", (match,)).fetchone()[0])
@@ -573,13 +589,19 @@ def _child(args: list[str]) -> dict[str, Any]:
     return result
 
 
-def run_all(home: str, work: Path, engines: list[str], runs: int) -> dict[str, Any]:
+def run_all(
+    home: str, work: Path, engines: list[str], runs: int, reuse: bool, out: Path | None
+) -> dict[str, Any]:
+    """Every step; ``reuse`` keeps an earlier run's extract, text store and builds."""
     report: dict[str, Any] = {"corpus": home}
+    if reuse and out is not None and out.exists() and out.stat().st_size:
+        report = json.loads(out.read_text())
     corpus_bytes = sum(p.stat().st_size for p in Path(home).rglob("*") if p.is_file())
     report["corpus_mb"] = round(corpus_bytes / 1e6, 1)
-    report["extract"] = _child(["extract", home, "--work", str(work)])
-    report["floor"] = _child(["floor", home])
-    report["text_store"] = _child(["build", "text", "--work", str(work)])
+    if not (reuse and "floor" in report):
+        report["extract"] = _child(["extract", home, "--work", str(work)])
+        report["floor"] = _child(["floor", home])
+        report["text_store"] = _child(["build", "text", "--work", str(work)])
     report["text_store"]["mb"] = round(
         size_of(work, ["text.blocks", "text.firsts.npy", "text.offsets.npy", "text.starts.npy"])
         / 1e6,
@@ -589,6 +611,8 @@ def run_all(home: str, work: Path, engines: list[str], runs: int) -> dict[str, A
     for engine in engines:
         if engine in SHARES:
             built = dict(report[SHARES[engine]]["build"])
+        elif reuse and engine in report and (work / FILES[engine][0]).exists():
+            built = dict(report[engine]["build"])
         else:
             built = _child(["build", engine, "--work", str(work)])
         built["mb"] = round(size_of(work, FILES[engine]) / 1e6, 1)
@@ -607,6 +631,8 @@ def run_all(home: str, work: Path, engines: list[str], runs: int) -> dict[str, A
                 }
         report[engine] = {"build": built, "queries": rows}
         print(json.dumps({engine: report[engine]}), file=sys.stderr)
+        if out is not None:
+            out.write_text(json.dumps(report, indent=1))
     return report
 
 
@@ -635,6 +661,8 @@ def main() -> None:
     p_run.add_argument("--work", type=Path, required=True)
     p_run.add_argument("--engines", default=",".join(ENGINES))
     p_run.add_argument("--runs", type=int, default=5)
+    p_run.add_argument("--out", type=Path, help="write the report here after each engine")
+    p_run.add_argument("--reuse", action="store_true", help="keep what --out and --work hold")
     p_extract = sub.add_parser("extract")
     p_extract.add_argument("home")
     p_extract.add_argument("--work", type=Path, required=True)
@@ -654,7 +682,9 @@ def main() -> None:
     started = time.perf_counter()
     result: dict[str, Any]
     if args.command == "run":
-        result = run_all(args.home, args.work, args.engines.split(","), args.runs)
+        result = run_all(
+            args.home, args.work, args.engines.split(","), args.runs, args.reuse, args.out
+        )
         print(json.dumps(result, indent=1))
         return
     if args.command == "extract":

@@ -239,3 +239,17 @@ def test_cli_says_when_the_total_is_a_lower_bound(
     assert "of at least" in first.stderr and "--exact-count" in first.stderr
     exact = runner.invoke(cli, ["search", "--no-refresh", "-n", "3", "--exact-count", "common"])
     assert exact.exit_code == 0 and "3 of 30 results" in exact.stderr
+
+
+def test_a_small_history_makes_a_small_index(home: Path) -> None:
+    """Issue 16: an empty or tiny history must not cost megabytes on disk."""
+
+    def index_bytes() -> int:
+        root = Location(index_root()).root
+        return sum(p.stat().st_size for p in root.rglob("*") if p.is_file())
+
+    refresh(home)
+    assert index_bytes() < 200_000
+    write_file(store_dir(home) / "a.jsonl", [rec(f"a small chat, line {i}") for i in range(50)])
+    refresh(home)
+    assert 0 < index_bytes() < 300_000

@@ -125,7 +125,7 @@ def role_kinds(*, role: str | None = None, kind: str | None = None) -> list[int]
 class PostingsWriter:
     """Adds records' postings and applies deletes; one per writer process (holds tantivy's lock)."""
 
-    def __init__(self, path: Path, *, heap_bytes: int = 64 << 20, threads: int = 2) -> None:
+    def __init__(self, path: Path, *, heap_bytes: int = 48 << 20, threads: int = 2) -> None:
         import tantivy
 
         self._tantivy = tantivy

@@ -47,7 +47,7 @@ MIN_GARBAGE = 64 * 1024 * 1024
 #: parse in worker processes only when there is this much to read
 PARALLEL_MIN_BYTES = int(os.environ.get("AGENTDEX_INDEX_PARALLEL_MIN_BYTES", 32 * 1024 * 1024))
 #: parsed-but-not-yet-written input kept in flight (bounds memory)
-IN_FLIGHT_BYTES = 16 * 1024 * 1024
+IN_FLIGHT_BYTES = 8 * 1024 * 1024
 #: a refresh reading more than this waits for tantivy's segment merges before it ends
 BIG_REFRESH_BYTES = 256 * 1024 * 1024
 
@@ -482,6 +482,8 @@ def _run(
     changed = [s for s in sources if _maybe_changed(refresher, s)]
     stats.files_unchanged = len(sources) - len(changed)
     total_bytes = sum(s.size for s in changed)
+    if total_bytes >= PARALLEL_MIN_BYTES:
+        refresher.index.start_bulk_load()
     # workers are forked: only while this process runs no threads (tantivy starts some)
     workers = 0 if refresher.index.threads_started else _worker_count(total_bytes)
     stats.workers = workers

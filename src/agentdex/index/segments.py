@@ -24,7 +24,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from agentdex.errors import CorruptError
 from agentdex.index.postings import LONG_TOKEN, MAX_TERM_BYTES, role_kind, rust_safe
@@ -88,9 +88,11 @@ def text_hash(data: bytes) -> int:
     return (zlib.crc32(data) << 31) ^ zlib.adler32(data)
 
 
-@dataclass(slots=True)
-class Prepared:
-    """A record ready for the writer: everything that needs no index state (parse workers)."""
+class Prepared(NamedTuple):
+    """A record ready for the writer: everything that needs no index state (parse workers).
+
+    A named tuple: parse workers pickle hundreds of thousands of these to the writer.
+    """
 
     #: (agent, store, session_id, role, kind, timestamp, model, cwd, project, branch,
     #:  worktree, host, locator, offset), in ``records`` column order

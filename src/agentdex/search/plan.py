@@ -74,7 +74,7 @@ class Planner:
     ) -> None:
         import tantivy
 
-        from agentdex.index.postings import analyzer
+        from agentdex.index.postings import LONG_TOKEN, analyzer
 
         self.tantivy = tantivy
         self.searcher = searcher
@@ -85,8 +85,6 @@ class Planner:
         self.word = word
         self.regex = regex
         self.analyzer = analyzer()
-        from agentdex.index.postings import LONG_TOKEN
-
         #: records holding a token too long for tantivy: candidates of every text term
         long_tokens = tantivy.Query.term_query(schema, "flags", LONG_TOKEN)
         self.long_tokens = long_tokens if searcher.search(long_tokens, 1).count else None

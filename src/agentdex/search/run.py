@@ -147,18 +147,11 @@ class SearchRun:
         rows = self.engine.light(ids)
         rows.sort(key=lambda r: r[11])  # by block: each block is decompressed once
         matched: list[Row] = []
-        tail_set = set(tail)
         for row in rows:
             if self.out_of_time():
                 break
-            if row[ID] in tail_set or not self.plan.exact:
-                if self.only_here and self.here is not None and not self.here(row):
-                    continue
-                if not self.engine.matches(self.node, row):
-                    continue
-            elif self.only_here and self.here is not None and not self.here(row):
-                continue
-            matched.append(row)
+            if self._accept(row):
+                matched.append(row)
         return self._finish(matched, sort, candidates, "whole")
 
     def _scan(self, sort: str) -> Outcome:
@@ -166,7 +159,7 @@ class SearchRun:
         rows = self.engine.light(ids)
         if self.only_here and self.here is not None:
             rows = [r for r in rows if self.here(r)]
-        outcome = self._finish(rows, sort, self.engine.n_blocks, "scan")
+        outcome = self._finish(rows, sort, self.engine.count(None), "scan")
         outcome.notes.append("nothing to look up in the index: scanned every record")
         return outcome
 
