@@ -195,7 +195,8 @@ def bench_agentdex(home: Path, work: Path, runs: int, queries: dict[str, list[st
     report["parse_only"] = child(PARSE.format(home=str(home)), env)
     cold = child(REFRESH.format(home=str(home)), env)
     report["cold_index"] = cold
-    report["index_bytes"] = dir_size(work / "agentdex-data" / "index")
+    # one index per home: <data dir>/homes/<home key>/index (archive beside it)
+    report["index_bytes"] = dir_size(work / "agentdex-data" / "homes")
     agentdex = [sys.executable, "-m", "agentdex", "--home", str(home)]
     noop = [child(REFRESH.format(home=str(home)), env) for _ in range(5)]
     report["no_change_refresh"] = {

@@ -6,10 +6,20 @@ every supported agent as text; ``__HOME__`` in any file becomes the
 rendered home's absolute path (transcripts record absolute cwds).
 SQLite stores are built from ``examples/home-template-sql/<db path>.sql``.
 Git repositories, including a linked worktree, are created with real git
-(git cannot commit a ``.git`` folder inside this repository).
+(git cannot commit a ``.git`` folder inside this repository), with fixed
+dates so their commit hashes are the README's.
 
-    python examples/sample_home.py /tmp/agentdex-sample           # render
-    python examples/sample_home.py --tour /tmp/agentdex-sample    # render + tour
+Everything the tour needs is written beside the sample, in plain sight:
+``<dest>/tour.env`` sets this shell's HOME to the sample home (and the few
+variables listed in it); the README sources it. Every file's modification
+time is set to the sample's "now" (``SAMPLE_NOW``), which ``tour.env`` pins
+too, so relative times read as in the README on any day.
+
+    python examples/sample_home.py /tmp/agentdex-tour           # render
+    python examples/sample_home.py --tour "$(mktemp -d)/home"   # render + the README tour
+
+A folder holding an earlier sample (it has ``.agentdex-sample``) is replaced;
+any other non-empty folder is refused.
 """
 
 from __future__ import annotations
@@ -26,13 +36,56 @@ HERE = Path(__file__).resolve().parent
 TEMPLATE = HERE / "home-template"
 TEMPLATE_SQL = HERE / "home-template-sql"
 PLACEHOLDER = "__HOME__"
+MARKER = ".agentdex-sample"
+#: The sample history's "today": file times are set to it and tour.env pins it.
+SAMPLE_NOW = "2026-11-23T12:00:00Z"
+#: Its commits (fixed, so the commit hashes in the README are the ones you get).
+COMMIT_DATE = "2026-11-10T09:00:00Z"
+#: Every variable that could point discovery somewhere else than the sample home.
+UNSET = (
+    "XDG_CONFIG_HOME XDG_DATA_HOME XDG_STATE_HOME XDG_CACHE_HOME",
+    "AGENTDEX_HOME AGENTDEX_PROJECT_ROOTS AGENTDEX_PAGER APPDATA",
+    "CLAUDE_CONFIG_DIR CODEX_HOME GEMINI_CLI_HOME VSCODE_APPDATA OPENCODE_DB",
+    "PI_CODING_AGENT_DIR GROK_HOME COPILOT_HOME",
+)
+
+
+def tour_env_text(home: Path) -> str:
+    """The env file the README sources: what makes a shell see the sample home as home."""
+    unset = "\n".join(f"unset {names}" for names in UNSET)
+    return f"""\
+# agentdex tour: this shell sees the sample home as its home.
+export HOME={home}
+export AGENTDEX_DATA_DIR="$HOME/.local/share/agentdex"  # agentdex's files
+export AGENTDEX_CONFIG="$HOME/.config/agentdex/config.toml"
+export AGENTDEX_WSL=1                   # act as if on WSL, where a Windows
+export AGENTDEX_WSL_USERS_ROOT="$HOME/mnt/c/Users"  # profile is in mnt/c
+export AGENTDEX_NOW={SAMPLE_NOW}  # "now" for times like "2d ago"
+{unset}
+"""
+
+
+def _epoch(iso: str) -> float:
+    from datetime import datetime
+
+    return datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp()
+
+
+def _prepare(dest: Path) -> None:
+    """An empty (or new) folder, or one holding an earlier sample (replaced)."""
+    if dest.exists() and any(dest.iterdir()):
+        if not (dest / MARKER).is_file():
+            raise SystemExit(
+                f"sample_home: {dest} exists, is not empty and is not a sample home; "
+                "choose a new folder"
+            )
+        shutil.rmtree(dest)
+    dest.mkdir(parents=True, exist_ok=True)
 
 
 def render(dest: Path) -> None:
-    """Write the template into ``dest`` (which must not exist or be empty)."""
-    if dest.exists() and any(dest.iterdir()):
-        raise SystemExit(f"sample_home: {dest} exists and is not empty; choose a new folder")
-    dest.mkdir(parents=True, exist_ok=True)
+    """Write the template into ``dest``, plus ``tour.env`` (see the module docstring)."""
+    _prepare(dest)
     home = str(dest.resolve())
     for src in sorted(TEMPLATE.rglob("*")):
         rel = src.relative_to(TEMPLATE)
@@ -56,7 +109,12 @@ def render(dest: Path) -> None:
         with sqlite3.connect(db) as conn:
             conn.executescript(sql)
         conn.close()
+    when = _epoch(SAMPLE_NOW) - 2 * 3600
+    for path in sorted(dest.rglob("*"), reverse=True):
+        os.utime(path, (when, when), follow_symlinks=False)
     make_repos(dest)
+    (dest / "tour.env").write_text(tour_env_text(Path(home)), encoding="utf-8")
+    (dest / MARKER).write_text("rendered by examples/sample_home.py\n", encoding="utf-8")
 
 
 def _git(cwd: Path, *args: str) -> None:
@@ -66,6 +124,10 @@ def _git(cwd: Path, *args: str) -> None:
         GIT_AUTHOR_EMAIL="sample@example.invalid",
         GIT_COMMITTER_NAME="Sample",
         GIT_COMMITTER_EMAIL="sample@example.invalid",
+        GIT_AUTHOR_DATE=COMMIT_DATE,
+        GIT_COMMITTER_DATE=COMMIT_DATE,
+        GIT_CONFIG_GLOBAL=os.devnull,
+        GIT_CONFIG_NOSYSTEM="1",
     )
     subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, env=env)
 
@@ -87,41 +149,24 @@ def make_repos(dest: Path) -> None:
     _git(shop, "worktree", "add", "-q", "-b", "feat/auth", str(dest / "src" / "shop-wt-feat-auth"))
 
 
-def tour_env(dest: Path) -> dict[str, str]:
-    env = dict(os.environ)
-    env.update(
-        AGENTDEX_WSL="1",
-        AGENTDEX_WSL_USERS_ROOT=str(dest / "mnt" / "c" / "Users"),
-        AGENTDEX_DATA_DIR=str(dest / ".agentdex-data"),
-        AGENTDEX_CONFIG=str(dest / ".config" / "agentdex" / "config.toml"),
-    )
-    for var in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "VSCODE_APPDATA"):
-        env.pop(var, None)
-    return env
-
-
-TOUR: tuple[tuple[str, ...], ...] = (
-    ("sources",),
-    ("search", "retry backoff"),
-    ("search", "agent:claude-code", "oauth", "--limit", "3"),
-    ("sessions",),
-    ("context", "{home}/src/shop"),
-    ("worktree", "list", "--repo", "{home}/src/shop"),
-)
-
-
 def tour(dest: Path) -> int:
-    """Run the README tour against the rendered home; returns the worst exit status."""
-    env = tour_env(dest)
-    worst = 0
-    for step in TOUR:
-        args = [a.replace("{home}", str(dest)) for a in step]
-        print(f"\n$ agentdex --home {dest} {' '.join(args)}", flush=True)
-        done = subprocess.run(
-            [sys.executable, "-m", "agentdex", "--home", str(dest), *args], env=env, check=False
-        )
-        worst = max(worst, done.returncode)
-    return worst
+    """Run the README's tour commands against ``dest``, printing as they go.
+
+    The commands are read from README.md (``scripts/readme_tour.py``), so the
+    tour run here is exactly the one documented there.
+    """
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "readme_tour", HERE.parent / "scripts" / "readme_tour.py"
+    )
+    if spec is None or spec.loader is None:
+        raise SystemExit("sample_home: scripts/readme_tour.py is missing")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["readme_tour"] = module  # its dataclasses look the module up
+    spec.loader.exec_module(module)
+    status: int = module.run_live(dest)
+    return status
 
 
 def main() -> int:
@@ -131,9 +176,12 @@ def main() -> int:
     parser.add_argument("dest", type=Path, help="folder to render the sample home into")
     parser.add_argument("--tour", action="store_true", help="run the README tour afterwards")
     args = parser.parse_args()
+    if args.tour:  # the tour's first command renders the sample home
+        return tour(args.dest.absolute())
     render(args.dest)
-    print(f"sample home rendered in {args.dest}")
-    return tour(args.dest.resolve()) if args.tour else 0
+    print(f"sample home rendered in {args.dest}; use it in this shell with:")
+    print(f"  . {args.dest / 'tour.env'}")
+    return 0
 
 
 if __name__ == "__main__":

@@ -38,6 +38,13 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+_TIMES = {
+    "file-mtime": "none stored; every record gets the file's modification time "
+    "(listings mark it `~`)",
+    "partly file-mtime": "records without one get the file's modification time",
+}
+
+
 def _locations(row: StoreRow) -> str:
     places = "<br>".join(f"{os_}: `{path}`" for os_, path in row.locations.items())
     globs = ", ".join(f"`{p}`" for p in row.patterns)
@@ -62,8 +69,9 @@ def render() -> str:
     lines.append("## Notes per store")
     lines.append("")
     for row in CATALOGUE:
-        if row.description:
-            lines.append(f"- `{row.store}`: {_cell(row.description)}")
+        times = "" if row.times == "recorded" else f" Times: {_TIMES[row.times]}."
+        if row.description or times:
+            lines.append(f"- `{row.store}`: {_cell(row.description)}{times}")
     lines.append("")
     return "\n".join(lines)
 

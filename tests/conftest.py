@@ -67,6 +67,8 @@ def hermetic_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
     monkeypatch.setenv("XDG_STATE_HOME", str(home / ".local" / "state"))
     monkeypatch.setenv("AGENTDEX_DATA_DIR", str(base / "agentdex-data"))
+    # An empty config file: AGENTDEX_CONFIG naming a missing file is warned about.
+    (base / "agentdex-config.toml").write_text("")
     monkeypatch.setenv("AGENTDEX_CONFIG", str(base / "agentdex-config.toml"))
     # The one discovery input a temporary HOME does not neutralize (ADR 0009).
     monkeypatch.setenv("AGENTDEX_WSL_USERS_ROOT", str(base / "no-windows-mount"))

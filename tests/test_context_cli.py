@@ -72,7 +72,7 @@ def test_errors_are_one_line(run_cli, tmp_path: Path, ws: Path) -> None:  # type
     missing = run_cli("context", str(tmp_path / "nope"))
     assert missing.returncode == 3 and missing.stderr.count("\n") == 1
     not_dir = run_cli("context", str(ws / "AGENTS.md"))
-    assert not_dir.returncode == 2 and "not a directory" in not_dir.stderr
+    assert not_dir.returncode == 3 and "not a directory" in not_dir.stderr
 
 
 def test_watch_reprints_on_change(ws: Path) -> None:

@@ -52,7 +52,7 @@ def test_add_list_remove_round_trip(ws: Path, home: Path) -> None:
 def test_bad_paths_are_refused(ws: Path, home: Path, raw: str, reason: str) -> None:
     write(home / ".ssh" / "id_rsa", "KEY\n")
     (home / ".claude").mkdir(exist_ok=True)
-    with pytest.raises(UsageError) as info:
+    with pytest.raises((UsageError, NotFoundError)) as info:  # missing: not found (3, 404)
         api.add_source(raw.format(ws=ws, home=home), str(ws))
     assert reason in info.value.message
     assert not sources_path().exists()

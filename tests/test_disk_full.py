@@ -8,7 +8,6 @@ SQLite reports as a disk I/O error and plain writes as OSError).
 from __future__ import annotations
 
 import json
-import os
 import random
 import shutil
 import sqlite3
@@ -66,7 +65,9 @@ def test_a_file_size_limit_mid_index_is_one_line_and_keeps_the_index(
 
     # the index is intact: what was committed is searchable and the database checks out
     assert _total(run_cli, "firstbatch") == before
-    index_dir = Path(os.environ["AGENTDEX_DATA_DIR"]) / "index"
+    from agentdex.index.store import index_root
+
+    index_dir = index_root()  # this home's index (one per home)
     current = (index_dir / "CURRENT").read_text().strip()
     db = sqlite3.connect(index_dir / current / "index.db")
     assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)

@@ -196,7 +196,7 @@ def test_show_without_index_parses_the_stores(home: Path) -> None:
 def test_index_finds_aider_history_in_projects_other_stores_name(home: Path) -> None:
     """Aider keeps history in project roots: the index learns them from other agents' cwds."""
     from agentdex.api import search
-    from agentdex.paths import data_dir
+    from agentdex.paths import home_data_dir
 
     project = home / "src" / "notes"
     project.mkdir(parents=True)
@@ -218,6 +218,6 @@ def test_index_finds_aider_history_in_projects_other_stores_name(home: Path) -> 
         + "\n"
     )
     search.refresh(home=str(home))
-    assert json.loads((data_dir() / "projects.json").read_text()) == [str(project)]
+    assert json.loads((home_data_dir() / "projects.json").read_text()) == [str(project)]
     result = search.search("healthz", home=str(home), refresh_first=False)
     assert [hit["agent"] for hit in result.to_json()["results"]] == ["aider"]

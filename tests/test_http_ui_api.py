@@ -115,7 +115,7 @@ def test_show_errors_are_documented_shapes(client: TestClient, chats: Path) -> N
     assert missing.status_code == 404 and missing.json()["error"] == "NOT_FOUND"
     bare = client.get("/api/v0/show/record", params={"ref": SID})
     assert bare.status_code == 404 and "SESSION@LOCATOR" in bare.json()["message"]
-    assert client.get("/api/v0/show").status_code == 422
+    assert client.get("/api/v0/show").status_code == 400  # schema-breaking: 400, the error body
     anonymous = TestClient(client.app)
     assert anonymous.get("/api/v0/show", params={"ref": SID}).status_code == 401
 
@@ -161,7 +161,7 @@ def test_facets_bad_query_and_no_index(client: TestClient, home: Path) -> None:
     assert client.get("/api/v0/facets", params={"q": "retry"}).json()["status"] == "no-index"
     bad = client.get("/api/v0/facets", params={"q": "colour:red"})
     assert bad.status_code == 400 and "valid fields" in bad.json()["message"]
-    assert client.get("/api/v0/facets", params={"q": "x", "top": 0}).status_code == 422
+    assert client.get("/api/v0/facets", params={"q": "x", "top": 0}).status_code == 400
 
 
 def test_search_highlights_and_text_flag(client: TestClient, chats: Path) -> None:

@@ -46,7 +46,7 @@ def test_worktree_lifecycle_and_errors(client: TestClient, git_repo: Path) -> No
         "/api/v0/worktrees",
         params=repo,
         headers=AUTH,
-        json={"branch": "feat/http", "createBranch": True, "baseBranch": "main"},
+        json={"branch": "feat/http", "create_branch": True, "base_branch": "main"},
     )
     assert made.status_code == 201, made.text
     path = made.json()["created"]["path"]
@@ -58,25 +58,26 @@ def test_worktree_lifecycle_and_errors(client: TestClient, git_repo: Path) -> No
     assert post({"branch": "bad..name"}) == 400
     assert post({"branch": "unknown"}) == 404
     assert post({"branch": "feat/http"}) == 409
-    assert post({}) == 422  # schema validation: branch is required
+    assert post({}) == 400  # schema validation: branch is required
+    assert post({"branch": "x", "base_branch": "main"}) == 400  # base needs create_branch
     Path(os.environ["AGENTDEX_CONFIG"]).write_text("[worktrees]\nmax = 1\n")
     over = client.post(
         "/api/v0/worktrees",
         params=repo,
         headers=AUTH,
-        json={"branch": "x", "createBranch": True},
+        json={"branch": "x", "create_branch": True},
     )
-    assert over.status_code == 422 and over.json()["error"] == "LIMIT"
+    assert over.status_code == 409 and over.json()["error"] == "LIMIT"
 
     primary = client.delete(
         "/api/v0/worktrees", params={**repo, "path": str(git_repo)}, headers=AUTH
     )
-    assert primary.status_code == 400
+    assert primary.status_code == 409  # state, not a malformed request
     Path(path, "one.txt").write_text("1")
     Path(path, "two.txt").write_text("2")
     dirty = client.delete("/api/v0/worktrees", params={**repo, "path": path}, headers=AUTH)
     assert dirty.status_code == 409
-    assert dirty.json()["error"] == "WORKTREE_DIRTY" and dirty.json()["dirtyFileCount"] == 2
+    assert dirty.json()["error"] == "WORKTREE_DIRTY" and dirty.json()["dirty_file_count"] == 2
     gone = client.delete(
         "/api/v0/worktrees", params={**repo, "path": path, "force": "true"}, headers=AUTH
     )
@@ -101,11 +102,11 @@ def test_sessions_api(client: TestClient, tmp_path: Path, git_repo: Path) -> Non
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     empty = client.post("/api/v0/sessions", headers=AUTH, json={})
-    assert empty.status_code == 201 and empty.json()["created"]["workingDirectory"] is None
+    assert empty.status_code == 201 and empty.json()["created"]["working_directory"] is None
     made = client.post(
         "/api/v0/sessions",
         headers=AUTH,
-        json={"workingDirectory": str(tmp_path / "a"), "label": "http"},
+        json={"working_directory": str(tmp_path / "a"), "label": "http"},
     )
     assert made.status_code == 201
     session_id = made.json()["created"]["id"]
@@ -113,11 +114,11 @@ def test_sessions_api(client: TestClient, tmp_path: Path, git_repo: Path) -> Non
     moved = client.put(
         f"/api/v0/sessions/{session_id}/workdir",
         headers=AUTH,
-        json={"workingDirectory": str(tmp_path / "b")},
+        json={"working_directory": str(tmp_path / "b")},
     )
-    assert moved.status_code == 200 and moved.json()["workingDirectory"] == str(tmp_path / "b")
+    assert moved.status_code == 200 and moved.json()["working_directory"] == str(tmp_path / "b")
     untouched = client.get(f"/api/v0/sessions/{empty.json()['created']['id']}", headers=AUTH)
-    assert untouched.json()["workingDirectory"] is None
+    assert untouched.json()["working_directory"] is None
 
     shown = client.get(f"/api/v0/sessions/{session_id}", headers=AUTH).json()
     assert shown["label"] == "http" and [e["type"] for e in shown["events"]] == [
@@ -131,19 +132,20 @@ def test_sessions_api(client: TestClient, tmp_path: Path, git_repo: Path) -> Non
     assert len(everything) == 2
 
     cleared = client.put(
-        f"/api/v0/sessions/{session_id}/workdir", headers=AUTH, json={"workingDirectory": None}
+        f"/api/v0/sessions/{session_id}/workdir", headers=AUTH, json={"working_directory": None}
     )
-    assert cleared.status_code == 200 and cleared.json()["workingDirectory"] is None
+    assert cleared.status_code == 200 and cleared.json()["working_directory"] is None
     assert client.get("/api/v0/sessions/s-19990101", headers=AUTH).status_code == 404
     assert client.get("/api/v0/sessions/..%2Fx", headers=AUTH).status_code in (400, 404)
     bad_dir = client.put(
         f"/api/v0/sessions/{session_id}/workdir",
         headers=AUTH,
-        json={"workingDirectory": str(tmp_path / "missing")},
+        json={"working_directory": str(tmp_path / "missing")},
     )
-    assert bad_dir.status_code == 404
+    assert bad_dir.status_code == 409 and bad_dir.json()["error"] == "NO_SUCH_DIRECTORY"
     no_body = client.put(f"/api/v0/sessions/{session_id}/workdir", headers=AUTH, json={})
-    assert no_body.status_code == 422
+    assert no_body.status_code == 400
+    assert set(no_body.json()) == {"error", "message", "detail"}
 
     git(git_repo, "branch", "bound")
     client.post(

@@ -13,7 +13,7 @@ import pytest
 from _agent_helpers import count_raw, parse
 from agentdex.discovery import discover
 from agentdex.parsers._registry import get_parser
-from agentdex.paths import data_dir
+from agentdex.paths import home_data_dir
 from conftest import git
 
 CHAT = "aider.chat_history_md.v1"
@@ -199,18 +199,18 @@ def test_projects_json_from_the_index(home: Path, tmp_path: Path, git_repo: Path
     _project(worktree, "in the worktree")
     nested = git_repo / "sub"
     nested.mkdir()
-    data_dir().mkdir(parents=True, exist_ok=True)
-    (data_dir() / "projects.json").write_text(
+    home_data_dir().mkdir(parents=True, exist_ok=True)
+    (home_data_dir() / "projects.json").write_text(
         json.dumps([str(worktree), str(nested), "relative/ignored", 42, str(tmp_path / "gone")])
     )
     assert _found(home) == {str(git_repo), str(worktree)}
 
 
 def test_corrupt_projects_json_is_ignored(home: Path) -> None:
-    data_dir().mkdir(parents=True, exist_ok=True)
-    (data_dir() / "projects.json").write_text("{not json")
+    home_data_dir().mkdir(parents=True, exist_ok=True)
+    (home_data_dir() / "projects.json").write_text("{not json")
     assert _found(home) == set()
-    (data_dir() / "projects.json").write_text('{"a": 1}')
+    (home_data_dir() / "projects.json").write_text('{"a": 1}')
     assert _found(home) == set()
 
 

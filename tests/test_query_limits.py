@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -62,7 +63,10 @@ def test_non_utf8_bytes_in_a_query_are_a_clean_error(tmp_path: Path) -> None:
         stderr = done.stderr.decode("utf-8", "replace")
         assert done.returncode == 2, stderr
         assert stderr.count("\n") == 1 and "not valid UTF-8: byte 0xff" in stderr, stderr
-        assert done.stdout == b""
+        if b"--json" in args:  # a JSON run gets its error as JSON on stdout too
+            assert json.loads(done.stdout)["error"]["code"] == "USAGE"
+        else:
+            assert done.stdout == b""
 
 
 def test_http_deep_query_is_400() -> None:

@@ -151,7 +151,9 @@ def test_index_command_json_and_quiet_progress(home: Path, run_cli: Run) -> None
 
 
 def test_corrupt_index_without_refresh_is_exit_6(indexed: Path, run_cli: Run) -> None:
-    gen = next((indexed.parent / "agentdex-data" / "index").glob("gen-*"))
+    from agentdex.index.store import index_root
+
+    gen = next(index_root(home=str(indexed)).glob("gen-*"))
     for suffix in ("-wal", "-shm"):
         Path(f"{gen / 'index.db'}{suffix}").unlink(missing_ok=True)
     (gen / "index.db").write_bytes(b"garbage" * 1000)

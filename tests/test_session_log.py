@@ -27,11 +27,11 @@ def test_torn_last_line_is_ignored_and_sealed_by_the_next_append(tmp_path: Path)
     with path.open("ab") as fh:  # a crash mid-append: half a line, no newline
         fh.write(b'{"type":"workdir-changed","at":1,"workingDirectory":"/som')
     shown = api.show_session(created["id"])
-    assert shown["workingDirectory"] == str(tmp_path) and shown["skippedLines"] == 1
+    assert shown["working_directory"] == str(tmp_path) and shown["skipped_lines"] == 1
     other = tmp_path / "other"
     other.mkdir()
     after = api.set_workdir(created["id"], str(other))
-    assert after["workingDirectory"] == str(other)
+    assert after["working_directory"] == str(other)
     events, skipped = read_events(path)
     assert [e["type"] for e in events] == ["start", "workdir-changed"]
     assert skipped == 1  # the fragment is now a sealed bad line, the new event is intact
@@ -90,7 +90,7 @@ def test_appends_from_concurrent_processes_all_land() -> None:
         mine = [e["n"] for e in notes if e["writer"] == f"w{k}"]
         assert mine == list(range(count))  # each writer's events, complete and in order
     # the log still folds: unknown event types are kept but ignored
-    assert api.show_session(created["id"])["eventCount"] == 1 + writers * count
+    assert api.show_session(created["id"])["event_count"] == 1 + writers * count
 
 
 def test_append_to_missing_log_is_not_found(tmp_path: Path) -> None:

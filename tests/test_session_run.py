@@ -43,14 +43,14 @@ def test_run_uses_the_session_workdir_env_and_exit_status(tmp_path: Path, run_cl
     events = api.show_session(session["id"])["events"]
     kinds = [e["type"] for e in events]
     assert kinds == ["start"] + ["process-started", "process-exited"] * 2
-    assert events[2]["exitCode"] == 7 and events[2]["pid"] == events[1]["pid"]
-    assert events[1]["workingDirectory"] == str(tmp_path)
+    assert events[2]["exit_code"] == 7 and events[2]["pid"] == events[1]["pid"]
+    assert events[1]["working_directory"] == str(tmp_path)
 
 
 def test_run_refusals(tmp_path: Path, run_cli: CliRun) -> None:
     no_dir = api.new_session(agent="true")
     result = run_cli("session", "run", no_dir["id"])
-    assert result.returncode == 2 and "has no work directory" in result.stderr
+    assert result.returncode == 4 and "has no work directory" in result.stderr
     no_cmd = api.new_session(workdir=str(tmp_path))
     result = run_cli("session", "run", no_cmd["id"])
     assert result.returncode == 2 and "no command" in result.stderr
@@ -69,7 +69,7 @@ def test_child_killed_by_signal_reports_128_plus_n(tmp_path: Path, run_cli: CliR
     result = run_cli("session", "run", session["id"], "--", "sh", "-c", "kill -9 $$")
     assert result.returncode == 128 + 9
     last = api.show_session(session["id"])["events"][-1]
-    assert last["type"] == "process-exited" and last["signal"] == 9 and last["exitCode"] is None
+    assert last["type"] == "process-exited" and last["signal"] == 9 and last["exit_code"] is None
 
 
 _TRAP = """
@@ -116,9 +116,9 @@ def test_signals_sent_to_agentdex_reach_the_child(tmp_path: Path, signum: int) -
     assert proc.wait(20) == 42
     assert (tmp_path / "got").read_text() == str(int(signum))
     last = api.show_session(session["id"])["events"][-1]
-    assert last == {**last, "type": "process-exited", "exitCode": 42}
+    assert last == {**last, "type": "process-exited", "exit_code": 42}
     shown = api.show_session(session["id"])
-    assert shown["runningPids"] == [] and shown["lastExitCode"] == 42
+    assert shown["running_pids"] == [] and shown["last_exit_code"] == 42
 
 
 def test_context_for_the_session_workdir(tmp_path: Path, run_cli: CliRun) -> None:
@@ -140,7 +140,7 @@ def test_context_for_the_session_workdir(tmp_path: Path, run_cli: CliRun) -> Non
 def test_context_needs_a_workdir(run_cli: CliRun) -> None:
     session = api.new_session()
     result = run_cli("session", "context", session["id"])
-    assert result.returncode == 2 and "no work directory" in result.stderr
+    assert result.returncode == 4 and "no work directory" in result.stderr
 
 
 _COUNT_SIGINT = """

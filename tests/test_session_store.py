@@ -12,7 +12,7 @@ import pytest
 
 from agentdex.api import sessions as api
 from agentdex.api import worktrees as wt
-from agentdex.errors import NotFoundError, UsageError
+from agentdex.errors import ConflictError, NotFoundError, UsageError
 from agentdex.sessions import store
 
 CliRun = Callable[..., subprocess.CompletedProcess[str]]
@@ -20,7 +20,7 @@ CliRun = Callable[..., subprocess.CompletedProcess[str]]
 
 def test_new_session_starts_without_a_work_directory() -> None:
     session = api.new_session()
-    assert session["workingDirectory"] is None and session["worktree"] is None
+    assert session["working_directory"] is None and session["worktree"] is None
     assert re.fullmatch(r"s-\d{8}-\d{9}-[0-9a-f]{4}", session["id"])
 
 
@@ -31,14 +31,14 @@ def test_changing_one_session_never_changes_another(tmp_path: Path) -> None:
     a = api.new_session(workdir=str(a_dir))
     b = api.new_session()
     api.set_workdir(a["id"], str(c_dir))
-    assert api.show_session(b["id"])["workingDirectory"] is None
+    assert api.show_session(b["id"])["working_directory"] is None
     api.set_workdir(b["id"], str(b_dir))
-    assert api.show_session(a["id"])["workingDirectory"] == str(c_dir)
+    assert api.show_session(a["id"])["working_directory"] == str(c_dir)
     fresh = api.new_session()
-    assert fresh["workingDirectory"] is None  # no global "last used" directory
+    assert fresh["working_directory"] is None  # no global "last used" directory
     cleared = api.set_workdir(a["id"], None)
-    assert cleared["workingDirectory"] is None
-    assert api.show_session(b["id"])["workingDirectory"] == str(b_dir)
+    assert cleared["working_directory"] is None
+    assert api.show_session(b["id"])["working_directory"] == str(b_dir)
     kinds = [e["type"] for e in api.show_session(a["id"])["events"]]
     assert kinds == ["start", "workdir-changed", "workdir-changed"]  # append-only history
 
@@ -67,7 +67,7 @@ def test_ids_sort_and_prefixes_resolve(tmp_path: Path) -> None:
         assert api.show_session(session_id)["id"] == session_id
     unique = made[0]
     assert store.resolve_id(unique).stem == unique
-    with pytest.raises(UsageError, match="ambiguous"):
+    with pytest.raises(ConflictError, match="ambiguous"):
         store.resolve_id("s-")
     with pytest.raises(NotFoundError):
         store.resolve_id("s-19990101")
@@ -95,7 +95,7 @@ def test_worktree_binding_and_detach_after_removal(git_repo: Path, tmp_path: Pat
     by_branch = api.new_session(worktree="feat/one", repo=str(git_repo))
     by_path = api.new_session(worktree=str(one), repo=str(git_repo))
     other = api.new_session(worktree="feat/two", repo=str(git_repo))
-    assert by_branch["worktree"] == by_branch["workingDirectory"] == one
+    assert by_branch["worktree"] == by_branch["working_directory"] == one
     assert by_path["worktree"] == one and other["worktree"] == two
     with pytest.raises(NotFoundError):
         api.new_session(worktree="feat/none", repo=str(git_repo))
@@ -111,10 +111,10 @@ def test_worktree_binding_and_detach_after_removal(git_repo: Path, tmp_path: Pat
         wt.remove_worktree(str(one), repo=git_repo)
     assert api.show_session(by_branch["id"])["worktree"] == one
     result = wt.remove_worktree(str(one), force=True, repo=git_repo)
-    assert sorted(result["detachedSessions"]) == sorted([by_branch["id"], by_path["id"]])
+    assert sorted(result["detached_sessions"]) == sorted([by_branch["id"], by_path["id"]])
     for session_id in (by_branch["id"], by_path["id"]):
         shown = api.show_session(session_id)
-        assert shown["workingDirectory"] is None and shown["worktree"] is None
+        assert shown["working_directory"] is None and shown["worktree"] is None
         assert shown["events"][-1]["reason"] == "worktree-removed"
     assert api.show_session(other["id"])["worktree"] == two
 
@@ -126,10 +126,10 @@ def test_cli_session_flow(tmp_path: Path, run_cli: CliRun) -> None:
     listed = json.loads(run_cli("session", "list", "--workdir", str(tmp_path), "--json").stdout)
     assert [s["id"] for s in listed["sessions"]] == [session_id]
     cleared = run_cli("session", "workdir", session_id, "--clear", "--json")
-    assert json.loads(cleared.stdout)["workingDirectory"] is None
+    assert json.loads(cleared.stdout)["working_directory"] is None
     both = run_cli("session", "workdir", session_id, str(tmp_path), "--clear")
     assert both.returncode == 2 and both.stderr.startswith("agentdex: ")
     missing = run_cli("session", "show", "s-19990101")
     assert missing.returncode == 3 and "no session matches" in missing.stderr
     shown = json.loads(run_cli("session", "show", session_id, "--json").stdout)
-    assert shown["label"] == "demo" and shown["workingDirectory"] is None
+    assert shown["label"] == "demo" and shown["working_directory"] is None

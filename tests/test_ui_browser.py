@@ -254,7 +254,7 @@ def test_worktree_add_and_remove_with_confirmation_and_a_session(
     page.goto(f"{server['url']}/#/worktrees?repo={quote(str(shop), safe='')}")
     expect(page.locator("#worktrees tbody tr")).to_have_count(2)
     page.fill('#new-worktree input[name="branch"]', "feat/ui-test")
-    page.check('#new-worktree input[name="createBranch"]')
+    page.check('#new-worktree input[name="create_branch"]')
     page.click("#new-worktree button[type=submit]")
     row = page.locator("#worktrees tr", has_text="feat/ui-test")
     expect(row).to_have_count(1)
@@ -272,11 +272,11 @@ def test_worktree_add_and_remove_with_confirmation_and_a_session(
 
     page.goto(f"{server['url']}/#/sessions")
     page.fill('#new-session input[name="label"]', "ui test session")
-    page.fill('#new-session input[name="workingDirectory"]', str(shop))
+    page.fill('#new-session input[name="working_directory"]', str(shop))
     page.click("#new-session button[type=submit]")
     link = page.locator("#session-list tr", has_text="ui test session").locator("a")
     link.click()
     expect(page.locator("#session-events li").first).to_contain_text("start")
-    expect(page.locator("#session-events li").first).to_contain_text(f"workingDirectory: {shop}")
+    expect(page.locator("#session-events li").first).to_contain_text(f"working_directory: {shop}")
     # Transcripts link only when active while the session was: these are older.
     expect(page.locator(".session-view")).to_contain_text("None yet.")

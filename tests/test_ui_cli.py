@@ -105,7 +105,7 @@ def test_a_taken_default_port_falls_back_an_explicit_one_fails(home: Path) -> No
             env={**os.environ, "PYTHONPATH": str(SRC)},
             timeout=60,
         )
-        assert explicit.returncode == 2 and "cannot bind" in explicit.stderr
+        assert explicit.returncode == 4 and "cannot bind" in explicit.stderr  # in use: conflict
         assert "Traceback" not in explicit.stderr
     finally:
         blocker.close()

@@ -42,7 +42,7 @@ def test_add_existing_and_new_branches_as_siblings(git_repo: Path) -> None:
     listing = _by_path(git_repo)
     assert listing[str(git_repo)]["primary"] is True
     assert listing[str(target)]["primary"] is False
-    assert listing[str(target)]["dirty"] is False and listing[str(target)]["dirtyFileCount"] == 0
+    assert listing[str(target)]["dirty"] is False and listing[str(target)]["dirty_file_count"] == 0
 
 
 def test_list_reports_detached_dirty_and_prunable(git_repo: Path) -> None:
@@ -58,7 +58,7 @@ def test_list_reports_detached_dirty_and_prunable(git_repo: Path) -> None:
     head = git(git_repo, "rev-parse", "HEAD").strip()
     assert det["detached"] is True and det["branch"] is None
     assert det["label"] == head[:7] and det["head"] == head[:7]
-    assert det["dirty"] is True and det["dirtyFileCount"] == 2
+    assert det["dirty"] is True and det["dirty_file_count"] == 2
     assert listing[str(gone)]["prunable"] is True
     assert listing[str(gone)]["dirty"] is None  # no folder: git cannot tell
 
@@ -95,7 +95,7 @@ def test_remove_refuses_primary_and_dirty_then_forces(git_repo: Path) -> None:
     path = str(created["path"])
     (Path(path) / "x.txt").write_text("x")
     (Path(path) / "README.md").write_text("edited\n")
-    with pytest.raises(UsageError, match="primary"):
+    with pytest.raises(ConflictError, match="primary"):
         api.remove_worktree(str(git_repo), repo=git_repo)
     with pytest.raises(WorktreeDirtyError) as dirty:
         api.remove_worktree(path, repo=git_repo)
@@ -198,7 +198,7 @@ def test_cli_exit_codes_and_json(
         (("worktree", "add", "missing"), 3, "does not exist"),
         (("worktree", "add", "feat/cli"), 4, "already checked out"),
         (("worktree", "add", "feat-cli", "--new"), 4, "target folder already exists"),
-        (("worktree", "remove", str(git_repo)), 2, "primary"),
+        (("worktree", "remove", str(git_repo)), 4, "primary"),
         (("worktree", "remove", "/nowhere/at/all"), 3, "not a worktree"),
     ]
     for args, code, message in cases:
@@ -210,7 +210,7 @@ def test_cli_exit_codes_and_json(
     dirty = run_cli("worktree", "remove", created["path"], cwd=git_repo)
     assert dirty.returncode == 4 and "1 uncommitted or untracked" in dirty.stderr
     listed = json.loads(run_cli("worktree", "list", "--json", cwd=git_repo).stdout)["worktrees"]
-    assert [w["dirtyFileCount"] for w in listed] == [0, 1]
+    assert [w["dirty_file_count"] for w in listed] == [0, 1]
     Path(os.environ["AGENTDEX_CONFIG"]).write_text("[worktrees]\nmax = 1\n")
     over = run_cli("worktree", "add", "another", "--new", cwd=git_repo)
     assert over.returncode == 5 and "maximum 1" in over.stderr

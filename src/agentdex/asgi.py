@@ -54,6 +54,7 @@ def build_app(
     from agentdex.mcp.server import streamable_http
 
     app = create_app(token=token, data=data)
+    app.state.home = home  # the HTTP routes search this home's index, like MCP
     mcp_app, manager = streamable_http(home=home, cwd=cwd, max_bytes=max_bytes)
     # A Route (not a Mount) so "/mcp" itself answers without a redirect to "/mcp/".
     app.router.routes.append(Route(MCP_PATH, endpoint=mcp_app, include_in_schema=False))

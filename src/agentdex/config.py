@@ -121,6 +121,23 @@ def _archive_switch(reader: _Reader, data: dict[str, Any]) -> bool:
     return value
 
 
+def missing_config_warning() -> str | None:
+    """A warning when ``$AGENTDEX_CONFIG`` names a file that does not exist, else None.
+
+    Not an error, as with ripgrep's ``RIPGREP_CONFIG_PATH``: the defaults are
+    used, but a typo in the variable is said instead of silently ignored.
+    """
+    import os
+
+    named = os.environ.get("AGENTDEX_CONFIG")
+    if not named:
+        return None
+    path = config_path()
+    if path.exists():
+        return None
+    return f"AGENTDEX_CONFIG={named}: no such file; using the default settings"
+
+
 def load_config(path: Path | None = None) -> Config:
     """Read and validate the config; a missing file is the default config."""
     path = path or config_path()

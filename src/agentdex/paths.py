@@ -30,6 +30,27 @@ def data_dir() -> Path:
     return Path(user_data_dir(APP_NAME, appauthor=False))
 
 
+def home_key(home: str | os.PathLike[str] | None = None) -> str:
+    """A stable, readable folder name for one home: ``<last part>-<12 hex of its real path>``.
+
+    Every home gets its own index under the data dir, so ``--home`` never
+    reads or writes another home's records. The real path (symlinks
+    resolved) keys it, so ``~/x`` and the path it links to share one index.
+    """
+    import hashlib
+    import re
+
+    real = os.path.realpath(home_dir(home))
+    digest = hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()[:12]
+    slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", os.path.basename(real.rstrip("/")) or "root")
+    return f"{slug.strip('.-')[:40] or 'home'}-{digest}"
+
+
+def home_data_dir(home: str | os.PathLike[str] | None = None) -> Path:
+    """What agentdex keeps about one home: ``<data dir>/homes/<home_key>`` (index, projects)."""
+    return data_dir() / "homes" / home_key(home)
+
+
 def config_path() -> Path:
     """The optional TOML config: ``$AGENTDEX_CONFIG``, else the platform config dir."""
     env = os.environ.get("AGENTDEX_CONFIG")

@@ -26,10 +26,11 @@ if TYPE_CHECKING:
 Session = tuple[str, str]
 
 
-def _root(root: str | os.PathLike[str] | None) -> Path:
+def _root(root: str | os.PathLike[str] | None, home: str | None) -> Path:
+    """The index dir of ``home`` (one index, and one archive, per home), or ``root``."""
     from agentdex.index.store import index_root
 
-    return index_root(root)
+    return index_root(root, home=home)
 
 
 @contextmanager
@@ -51,13 +52,15 @@ def _dir_bytes(path: Path) -> int:
 # -- status ------------------------------------------------------------------------------------
 
 
-def status(root: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+def status(
+    root: str | os.PathLike[str] | None = None, *, home: str | None = None
+) -> dict[str, Any]:
     """Where the archive is, how big, what it holds per agent, and what only it still has."""
     from agentdex.archive.indexing import archive_enabled
     from agentdex.archive.store import archive_path
     from agentdex.index.store import Location
 
-    base = _root(root)
+    base = _root(root, home)
     folder = archive_path(base)
     current = Location(base).current()
     info: dict[str, Any] = {
@@ -71,7 +74,7 @@ def status(root: str | os.PathLike[str] | None = None) -> dict[str, Any]:
         "raw_lines": 0,
         "forgotten": 0,
         "agents": [],
-        "source_gone": _gone_counts(root),
+        "source_gone": _gone_counts(base),
     }
     with _reading(base) as store:
         if store is None:
@@ -110,7 +113,7 @@ def status(root: str | os.PathLike[str] | None = None) -> dict[str, Any]:
     return info
 
 
-def _gone_counts(root: str | os.PathLike[str] | None) -> dict[str, int]:
+def _gone_counts(root: Path) -> dict[str, int]:
     """Records (and conversations) the index holds only because the archive kept them."""
     from agentdex.api.index import reader
     from agentdex.archive.keys import ARCHIVED_HIGH, ARCHIVED_LOW
@@ -144,6 +147,7 @@ def export(
     session: str | None = None,
     since: str | None = None,
     root: str | os.PathLike[str] | None = None,
+    home: str | None = None,
     now: float | None = None,
 ) -> dict[str, Any]:
     """Write archived records as JSONL to ``out`` (``-``: stdout); returns what was written.
@@ -158,7 +162,7 @@ def export(
     from agentdex.search.timeparse import parse_time
 
     cutoff = parse_time(since, end=False, now=now) if since else None
-    base = _root(root)
+    base = _root(root, home)
     where: list[str] = ["1"]
     params: list[Any] = []
     if agent:
@@ -181,7 +185,7 @@ def export(
         else:
             rows = store.entries(" AND ".join(where), params)
         rows.sort(key=lambda e: (e[1], e[5], e[3], e[15] if e[15] is not None else -1, e[0]))
-        live = _LiveKeys(root)
+        live = _LiveKeys(base)
         tmp = None if target is None else target.with_name(f".{target.name}.{os.getpid()}.tmp")
         try:
             handle = sys.stdout.buffer if tmp is None else open(tmp, "wb")  # noqa: SIM115
@@ -233,7 +237,7 @@ def _export_line(store: ArchiveStore, entry: tuple[Any, ...], live: _LiveKeys) -
 class _LiveKeys:
     """Which archived keys a live source still holds, per conversation, from the index."""
 
-    def __init__(self, root: str | os.PathLike[str] | None) -> None:
+    def __init__(self, root: Path) -> None:
         from agentdex.api.index import reader
 
         self._context = reader(root)
@@ -289,7 +293,7 @@ def prune(
     cutoff = parse_time(older_than, end=False, now=clock)
     if refresh_first:
         refresh(root, home=home)
-    result = run_prune(_root(root), cutoff)
+    result = run_prune(_root(root, home), cutoff)
     for item in result.conversations:
         last = item.get("last_activity")
         item["last_activity"] = iso_utc(last) if isinstance(last, int | float) else None
@@ -323,6 +327,7 @@ def forget_plan(
     session: str | None = None,
     project: str | None = None,
     root: str | os.PathLike[str] | None = None,
+    home: str | None = None,
 ) -> ForgetPlan:
     """Which conversations ``REF``, ``--session ID`` or ``--project PATH`` names (exactly one),
     from the index and the archive; NotFoundError when none."""
@@ -330,15 +335,16 @@ def forget_plan(
     if len(given) != 1:
         raise UsageError("give exactly one of REF, --session ID or --project PATH")
     found: dict[Session, dict[str, Any]] = {}
+    base = _root(root, home)
     if project:
-        base = os.path.normpath(os.path.abspath(os.path.expanduser(project)))
-        prefix = base.rstrip("/") + "/"
+        folder = os.path.normpath(os.path.abspath(os.path.expanduser(project)))
+        prefix = folder.rstrip("/") + "/"
         where = "(project = ? OR substr(project, 1, ?) = ? OR cwd = ? OR substr(cwd, 1, ?) = ?)"
-        params: list[Any] = [base, len(prefix), prefix, base, len(prefix), prefix]
-        _collect(root, found, where, params)
-        target = f"project {base}"
+        params: list[Any] = [folder, len(prefix), prefix, folder, len(prefix), prefix]
+        _collect(base, found, where, params)
+        target = f"project {folder}"
     elif session:
-        _collect(root, found, "session_id = ?", [session])
+        _collect(base, found, "session_id = ?", [session])
         target = f"session {session}"
     else:
         from agentdex.api._order import split_ref
@@ -347,9 +353,9 @@ def forget_plan(
         session_id, _locator = split_ref(ref)
         if not session_id:
             raise UsageError("a reference needs a session id: <session_id>[@<locator>]")
-        _collect(root, found, "session_id = ?", [session_id])
+        _collect(base, found, "session_id = ?", [session_id])
         if not found:
-            _collect(root, found, "substr(session_id, 1, ?) = ?", [len(session_id), session_id])
+            _collect(base, found, "substr(session_id, 1, ?) = ?", [len(session_id), session_id])
             ids = {sid for _agent, sid in found}
             if len(ids) > 1:
                 names = ", ".join(sorted(ids)[:5])
@@ -362,7 +368,7 @@ def forget_plan(
 
 
 def _collect(
-    root: str | os.PathLike[str] | None,
+    root: Path,
     found: dict[Session, dict[str, Any]],
     where: str,
     params: list[Any],
@@ -403,18 +409,20 @@ def _collect(
                         "SELECT title FROM titles WHERE agent = ? AND session_id = ?", (agent, sid)
                     ).fetchone()
                     add(agent, sid, "index_records", count, title[0] if title else None)
-    with _reading(_root(root)) as store:
+    with _reading(root) as store:
         if store is not None:
             for agent, sid, count in sessions(store.db, "entries"):
                 if count:
                     add(agent, sid, "archive_records", count, store.title(agent, sid))
 
 
-def forget(plan: ForgetPlan, *, root: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+def forget(
+    plan: ForgetPlan, *, root: str | os.PathLike[str] | None = None, home: str | None = None
+) -> dict[str, Any]:
     """Forget the planned conversations for good: tombstones, then archive and index removal."""
     from agentdex.archive.manage import forget as run_forget
 
-    removed = run_forget(_root(root), plan.sessions, plan.target)
+    removed = run_forget(_root(root, home), plan.sessions, plan.target)
     return {
         "target": plan.target,
         "forgotten": plan.conversations,
@@ -423,9 +431,9 @@ def forget(plan: ForgetPlan, *, root: str | os.PathLike[str] | None = None) -> d
     }
 
 
-def is_forgotten(agent: str, session_id: str, root: str | os.PathLike[str] | None = None) -> bool:
+def is_forgotten(agent: str, session_id: str, home: str | None = None) -> bool:
     """Was this conversation forgotten (``agentdex forget``)? Checked by ``show``."""
-    with _reading(_root(root)) as store:
+    with _reading(_root(None, home)) as store:
         if store is None:
             return False
         row = store.db.execute(
@@ -435,16 +443,14 @@ def is_forgotten(agent: str, session_id: str, root: str | os.PathLike[str] | Non
         return row is not None
 
 
-def archived_records(
-    session_id: str, agent: str, root: str | os.PathLike[str] | None = None
-) -> list[Record]:
+def archived_records(session_id: str, agent: str, home: str | None = None) -> list[Record]:
     """The conversation's records that only the archive keeps (from the index), in order."""
     from agentdex.api.index import reader
     from agentdex.archive.keys import ARCHIVED_HIGH, ARCHIVED_LOW, original_path
     from agentdex.records import RECORD_COLUMNS, record_from_columns
 
     out: list[Record] = []
-    with reader(root) as engine:
+    with reader(None, home) as engine:
         if engine is None:
             return out
         hits = engine.all_hits(

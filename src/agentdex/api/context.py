@@ -33,7 +33,7 @@ def workspace_path(directory: str | os.PathLike[str] | None = None) -> str:
     if not os.path.exists(path):
         raise NotFoundError(f"{raw}: no such directory")
     if not os.path.isdir(path):
-        raise UsageError(f"{raw}: not a directory")
+        raise NotFoundError(f"{raw}: not a directory")
     return path
 
 

@@ -74,7 +74,7 @@ def _session_rows(engine: Engine, where: str, params: list[object]) -> list[tupl
         engine.db.execute(
             "SELECT agent, session_id, min(timestamp), max(timestamp), count(*),"
             f" max(project), max(cwd), {prompts}, sum({REPLY_SQL}), sum({TOOL_SQL}),"
-            f" max({_gone_sql(engine)})"
+            f" group_concat(DISTINCT store), max({_gone_sql(engine)})"
             f" FROM records WHERE {where} GROUP BY agent, session_id",
             params,
         )
@@ -104,11 +104,14 @@ def _conversation_json(engine: Engine, row: tuple[Any, ...]) -> dict[str, Any]:
     conversation has no transcript), ``replies`` (the agent's answers),
     ``tool_events`` (tool calls and results), ``records`` (everything indexed,
     reasoning and harness text included); ``message_count`` is prompts plus
-    replies, the exchange as the person saw it. ``source_gone``: some of its
-    records are kept only by agentdex's archive (the agent deleted, truncated
-    or rewrote the file that held them).
+    replies, the exchange as the person saw it. ``time_source`` says whether
+    the times are the stores' own or their files' modification times.
+    ``source_gone``: some of its records are kept only by agentdex's archive
+    (the agent deleted, truncated or rewrote the file that held them).
     """
-    agent, session_id, first, last, count, project, cwd, prompts, replies, tools, gone = row
+    (agent, session_id, first, last, count, project, cwd, prompts, replies, tools, stores, gone) = (
+        row
+    )
     return {
         "agent": agent,
         "session_id": session_id,
@@ -122,8 +125,21 @@ def _conversation_json(engine: Engine, row: tuple[Any, ...]) -> dict[str, Any]:
         "tool_events": tools or 0,
         "records": count,
         "message_count": (prompts or 0) + (replies or 0),
+        "time_source": _time_source(stores),
         "source_gone": bool(gone),
     }
+
+
+def _time_source(stores: str | None) -> str:
+    """``file-mtime`` when every store of the conversation keeps no times, else ``recorded``."""
+    from agentdex.catalogue import store
+
+    names = [name for name in (stores or "").split(",") if name]
+    try:
+        mtime_only = bool(names) and all(store(n).times == "file-mtime" for n in names)
+    except KeyError:
+        return "recorded"
+    return "file-mtime" if mtime_only else "recorded"
 
 
 def conversations(
@@ -145,7 +161,7 @@ def conversations(
         parse_query(query, now=now)
     result = ConversationsResult(query=query or None)
     maybe_refresh(refresh_first, root, home, rows, result.stats)
-    with reader(root) as engine:
+    with reader(root, home) as engine:
         if engine is None:
             result.status = "no-index"
             result.stats["total"] = 0
@@ -185,7 +201,7 @@ def conversations_for_workdir(
     base = os.path.normpath(os.path.abspath(os.path.expanduser(workdir)))
     if refresh_first:
         refresh(root, home=home, wait=False)
-    with reader(root) as engine:
+    with reader(root, home) as engine:
         if engine is None:
             return []
         prefix = base.rstrip("/") + "/"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from agentdex.api._order import conversation_order, split_ref
@@ -37,6 +38,8 @@ class ProbeResult:
     status: str
     records: int = 0
     diagnostics: list[dict[str, str]] = field(default_factory=list)
+    #: the project (else cwd) of the first record: where per-project stores may be
+    project: str | None = None
 
 
 def probe(source: Source) -> ProbeResult:
@@ -51,7 +54,8 @@ def probe(source: Source) -> ProbeResult:
         return ProbeResult("error", 0, [{"path": str(source.path), "message": repr(exc)}])
     diags = [d.to_json() for d in diagnostics.items[:5]]
     if found is not None or cursor.titles:
-        return ProbeResult("ok", 1 if found is not None else 0, diags)
+        where = (found.project or found.cwd) if found is not None else None
+        return ProbeResult("ok", 1 if found is not None else 0, diags, where)
     return ProbeResult("error" if diagnostics.count else "empty", 0, diags)
 
 
@@ -70,6 +74,7 @@ def source_json(
         "modified": iso_utc(source.mtime),
         "coverage": source.row.coverage.value,
         "host": source.host,
+        "times": source.row.times,
     }
     if probe_result is not None:
         data["parse_status"] = probe_result.status
@@ -80,22 +85,57 @@ def source_json(
 
 
 def sources(home: str | None = None, *, check: bool = True) -> dict[str, Any]:
-    """Every discovered store file with its parse status."""
+    """Every discovered store file with its parse status.
+
+    Per-project stores (Aider) are found in the projects other agents'
+    records name; before the first ``index`` those come from the probes
+    (the first record of each file), so ``sources`` lists them at once.
+    """
     from agentdex.api.index import read_failures
 
     found = discover_sources(home)
     try:
-        failures = read_failures()
+        failures = read_failures(home=home)
     except AgentdexError:  # a broken index must not break the listing of stores
         failures = {}
+    listed = _by_agent(found.sources)
+    probes: list[ProbeResult | None] = [probe(s) if check else None for s in listed]
+    if check:
+        extra = _project_sources(found, {p.project for p in probes if p and p.project})
+        listed += extra
+        probes += [probe(s) for s in extra]
+        order = _by_agent(listed)
+        by_path = {id(s): p for s, p in zip(listed, probes, strict=True)}
+        listed, probes = order, [by_path[id(s)] for s in order]
     return {
         "home": str(found.home),
         "warnings": found.warnings,
         "sources": [
-            source_json(s, probe(s) if check else None, failures.get(str(s.path)))
-            for s in _by_agent(found.sources)
+            source_json(s, p, failures.get(str(s.path)))
+            for s, p in zip(listed, probes, strict=True)
         ],
     }
+
+
+def _project_sources(found: Discovery, projects: set[str]) -> list[Source]:
+    """Per-project store files (Aider) in ``projects`` that discovery has not listed yet."""
+    from agentdex.config import load_config
+    from agentdex.discovery import configured_rows
+    from agentdex.discovery.roots import expand_project_roots
+
+    known = {str(root.path) for root in found.roots.get("projects", [])}
+    fresh = [Path(p) for p in sorted(projects - known) if os.path.isabs(p)]
+    rows = [r for r in configured_rows(load_config()) if r.root == "projects"]
+    if not fresh or not rows:
+        return []
+    extra = discover(
+        found.home,
+        rows=rows,
+        include_opt_in=True,
+        extra_roots={"projects": expand_project_roots(fresh, children=False)},
+    )
+    seen = {str(s.path) for s in found.sources}
+    return [s for s in extra.sources if str(s.path) not in seen]
 
 
 def _by_agent(found: list[Source]) -> list[Source]:
@@ -120,13 +160,13 @@ def _records_of(candidates: list[Source], session_id: str) -> list[Record]:
     return exact or [r for r in parsed if r.session_id.startswith(session_id)]
 
 
-def _from_index(session_id: str, locator: str | None) -> dict[str, Any] | None:
-    """The conversation from the search index, when it is there (no store-wide parse)."""
+def _from_index(session_id: str, locator: str | None, home: str | None) -> dict[str, Any] | None:
+    """The conversation from this home's search index, when it is there (no store-wide parse)."""
     from agentdex.api import search
 
     ref = f"{session_id}@{locator}" if locator else session_id
     try:
-        data = search.resolve_ref(ref)
+        data = search.resolve_ref(ref, home=home)
     except NotFoundError:
         return None
     return {
@@ -151,17 +191,18 @@ def show(ref: str, home: str | None = None, *, agent: str | None = None) -> dict
     found = discover_sources(home, agents=[agent] if agent else None)
     named = [s for s in found.sources if session_id in os.path.basename(s.path)]
     records = _records_of(named, session_id)
-    gone = _archived_only(records)
+    gone = _archived_only(records, home)
     if locator and not any(r.locator == locator for r in records + gone):
         records = []  # the reference is to another file of the conversation (a prompt log)
     if not records:
-        indexed = _from_index(session_id, locator)
+        indexed = _from_index(session_id, locator, home)
         if indexed is not None and agent in (None, indexed["agent"]):
+            _check_focus(indexed, locator)
             return indexed
     if not records:
         parsed = [s for s in found.sources if s.row.parser is not None]
         records = _records_of(parsed, session_id)
-        gone = _archived_only(records)
+        gone = _archived_only(records, home)
     if not records:
         raise NotFoundError(f"no conversation with id {session_id!r}")
     sessions = {r.session_id for r in records}
@@ -170,7 +211,7 @@ def show(ref: str, home: str | None = None, *, agent: str | None = None) -> dict
             f"{session_id!r} matches {len(sessions)} conversations: "
             + ", ".join(sorted(sessions)[:5])
         )
-    _refuse_forgotten(records[0].agent, records[0].session_id)
+    _refuse_forgotten(records[0].agent, records[0].session_id, home)
     every = records + gone
     gone_ids = {id(r) for r in gone}
     records = _prefer_transcripts(every)
@@ -181,16 +222,30 @@ def show(ref: str, home: str | None = None, *, agent: str | None = None) -> dict
     )
     focus = _focus(records, every, locator)
     first = records[0]
-    return {
+    data = {
         "session_id": first.session_id,
         "agent": first.agent,
         "project": next((r.project for r in records if r.project), None),
         "focus": focus,
         "records": [{**r.to_json(), "source_gone": id(r) in gone_ids} for r in records],
     }
+    _check_focus(data, locator)
+    return data
 
 
-def _archived_only(records: list[Record]) -> list[Record]:
+def _check_focus(data: dict[str, Any], locator: str | None) -> None:
+    """A ref whose locator names no record (``@line:9999``) is an error, not the whole chat."""
+    if not locator or data["focus"] is not None:
+        return
+    records = data["records"]
+    span = f"{records[0]['locator']} … {records[-1]['locator']}" if records else "none"
+    raise NotFoundError(
+        f"conversation {data['session_id']} has no record at {locator} "
+        f"({len(records)} records: {span}); drop '@{locator}' to see all of it"
+    )
+
+
+def _archived_only(records: list[Record], home: str | None) -> list[Record]:
     """The conversation's records only the archive keeps, less any the files hold again."""
     if not records or len({(r.agent, r.session_id) for r in records}) != 1:
         return []
@@ -199,15 +254,15 @@ def _archived_only(records: list[Record]) -> list[Record]:
     held = {(r.role, r.kind, r.timestamp, r.text) for r in records}
     return [
         r
-        for r in archived_records(records[0].session_id, records[0].agent)
+        for r in archived_records(records[0].session_id, records[0].agent, home)
         if (r.role, r.kind, r.timestamp, r.text) not in held
     ]
 
 
-def _refuse_forgotten(agent: str, session_id: str) -> None:
+def _refuse_forgotten(agent: str, session_id: str, home: str | None) -> None:
     from agentdex.api.archive import is_forgotten
 
-    if is_forgotten(agent, session_id):
+    if is_forgotten(agent, session_id, home):
         raise NotFoundError(
             f"conversation {session_id!r} was forgotten (agentdex forget): it is no longer shown"
         )

@@ -34,19 +34,22 @@ def refresh(
 ) -> RefreshStats:
     """Bring the index up to date (``full``: rebuild from scratch).
 
+    The index is ``home``'s own (:func:`agentdex.index.store.index_root`).
     Afterwards the set of project dirs seen is written to
-    ``<data dir>/projects.json``, which discovery reads to find per-project
-    stores (Aider). When that set grew, one more (cheap: unchanged files cost
-    a stat) refresh picks up the stores it reveals.
+    ``<data dir>/homes/<home key>/projects.json``, which discovery reads to
+    find per-project stores (Aider). When that set grew, one more (cheap:
+    unchanged files cost a stat) refresh picks up the stores it reveals.
     """
     fast = _unchanged(root, home) if not full and rows is None else None
     if fast is not None:
         return fast
     from agentdex.index.refresh import refresh as _refresh
+    from agentdex.index.store import index_root
 
+    root = index_root(root, home=home)
     stats = _refresh(root, home=home, full=full, wait=wait, progress=progress, warn=warn, rows=rows)
     changed = stats.records_added or stats.records_removed or stats.rebuilt
-    if rows is None and changed and _write_known_projects(root):
+    if rows is None and changed and _write_known_projects(root, home):
         again = _refresh(root, home=home, wait=wait, warn=warn)
         stats.files_parsed += again.files_parsed
         stats.records_added += again.records_added
@@ -63,7 +66,7 @@ def _unchanged(root: str | os.PathLike[str] | None, home: str | None) -> Refresh
     from agentdex.index.store import Location, index_root
 
     started = time.monotonic()
-    location = Location(index_root(root))
+    location = Location(index_root(root, home=home))
     files = unchanged(location.root, home)
     if files is None:
         return None
@@ -77,20 +80,20 @@ def _unchanged(root: str | os.PathLike[str] | None, home: str | None) -> Refresh
     )
 
 
-def _write_known_projects(root: str | os.PathLike[str] | None) -> bool:
+def _write_known_projects(root: str | os.PathLike[str] | None, home: str | None) -> bool:
     """Write the indexed project dirs to ``projects.json``; True when new ones appeared."""
     import orjson
 
-    from agentdex.paths import data_dir
+    from agentdex.paths import home_data_dir
 
-    with reader(root) as engine:
+    with reader(root, home) as engine:
         if engine is None:
             return False
         rows = engine.db.execute(
             "SELECT DISTINCT project FROM contexts WHERE project IS NOT NULL"
         ).fetchall()
     projects = sorted({p for (p,) in rows if isinstance(p, str) and os.path.isabs(p)})
-    target = data_dir() / "projects.json"
+    target = home_data_dir(home) / "projects.json"
     try:
         before = set(orjson.loads(target.read_bytes()))
     except (OSError, orjson.JSONDecodeError, TypeError):
@@ -110,12 +113,12 @@ def _write_known_projects(root: str | os.PathLike[str] | None) -> bool:
 
 
 @contextmanager
-def reader(root: str | os.PathLike[str] | None) -> Iterator[Engine | None]:
-    """An engine over the current generation inside one read snapshot (None: no index)."""
+def reader(root: str | os.PathLike[str] | None, home: str | None = None) -> Iterator[Engine | None]:
+    """An engine over ``home``'s current generation in one read snapshot (None: no index)."""
     from agentdex.index.store import Location, index_root, open_reader_db
     from agentdex.search.engine import Engine
 
-    location = Location(index_root(root))
+    location = Location(index_root(root, home=home))
     gen = location.current()
     if gen is None or not (gen / "index.db").exists():
         yield None
@@ -163,7 +166,9 @@ def maybe_refresh(
             stats["warnings"] = done.warnings
 
 
-def read_failures(root: str | os.PathLike[str] | None = None) -> dict[str, dict[str, Any]]:
+def read_failures(
+    root: str | os.PathLike[str] | None = None, *, home: str | None = None
+) -> dict[str, dict[str, Any]]:
     """Files whose last index read failed (locked, busy, I/O): path -> {message, at}.
 
     Each is retried by the next index, which clears its entry when it reads.
@@ -174,7 +179,7 @@ def read_failures(root: str | os.PathLike[str] | None = None) -> dict[str, dict[
     from agentdex.records import iso_utc
 
     failures: dict[str, dict[str, Any]] = {}
-    with reader(root) as engine:
+    with reader(root, home) as engine:
         if engine is None:
             return failures
         rows = engine.db.execute(
@@ -190,16 +195,23 @@ def read_failures(root: str | os.PathLike[str] | None = None) -> dict[str, dict[
     return failures
 
 
-def index_status(root: str | os.PathLike[str] | None = None) -> dict[str, Any]:
-    """Counts and location of the current index (for ``agentdex index --json``)."""
+def index_status(
+    root: str | os.PathLike[str] | None = None, *, home: str | None = None
+) -> dict[str, Any]:
+    """Counts and location of ``home``'s current index (for ``agentdex index --json``)."""
     from agentdex.index.store import Location, index_root
+    from agentdex.paths import home_dir
 
-    location = Location(index_root(root))
+    location = Location(index_root(root, home=home))
     gen = location.current()
-    info: dict[str, Any] = {"path": str(location.root), "generation": gen.name if gen else None}
+    info: dict[str, Any] = {
+        "path": str(location.root),
+        "home": str(home_dir(home)),
+        "generation": gen.name if gen else None,
+    }
     if gen is None:
         return info
-    with reader(root) as engine:
+    with reader(location.root) as engine:
         if engine is None:
             return info
         db = engine.db

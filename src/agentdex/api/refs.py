@@ -14,7 +14,9 @@ if TYPE_CHECKING:
     from agentdex.search.engine import Hit
 
 
-def resolve_ref(ref: str, *, root: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+def resolve_ref(
+    ref: str, *, root: str | os.PathLike[str] | None = None, home: str | None = None
+) -> dict[str, Any]:
     """A conversation's records from the index, in order, and the position of ``ref``.
 
     ``ref`` is ``<session_id>@<locator>`` (as search results give) or a bare
@@ -27,7 +29,7 @@ def resolve_ref(ref: str, *, root: str | os.PathLike[str] | None = None) -> dict
     session_id, locator = split_ref(ref)
     if not session_id:
         raise UsageError("a reference needs a session id: <session_id>@<locator>")
-    with reader(root) as engine:
+    with reader(root, home) as engine:
         if engine is None:
             raise NotFoundError("nothing is indexed yet; run `agentdex index`")
         hits = engine.all_hits("r.session_id = ?", (session_id,))

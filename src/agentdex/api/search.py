@@ -303,7 +303,7 @@ def search(
     maybe_refresh(refresh_first, root, home, rows, result.stats, progress)
     budget.start()
     started = time.perf_counter()
-    with reader(root) as engine, enforced(budget):
+    with reader(root, home) as engine, enforced(budget):
         if engine is None:
             result.status = "no-index"
             result.stats["total"] = 0

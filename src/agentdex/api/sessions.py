@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from agentdex.errors import AgentdexError, UsageError
+from agentdex.errors import AgentdexError, ConflictError, UsageError
 from agentdex.sessions import store
 from agentdex.sessions.events import SessionState
 
@@ -26,6 +27,18 @@ __all__ = [
     "set_workdir",
     "show_session",
 ]
+
+
+#: What a session id (or a prefix of one) may contain.
+SESSION_ID_PATTERN = store.ID_PATTERN
+
+
+def snake_keys(event: dict[str, Any]) -> dict[str, Any]:
+    """A log event with snake_case keys (the log file itself keeps its camelCase keys)."""
+    return {_CAMEL.sub("_", key).lower(): value for key, value in event.items()}
+
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
 class ContextUnavailableError(AgentdexError):
@@ -105,7 +118,7 @@ def show_session(session_id: str, *, home: str | None = None) -> dict[str, Any]:
     state, events = store.load(session_id)
     available, history = linked_history(state, home)
     data = state.to_json()
-    data["events"] = events
+    data["events"] = [snake_keys(event) for event in events]
     data["history"] = history
     data["history_available"] = available
     return data
@@ -127,7 +140,10 @@ def session_context(session_id: str) -> Any:
     """The workspace-context snapshot of the session's current work directory."""
     state, _ = store.load(session_id)
     if not state.working_directory:
-        raise UsageError(f"session {state.id} has no work directory")
+        raise ConflictError(
+            f"session {state.id} has no work directory; set one with"
+            f" 'agentdex session workdir {state.id} DIR'"
+        )
     try:
         module = importlib.import_module("agentdex.api.context")
     except ModuleNotFoundError as exc:

@@ -10,9 +10,13 @@ import os
 from pathlib import Path
 from typing import Any
 
-from agentdex.worktrees.manage import WorktreeDirtyError
+from agentdex.worktrees.manage import BRANCH_NAME, WorktreeDirtyError
+
+#: The branch names agentdex (and git) accept, as a regular expression.
+BRANCH_PATTERN = BRANCH_NAME.pattern
 
 __all__ = [
+    "BRANCH_PATTERN",
     "WorktreeDirtyError",
     "add_worktree",
     "list_worktrees",
@@ -60,7 +64,7 @@ def remove_worktree(
         base = Path(path)  # a linked worktree names its own repository
     info = manage.remove_worktree(base, path, force=force)
     detached = detach_worktree(info.path)
-    return {"removed": info.to_json(), "detachedSessions": detached}
+    return {"removed": info.to_json(), "detached_sessions": detached}
 
 
 def resolve_worktree(ref: str, repo: str | os.PathLike[str] | None = None) -> str:

@@ -41,5 +41,6 @@ ROWS = (
         env=_ENV,
         locations=_LOC,
         description="{commandHistory: [prompt, ...]}, newest first, no timestamps (mtime used).",
+        times="file-mtime",
     ),
 )

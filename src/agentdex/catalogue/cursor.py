@@ -26,6 +26,7 @@ ROWS = (
             "cursorDiskKV composerData:* + bubbleId:* (ordered by the header list; "
             "inline conversation[] in older builds); cursorAuth/* never read."
         ),
+        times="partly file-mtime",
     ),
     StoreRow(
         agent="cursor",
@@ -41,5 +42,6 @@ ROWS = (
             "Per-workspace ItemTable: legacy aichat chatdata, aiService.prompts, inline "
             "composers; project from the sibling workspace.json."
         ),
+        times="partly file-mtime",
     ),
 )

@@ -17,6 +17,7 @@ ROWS = (
         parser="cursor-cli.transcript_jsonl.v1",
         locations={"linux": "~/.cursor", "macos": "~/.cursor", "windows": "%USERPROFILE%\\.cursor"},
         description="{role, message.content[]} lines, no timestamps (file mtime used).",
+        times="file-mtime",
     ),
     StoreRow(
         agent="cursor-cli",
@@ -29,6 +30,7 @@ ROWS = (
         env=("XDG_CONFIG_HOME",),
         locations={"linux": "${XDG_CONFIG_HOME:-~/.config}/cursor", "macos": "~/.config/cursor"},
         description="JSON array of prompt strings, oldest first.",
+        times="file-mtime",
     ),
     StoreRow(
         agent="cursor-cli",

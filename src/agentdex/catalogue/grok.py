@@ -17,6 +17,7 @@ ROWS = (
         env=_ENV,
         locations=_LOC,
         description="Per-session {type, content} lines under the URL-encoded project folder.",
+        times="partly file-mtime",
     ),
     StoreRow(
         agent="grok",
@@ -29,6 +30,7 @@ ROWS = (
         env=_ENV,
         locations=_LOC,
         description="{timestamp, session_id, prompt, is_bash} per prompt, per project.",
+        times="partly file-mtime",
     ),
     StoreRow(
         agent="grok",
@@ -41,6 +43,7 @@ ROWS = (
         env=_ENV,
         locations=_LOC,
         description="Delegated subagent prompt and description (its turns are not stored).",
+        times="partly file-mtime",
     ),
     StoreRow(
         agent="grok",

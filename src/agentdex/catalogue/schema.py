@@ -43,3 +43,8 @@ class StoreRow:
     exclude: tuple[str, ...] = ()
     description: str = ""
     upstream: str = ""
+    #: where record times come from: ``recorded`` (the store's own), ``file-mtime`` (the
+    #: store keeps none: every record gets the file's modification time) or ``partly
+    #: file-mtime`` (records without a time get it). Listings say so instead of
+    #: silently sorting by mtime.
+    times: str = "recorded"

@@ -53,5 +53,6 @@ ROWS = (
         env=_ENV,
         locations=_LOC,
         description="ItemTable key inline-chat-history only; secret:// keys never read.",
+        times="file-mtime",
     ),
 )

@@ -35,6 +35,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "session": ("agentdex.cli.session:session", "agentdex sessions bound to a work dir."),
     "serve": ("agentdex.cli.serve:serve", "Serve the HTTP API (and MCP) on loopback."),
     "mcp": ("agentdex.cli.mcp:mcp", "Run the MCP server on stdio."),
+    "doctor": ("agentdex.cli.doctor:doctor", "Why is something missing? Where agentdex looked."),
     "ui": ("agentdex.cli.ui:ui", "Open the web explorer in a browser (local server)."),
 }
 
@@ -59,6 +60,15 @@ class LazyGroup(click.Group):
         command: click.Command = getattr(module, attr)
         return command
 
+    def invoke(self, ctx: click.Context) -> Any:
+        """Turn a closed stdout into :class:`PipeClosed` before click maps it to exit 1."""
+        from agentdex.cli._common import PipeClosed
+
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError as exc:
+            raise PipeClosed from exc
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(name, COMMANDS[name][1]) for name in sorted(COMMANDS)]
         with formatter.section("Commands"):
@@ -76,28 +86,75 @@ def _missing(name: str) -> click.Command:
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="agentdex")
+@click.version_option(__version__, "-V", "--version", prog_name="agentdex")
 @click.option(
     "--home",
     type=click.Path(file_okay=False, path_type=str),
     envvar="AGENTDEX_HOME",
     default=None,
-    help="Home directory to discover agent stores in (default: $HOME).",
+    help="Home directory to discover agent stores in (default: $HOME). Each home has its "
+    "own index.",
 )
+@click.option(
+    "--color",
+    type=click.Choice(["auto", "always", "never"]),
+    default="auto",
+    show_default=True,
+    help="Colour: auto = on a terminal unless NO_COLOR is set.",
+)
+@click.option("--no-pager", is_flag=True, help="Never page long output on a terminal.")
+@click.option("--json", "as_json", is_flag=True, help="JSON output for the command that follows.")
 @click.pass_context
-def cli(ctx: click.Context, home: str | None) -> None:
+def cli(ctx: click.Context, home: str | None, color: str, no_pager: bool, as_json: bool) -> None:
     """agentdex: search every AI coding agent's history, see what each workspace
     tells its agents, and run agent sessions in their own git worktrees.
 
     \b
     Quick tour:
       agentdex sources                 stores found on this machine
-      agentdex search "retry backoff"  search all history
+      agentdex search retry backoff    search all history
       agentdex context .               instruction files, skills, MCP configs here
+      agentdex doctor                  why a store is missing: where agentdex looked
       agentdex worktree add feat/x --new && agentdex session new --worktree feat/x
+
+    \b
+    --home, --color and --no-pager may also follow the subcommand.
+    Output follows the terminal: in a pipe there is no colour, no wrapping
+    and no pager. Exit status: 0 ok, 1 nothing found (search) or a failure,
+    2 usage error, 3 not found, 4 conflict, 5 limit, 6 corrupt, 7 partial,
+    8 unsupported (docs/json-output.md).
     """
+    from agentdex.cli._output import configure
+
+    configure(color, pager=not no_pager)
     ctx.ensure_object(dict)
-    ctx.obj["home"] = home
+    ctx.obj["home"] = _checked_home(ctx, home)
+    ctx.obj["json"] = as_json
+    _warn_missing_config()
+
+
+def _checked_home(ctx: click.Context, home: str | None) -> str | None:
+    """``--home`` (or ``$AGENTDEX_HOME``) must name an existing directory."""
+    import os
+
+    from agentdex.errors import UsageError
+
+    if home is None:
+        return None
+    if not os.path.isdir(os.path.expanduser(home)):
+        source = ctx.get_parameter_source("home")
+        given = "AGENTDEX_HOME" if source is click.core.ParameterSource.ENVIRONMENT else "--home"
+        raise UsageError(f"{given} {home}: no such directory")
+    return home
+
+
+def _warn_missing_config() -> None:
+    """``$AGENTDEX_CONFIG`` naming a missing file is said once (defaults are used)."""
+    from agentdex.config import missing_config_warning
+
+    message = missing_config_warning()
+    if message:
+        click.echo(f"agentdex: warning: {message}", err=True)
 
 
 def main(argv: list[str] | None = None) -> Any:

@@ -1,26 +1,56 @@
-"""Shared CLI plumbing: JSON output, error-to-exit-code mapping, the console.
+"""Shared CLI plumbing: JSON output, errors and exit codes, global options.
 
-Every command prints either human output (Rich) or, with ``--json``, one
-stable JSON document (``docs/json-output.md``). Failures print one line,
-``agentdex: <reason>``, to stderr and exit with the error's code.
+Every command prints either human output (Rich, see :mod:`agentdex.cli._output`)
+or, with ``--json``, one stable JSON document (``docs/json-output.md``).
+A failure prints one line, ``agentdex: <reason>``, to stderr and exits with
+the error's code; with ``--json``/``--ndjson`` it also prints
+``{"error": {"code": ..., "message": ...}}`` on stdout, so a program reading
+stdout always gets JSON. A closed pipe (``agentdex search x | head``) ends
+the run quietly with status 0, as ripgrep does.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 import click
 import orjson
 
-from agentdex.errors import EXIT_USAGE, AgentdexError
+from agentdex.errors import EXIT_USAGE, AgentdexError, UsageError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+#: Top-level options that may also be given after the subcommand (True: takes a value).
+GLOBAL_OPTIONS: dict[str, bool] = {"--home": True, "--color": True, "--no-pager": False}
+#: Options that switch a command to machine output (errors then come as JSON too).
+JSON_FLAGS = ("--json", "--ndjson")
+
+
+def _merge_global_json(ctx: click.Context, _param: click.Parameter, value: bool) -> bool:
+    """``--json`` given to the command, or before it (``agentdex --json sources``)."""
+    root = ctx.find_root().obj or {}
+    return bool(value) or bool(root.get("json"))
+
+
 json_option = click.option(
-    "--json", "as_json", is_flag=True, help="Print stable JSON (see docs/json-output.md)."
+    "--json",
+    "as_json",
+    is_flag=True,
+    callback=_merge_global_json,
+    help="Print stable JSON (see docs/json-output.md).",
 )
+ndjson_option = click.option(
+    "--ndjson", is_flag=True, help="One JSON object per line (per result), for streaming."
+)
+
+
+def one_format(as_json: bool, ndjson: bool) -> None:
+    """``--json`` and ``--ndjson`` are two formats: asking for both is a usage error."""
+    if as_json and ndjson:
+        raise UsageError("--json and --ndjson are two output formats; give one of them")
 
 
 def emit_json(data: Any) -> None:
@@ -33,7 +63,18 @@ def emit_json(data: Any) -> None:
 
 
 def emit_ndjson(data: Any) -> None:
-    sys.stdout.buffer.write(orjson.dumps(data, default=str) + b"\n")
+    sys.stdout.buffer.write(orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS, default=str) + b"\n")
+
+
+def print_result(as_json: bool, data: Any, human: Callable[..., None], *args: Any) -> None:
+    """``data`` as JSON, or through ``human(data, *args)`` (paged when long on a terminal)."""
+    if as_json:
+        emit_json(data)
+        return
+    from agentdex.cli._output import paged
+
+    with paged():
+        human(data, *args)
 
 
 def home_of(ctx: click.Context) -> str | None:
@@ -45,33 +86,183 @@ def home_of(ctx: click.Context) -> str | None:
 
 
 def console(stderr: bool = False) -> Any:
-    """A Rich console (imported lazily)."""
-    from rich.console import Console
+    """A Rich console that follows the terminal/pipe conventions (imported lazily)."""
+    from agentdex.cli._output import console as _console
 
-    return Console(stderr=stderr, highlight=False, soft_wrap=False)
+    return _console(stderr=stderr)
 
 
-def fail(message: str, code: int = 1) -> None:
+def fail(message: str, code: int = 1) -> NoReturn:
     """Print a one-line reason and exit with ``code``."""
     click.echo(f"agentdex: {message}", err=True)
     sys.exit(code)
 
 
-def run_main(group: click.Group, argv: list[str] | None) -> Any:
-    """Run the click group mapping AgentdexError to its exit code (no tracebacks)."""
+# -- global options anywhere -------------------------------------------------------------
+
+
+def scan_arguments(args: list[str]) -> tuple[list[str], bool]:
+    """Move global options given after the subcommand to the front; is this a JSON run?
+
+    Scanning stops at ``--`` and at the command of ``session run ID ...``
+    (whatever follows belongs to the command being run), so neither the
+    hoisting nor the JSON detection can touch a child command's arguments.
+    """
+    hoisted: list[str] = []
+    rest: list[str] = []
+    positionals: list[str] = []
+    json_mode = False
+    index = 0
+    while index < len(args):
+        token = args[index]
+        if token == "--" or (positionals[:2] == ["session", "run"] and len(positionals) >= 3):
+            rest.extend(args[index:])
+            break
+        name = token.split("=", 1)[0]
+        if name in GLOBAL_OPTIONS:
+            takes_value = GLOBAL_OPTIONS[name]
+            if takes_value and "=" not in token and index + 1 < len(args):
+                hoisted.extend(args[index : index + 2])
+                index += 2
+                continue
+            hoisted.append(token)
+        else:
+            if token in JSON_FLAGS:
+                json_mode = True
+            if not token.startswith("-"):
+                positionals.append(token)
+            rest.append(token)
+        index += 1
+    return hoisted + rest, json_mode
+
+
+# -- running the group --------------------------------------------------------------------
+
+
+class PipeClosed(Exception):
+    """stdout's reader went away (``| head``); not an OSError, so click does not catch it."""
+
+
+def _quiet_pipe_exit() -> NoReturn:
+    """Exit 0 without the interpreter's "Exception ignored ... BrokenPipeError" at shutdown."""
     try:
-        return group.main(args=argv, prog_name="agentdex", standalone_mode=False)
-    except click.exceptions.Exit as exc:
-        sys.exit(exc.exit_code)
-    except click.ClickException as exc:
-        exc.show()
-        sys.exit(exc.exit_code if exc.exit_code else EXIT_USAGE)
-    except click.Abort:
-        click.echo("agentdex: aborted", err=True)
-        sys.exit(130)
-    except AgentdexError as exc:
-        fail(exc.message, exc.exit_code)
-    except BrokenPipeError:
-        sys.exit(0)
-    except KeyboardInterrupt:
-        sys.exit(130)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    sys.exit(0)
+
+
+def _report(code: str, message: str, exit_code: int, json_mode: bool, detail: Any = None) -> None:
+    """One line on stderr; with --json also ``{"error": {...}}`` on stdout."""
+    click.echo(f"agentdex: {message}", err=True)
+    if json_mode:
+        error: dict[str, Any] = {"code": code, "message": message, "exit_code": exit_code}
+        if detail is not None:
+            error["detail"] = detail
+        emit_ndjson({"error": error})
+        sys.stdout.flush()
+
+
+def run_main(group: click.Group, argv: list[str] | None) -> Any:
+    """Run the click group, mapping every failure to its exit code (never a traceback)."""
+    args, json_mode = scan_arguments(list(sys.argv[1:] if argv is None else argv))
+    try:
+        try:
+            status = group.main(args=args, prog_name="agentdex", standalone_mode=False)
+            if isinstance(status, int) and not isinstance(status, bool) and status:
+                sys.exit(status)  # a command's ctx.exit(n)
+            return status
+        except click.exceptions.Exit as exc:
+            sys.exit(exc.exit_code)
+        except click.ClickException as exc:
+            if json_mode:
+                _report("USAGE", exc.format_message(), exc.exit_code or EXIT_USAGE, True)
+            else:
+                exc.show()
+            sys.exit(exc.exit_code if exc.exit_code else EXIT_USAGE)
+        except click.Abort:
+            click.echo("agentdex: aborted", err=True)
+            sys.exit(130)
+        except AgentdexError as exc:
+            _report(exc.code, exc.message, exc.exit_code, json_mode, exc.detail)
+            sys.exit(exc.exit_code)
+        except KeyboardInterrupt:
+            sys.exit(130)
+    except (PipeClosed, BrokenPipeError):
+        _quiet_pipe_exit()
+
+
+# -- commands whose arguments are a query ------------------------------------------------
+
+
+class QueryCommand(click.Command):
+    """A command whose positional arguments form a query, where ``-word`` excludes a word.
+
+    Click would read ``-backoff`` as the short options ``-b -a -c ...`` and
+    fail. Here a dash token is an option only when it is one: a known long
+    option, a cluster of known short flags (``-iw``), or a known short option
+    with its value (``-n5``, ``-n 5``). Anything else (``-backoff``, ``-5``)
+    is a query word. Options may come before, between or after the words.
+    """
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, self._split(ctx, args))
+
+    def _split(self, ctx: click.Context, args: list[str]) -> list[str]:
+        long_opts: dict[str, bool] = {}
+        short_opts: dict[str, click.Option] = {}
+        for param in self.get_params(ctx):
+            if not isinstance(param, click.Option):
+                continue
+            for name in (*param.opts, *param.secondary_opts):
+                if name.startswith("--"):
+                    long_opts[name] = _takes_value(param)
+                elif len(name) == 2:
+                    short_opts[name[1]] = param
+        options: list[str] = []
+        words: list[str] = []
+        index = 0
+        while index < len(args):
+            token = args[index]
+            index += 1
+            if token == "--":
+                words.extend(args[index:])
+                break
+            if token.startswith("--"):
+                options.append(token)
+                if long_opts.get(token.split("=", 1)[0]) and "=" not in token and index < len(args):
+                    options.append(args[index])
+                    index += 1
+            elif (
+                len(token) > 1
+                and token.startswith("-")
+                and _is_short_cluster(ctx, token, short_opts)
+            ):
+                options.append(token)
+                if len(token) == 2 and _takes_value(short_opts[token[1]]) and index < len(args):
+                    options.append(args[index])
+                    index += 1
+            else:
+                words.append(token)
+        return [*options, "--", *words] if words else options
+
+
+def _takes_value(option: click.Option) -> bool:
+    return not (option.is_flag or option.count)
+
+
+def _is_short_cluster(ctx: click.Context, token: str, short_opts: dict[str, click.Option]) -> bool:
+    """``-iw`` (known flags) or ``-n5`` / ``-n`` (a known option and a valid value)."""
+    first = short_opts.get(token[1])
+    if first is not None and _takes_value(first):
+        if len(token) == 2:
+            return True
+        try:
+            first.type.convert(token[2:], first, ctx)
+        except click.BadParameter:
+            return False  # "-nothing" excludes "nothing"; it is not "-n othing"
+        return True
+    return all(
+        letter in short_opts and not _takes_value(short_opts[letter]) for letter in token[1:]
+    )

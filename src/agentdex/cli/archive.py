@@ -28,7 +28,7 @@ def archive(ctx: click.Context, as_json: bool) -> None:
         return
     from agentdex.api import archive as api
 
-    info = api.status()
+    info = api.status(home=home_of(ctx))
     if as_json:
         emit_json(info)
         return
@@ -83,8 +83,14 @@ def _print_status(info: dict[str, Any]) -> None:
     "--since", default=None, help="Only records from then on (2026-01-31, 30d, yesterday...)."
 )
 @json_option
+@click.pass_context
 def export_cmd(
-    output: str, agent: str | None, session: str | None, since: str | None, as_json: bool
+    ctx: click.Context,
+    output: str,
+    agent: str | None,
+    session: str | None,
+    since: str | None,
+    as_json: bool,
 ) -> None:
     """Write archived records as JSON Lines: each record's JSON plus archived_at,
     source_gone and the raw source line where it was kept (raw / raw_base64)."""
@@ -92,7 +98,7 @@ def export_cmd(
 
     if output == "-" and as_json:
         raise click.UsageError("--json prints a summary on stdout; give -o FILE, not -o -")
-    result = api.export(output, agent=agent, session=session, since=since)
+    result = api.export(output, agent=agent, session=session, since=since, home=home_of(ctx))
     if as_json:
         emit_json(result)
     elif output != "-":

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
-from agentdex.cli._common import console, emit_json, home_of, json_option
+from agentdex.cli._common import console, home_of, json_option, print_result
 
 
 @click.command("audit")
@@ -23,9 +25,10 @@ def audit(ctx: click.Context, as_json: bool, show_all: bool) -> None:
     from agentdex.api import history
 
     data = history.audit(home_of(ctx))
-    if as_json:
-        emit_json(data)
-        return
+    print_result(as_json, data, _human, show_all)
+
+
+def _human(data: dict[str, Any], show_all: bool) -> None:
     from agentdex.cli._format import tilde
 
     out = console()

@@ -71,10 +71,23 @@ def _size(n: int) -> str:
     return f"{n / 1024 / 1024:.1f} MiB"
 
 
-def render(snapshot: dict[str, Any]) -> None:
-    """Print a snapshot as a tree grouped by kind, with status badges and sizes."""
+def render(snapshot: dict[str, Any], home: str | None = None) -> None:
+    """Print a snapshot as a tree grouped by kind, with status badges and sizes.
+
+    On a terminal paths under the home read ``~/...``; in a pipe they stay
+    absolute and no line is wrapped.
+    """
     from rich.markup import escape
     from rich.tree import Tree
+
+    from agentdex.cli._format import tilde
+    from agentdex.cli._output import is_terminal
+    from agentdex.paths import home_dir
+
+    base = str(home_dir(home))
+
+    def shown(path: str) -> str:
+        return escape(tilde(path, base) if is_terminal() else path)
 
     out = console()
     history = snapshot.get("history")
@@ -83,7 +96,7 @@ def render(snapshot: dict[str, Any]) -> None:
 
         out.print(history_banner(history), soft_wrap=True)
     title = (
-        f"[bold]{escape(snapshot['workspace'])}[/]  v{snapshot['version']}  "
+        f"[bold]{shown(snapshot['workspace'])}[/]  v{snapshot['version']}  "
         f"{snapshot['resource_count']} resources, {_size(snapshot['total_payload_bytes'])} payload"
     )
     tree = Tree(title)
@@ -93,7 +106,7 @@ def render(snapshot: dict[str, Any]) -> None:
     for kind, items in groups.items():
         branch = tree.add(f"[bold]{_KIND_TITLES.get(kind, kind)}[/] ({len(items)})")
         for res in items:
-            label = f"{_BADGES.get(res['status'], res['status'])} {escape(res['source'])}"
+            label = f"{_BADGES.get(res['status'], res['status'])} {shown(res['source'])}"
             if res["scope"] != "workspace":
                 label += f" [cyan]({res['scope']})[/]"
             label += f"  [dim]{_size(res['size'])}[/]"
@@ -173,14 +186,20 @@ def show(
         return
     if not watch:
         once = api.snapshot(directory, payload=payload, home=home, warn=_warn)
-        emit_json(once) if as_json else render(once)
+        if as_json:
+            emit_json(once)
+            return
+        from agentdex.cli._output import paged
+
+        with paged():
+            render(once, home)
         return
     printed = 0
     with api.watch(directory, home=home, debounce=debounce) as live:
         snap: dict[str, Any] | None = live.snapshot(payload=payload)
         try:
             while snap is not None:
-                emit_ndjson(snap) if as_json else render(snap)
+                emit_ndjson(snap) if as_json else render(snap, home)
                 sys.stdout.flush()
                 printed += 1
                 if max_updates is not None and printed >= max_updates:

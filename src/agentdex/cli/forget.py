@@ -10,7 +10,7 @@ import sys
 
 import click
 
-from agentdex.cli._common import console, emit_json, fail, json_option
+from agentdex.cli._common import console, emit_json, fail, home_of, json_option
 
 
 @click.command("forget")
@@ -24,8 +24,14 @@ from agentdex.cli._common import console, emit_json, fail, json_option
 )
 @click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
 @json_option
+@click.pass_context
 def forget(
-    ref: str | None, session: str | None, project: str | None, yes: bool, as_json: bool
+    ctx: click.Context,
+    ref: str | None,
+    session: str | None,
+    project: str | None,
+    yes: bool,
+    as_json: bool,
 ) -> None:
     """Remove conversations from the index and the archive, for good.
 
@@ -36,12 +42,13 @@ def forget(
     """
     from agentdex.api import archive as api
 
-    plan = api.forget_plan(ref, session=session, project=project)
+    home = home_of(ctx)
+    plan = api.forget_plan(ref, session=session, project=project, home=home)
     if not yes and sys.stdin.isatty():
         _describe(plan.conversations)
         if not click.confirm(f"Forget {len(plan.conversations)} conversation(s)?", default=False):
             fail("nothing forgotten", 1)
-    result = api.forget(plan)
+    result = api.forget(plan, home=home)
     if as_json:
         emit_json(result)
         return

@@ -75,16 +75,18 @@ def index(ctx: click.Context, as_json: bool, full: bool) -> None:
     Incremental by default: unchanged files are skipped, append-only JSONL
     files resume where the last run stopped, rewritten files are reparsed and
     deleted files drop out. Another process indexing at the same time makes
-    this one wait for it. The index lives under the data dir
-    ($AGENTDEX_DATA_DIR, or [index] path in the config).
+    this one wait for it. Each home has its own index, under the data dir
+    ($AGENTDEX_DATA_DIR/homes/<home>/index, or <[index] path>/<home> when
+    the config sets one), so --home never mixes homes.
     """
     from agentdex.api import context_history
     from agentdex.api import search as api
     from agentdex.cli._common import home_of
 
-    stats = run_refresh(home_of(ctx), full=full, quiet=as_json)
-    status = api.index_status()
-    contexts = context_history.record_indexed_workspaces(home=home_of(ctx))
+    home = home_of(ctx)
+    stats = run_refresh(home, full=full, quiet=as_json)
+    status = api.index_status(home=home)
+    contexts = context_history.record_indexed_workspaces(home=home)
     if as_json:
         emit_json({"refresh": stats.to_json(), "index": status, "context_history": contexts})
         return
@@ -97,7 +99,8 @@ def index(ctx: click.Context, as_json: bool, full: bool) -> None:
         f"{stats.files_unchanged} unchanged, {stats.files_removed} removed; "
         f"+{stats.records_added} / -{stats.records_removed} records in {stats.seconds:.2f}s. "
         f"Index: {status.get('records', 0)} records, {human_size(status.get('bytes'))} "
-        f"at {status['path']}"
+        f"at {status['path']}",
+        soft_wrap=True,
     )
     if stats.diagnostics:
         console(stderr=True).print(f"[yellow]{stats.diagnostics} parse diagnostic(s)[/]")

@@ -8,7 +8,15 @@ from typing import Any
 
 import click
 
-from agentdex.cli._common import emit_json, emit_ndjson, home_of, json_option
+from agentdex.cli._common import (
+    QueryCommand,
+    emit_json,
+    emit_ndjson,
+    home_of,
+    json_option,
+    ndjson_option,
+    one_format,
+)
 from agentdex.config import MAX_TIME_BUDGET
 from agentdex.errors import EXIT_PARTIAL
 
@@ -29,60 +37,86 @@ Query language (exact substrings, grep semantics):
 \b
 Case is smart: all-lowercase terms ignore case, any capital makes the search
 case-sensitive (-i / -s force it). -w matches whole words; -E treats each
-term as a Python regex. Unknown fields or malformed queries exit with status 2.
-Each result has a reference (SESSION@LOCATOR) that `agentdex show` opens.
+term as a Python regex. Options may come anywhere; a dash word that is not
+an option (-backoff) is an exclusion (write NOT is for a word like -is).
 With many matches the first page does not wait for all of them: the total
 is then a lower bound (--exact-count counts every match). A search stops at
 its time budget (--time-budget, default [search] time_budget in config.toml,
-else 5 s), prints what it found so far and exits with status 7. See
-docs/query-language.md and docs/search.md.
+else 5 s), prints what it found so far and exits with status 7.
+\b
+Exit status: 0 results found, 1 none (like grep), 2 a malformed query,
+7 stopped at the time budget (the results so far are printed).
+On a terminal each result shows its reference (SESSION@LOCATOR), which
+`agentdex show` opens; in a pipe each result is one tab-separated line
+starting with it. See docs/query-language.md and docs/search.md.
 """
 
 
-def _print_plain(data: dict[str, Any]) -> None:
-    from agentdex.cli._format import relative_time
+def _where(item: dict[str, Any]) -> str:
+    return item["worktree"] or item["project"] or item["cwd"] or "-"
 
-    for item in data["results"]:
-        where = item["project"] or item["cwd"] or "-"
-        branch = f" ({item['branch']})" if item["branch"] else ""
-        gone = "  [source gone]" if item.get("source_gone") else ""
-        click.echo(
-            f"{item['agent']}  {where}{branch}  {relative_time(item['timestamp'])}"
-            f"  {item['role']}/{item['kind']}  {item['ref']}{gone}"
+
+def _print_rows(data: dict[str, Any], highlights: list[list[tuple[int, int]]]) -> None:
+    """Off a terminal: one tab-separated line per result, nothing cut or wrapped.
+
+    ``ref, agent, where, branch, timestamp, role/kind, snippet``: ``cut -f1``
+    gives references ``agentdex show`` opens.
+    """
+    from agentdex.cli._output import emit_row
+
+    for item, _spans in zip(data["results"], highlights, strict=False):
+        emit_row(
+            [
+                (item["ref"], "dim"),
+                (item["agent"], "bold cyan"),
+                (_where(item), "green"),
+                (item["branch"] or "-", "magenta"),
+                (item["timestamp"] or "-", "dim"),
+                (f"{item['role']}/{item['kind']}", "yellow"),
+                (item["snippet"], ""),
+            ]
         )
-        click.echo(f"    {item['snippet']}")
 
 
-def _print_rich(data: dict[str, Any], highlights: list[list[tuple[int, int]]]) -> None:
+def _print_rich(data: dict[str, Any], highlights: list[list[tuple[int, int]]], home: str) -> None:
+    """On a terminal: a heading per result (never wrapped), the snippet, the reference."""
+    from rich.padding import Padding
     from rich.text import Text
 
     from agentdex.cli._common import console
-    from agentdex.cli._format import relative_time
+    from agentdex.cli._format import relative_time, tilde, time_mark
 
     out = console()
+    approximate = False
     for item, spans in zip(data["results"], highlights, strict=False):
-        head = Text()
+        head = Text(no_wrap=True, overflow="ellipsis")
         head.append(item["agent"], style="bold cyan")
+        mark = time_mark(item["store"])
+        approximate = approximate or bool(mark)
+        head.append(f"  {mark}{relative_time(item['timestamp'])}", style="dim")
+        head.append(f"  {item['role']}/{item['kind']}", style="yellow")
         head.append("  ")
-        head.append(item["worktree"] or item["project"] or item["cwd"] or "-", style="green")
+        head.append(tilde(_where(item), home), style="green")
         if item["branch"]:
             head.append(f" ({item['branch']})", style="magenta")
-        head.append(f"  {relative_time(item['timestamp'])}", style="dim")
-        head.append(f"  {item['role']}/{item['kind']}", style="yellow")
         if item.get("source_gone"):
             head.append("  source gone (archived)", style="red")
         out.print(head)
-        snippet = Text("    " + item["snippet"])
+        snippet = Text(item["snippet"])
         for start, end in spans:
-            snippet.stylize("bold red", start + 4, end + 4)
-        out.print(snippet)
-        out.print(Text(f"    {item['ref']}", style="dim"))
+            snippet.stylize("bold red", start, end)
+        out.print(Padding(snippet, (0, 0, 0, 4)))
+        out.print(Text(f"    {item['ref']}", style="dim", no_wrap=True, overflow="ellipsis"))
+    if approximate:
+        from agentdex.cli.conversations import MTIME_NOTE
+
+        out.print(Text(MTIME_NOTE, style="dim"))
 
 
-@click.command("search", help=HELP)
+@click.command("search", help=HELP, cls=QueryCommand)
 @click.argument("query", nargs=-1, required=True)
 @json_option
-@click.option("--ndjson", is_flag=True, help="One JSON object per result, per line.")
+@ndjson_option
 @click.option("-n", "--limit", type=int, default=20, show_default=True, help="Most results shown.")
 @click.option(
     "--sort", type=click.Choice(["relevance", "time"]), default="relevance", show_default=True
@@ -127,8 +161,10 @@ def search(
     exact_count: bool,
 ) -> None:
     from agentdex.api import search as api
+    from agentdex.cli._format import pinned_now
     from agentdex.errors import UsageError
 
+    one_format(as_json, ndjson)
     if ignore_case and case_sensitive:
         raise UsageError("-i and -s contradict each other")
     case = "insensitive" if ignore_case else "sensitive" if case_sensitive else "smart"
@@ -148,6 +184,7 @@ def search(
             only_here=only_here,
             dedup=not no_dedup,
             progress=bar,
+            now=pinned_now(),
             budget=None if time_budget is None else api.Budget(time_budget),
             exact_total=exact_count,
         )
@@ -158,9 +195,28 @@ def search(
         for item in data["results"]:
             emit_ndjson(item)
     else:
-        _human(result, data)
+        from agentdex.cli._output import paged
+        from agentdex.paths import home_dir
+
+        with paged():
+            _human(result, data, str(home_dir(home_of(ctx))))
+        _footer(data["stats"])  # after the results, even when they were paged
     if result.status == "partial":
         _stopped(data["stats"])
+    if not data["results"]:
+        ctx.exit(1)  # like grep: nothing found is status 1
+
+
+def _footer(stats: dict[str, Any]) -> None:
+    """How many results were left out (a lower bound when the search stopped counting)."""
+    if not stats.get("total_exact", True):
+        click.echo(
+            f"({stats['returned']} of at least {stats['total']} results;"
+            " --exact-count counts them all, -n shows more)",
+            err=True,
+        )
+    elif stats.get("total", 0) > stats.get("returned", 0):
+        click.echo(f"({stats['returned']} of {stats['total']} results; -n for more)", err=True)
 
 
 def _stopped(stats: dict[str, Any]) -> None:
@@ -189,7 +245,7 @@ def _progress(enabled: bool) -> Any:
     return nullcontext(None)
 
 
-def _human(result: Any, data: dict[str, Any]) -> None:
+def _human(result: Any, data: dict[str, Any], home: str) -> None:
     for warning in data["stats"].get("warnings", []):
         click.echo(f"agentdex: {warning}", err=True)
     for note in data["stats"].get("notes", []):
@@ -200,16 +256,9 @@ def _human(result: Any, data: dict[str, Any]) -> None:
     if not data["results"]:
         click.echo("No results.", err=True)
         return
-    if sys.stdout.isatty():
-        _print_rich(data, result.highlights)
+    from agentdex.cli._output import is_terminal
+
+    if is_terminal():
+        _print_rich(data, result.highlights, home)
     else:
-        _print_plain(data)
-    stats = data["stats"]
-    if not stats.get("total_exact", True):
-        click.echo(
-            f"({stats['returned']} of at least {stats['total']} results;"
-            " --exact-count counts them all, --limit shows more)",
-            err=True,
-        )
-    elif stats["total"] > stats["returned"]:
-        click.echo(f"({stats['returned']} of {stats['total']} results; --limit for more)", err=True)
+        _print_rows(data, result.highlights)

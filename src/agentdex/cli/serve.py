@@ -12,6 +12,7 @@ run that app. Everything the app answers still goes through
 
 from __future__ import annotations
 
+import errno
 import ipaddress
 import os
 import socket
@@ -24,7 +25,7 @@ from typing import Any, TypeVar
 import click
 
 from agentdex.cli._common import emit_ndjson, home_of, json_option
-from agentdex.errors import UsageError
+from agentdex.errors import AgentdexError, ConflictError, UsageError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -40,6 +41,8 @@ def is_loopback(host: str) -> bool:
 
 
 def _bind(host: str, port: int) -> socket.socket:
+    """Bind before printing the URL. A port in use is a conflict (exit 4), not a usage error;
+    a host that is not an address of this machine is a usage error (2)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -47,7 +50,12 @@ def _bind(host: str, port: int) -> socket.socket:
         sock.bind((host.strip("[]"), port))
     except OSError as exc:
         sock.close()
-        raise UsageError(f"cannot bind {host}:{port}: {exc.strerror}") from exc
+        message = f"cannot bind {host}:{port}: {exc.strerror or exc}"
+        if exc.errno == errno.EADDRINUSE:
+            raise ConflictError(f"{message} (another process has it; try --port 0)") from exc
+        if exc.errno == errno.EADDRNOTAVAIL or isinstance(exc, socket.gaierror):
+            raise UsageError(message) from exc
+        raise AgentdexError(message) from exc
     sock.listen(128)
     sock.set_inheritable(True)
     return sock
@@ -93,7 +101,7 @@ def prepare(
         os.chmod(path, 0o600)  # a token others can read is no token
     try:
         sock = _bind(host, port)
-    except UsageError:
+    except ConflictError:  # the port is in use: fall back to a free one when allowed
         if not fallback_port or port == 0:
             raise
         sock = _bind(host, 0)

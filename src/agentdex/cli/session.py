@@ -2,9 +2,10 @@
 
 A thin shell over :mod:`agentdex.api.sessions`.
 
-Exit codes: 2 usage (ambiguous id prefix, no work dir to run in), 3 unknown
-session / directory / worktree / command, 6 corrupt session log, and
-``session run`` returns the command's own exit status.
+Exit codes: 2 usage (an invalid id, no command to run), 3 unknown session /
+directory / worktree / command, 4 conflict (an ambiguous id prefix, no work
+dir to run in), 6 corrupt session log, and ``session run`` returns the
+command's own exit status.
 """
 
 from __future__ import annotations
@@ -18,9 +19,11 @@ from agentdex.cli._common import emit_json, home_of, json_option
 
 
 def _summary(s: dict[str, Any]) -> str:
-    where = s["workingDirectory"] or "(no work directory)"
+    from agentdex.cli._format import shown_path
+
+    where = shown_path(s["working_directory"]) or "(no work directory)"
     label = f"  {s['label']}" if s["label"] else ""
-    bound = f"  [worktree {s['worktree']}]" if s["worktree"] else ""
+    bound = f"  [worktree {shown_path(s['worktree'])}]" if s["worktree"] else ""
     return f"{s['id']}  {where}{bound}{label}"
 
 
@@ -40,6 +43,9 @@ def session() -> None:
 )
 @click.option("--label", default=None)
 @click.option("--agent", default=None, help="Command 'session run' starts, e.g. 'claude'.")
+@click.option(
+    "-q", "--quiet", is_flag=True, help="Print only the new id: sid=$(agentdex session new -q)."
+)
 @json_option
 def new_cmd(
     workdir: str | None,
@@ -47,6 +53,7 @@ def new_cmd(
     repo: str | None,
     label: str | None,
     agent: str | None,
+    quiet: bool,
     as_json: bool,
 ) -> None:
     """Create a session (with no work directory unless one is given)."""
@@ -57,8 +64,10 @@ def new_cmd(
     )
     if as_json:
         emit_json({"created": created})
-        return
-    click.echo(f"created {_summary(created)}")
+    elif quiet:
+        click.echo(created["id"])
+    else:
+        click.echo(f"created {_summary(created)}")
 
 
 @session.command("list")
@@ -96,11 +105,11 @@ def show_cmd(ctx: click.Context, session_id: str, as_json: bool) -> None:
         emit_json(data)
         return
     click.echo(_summary(data))
-    click.echo(f"created {data['created']}  last activity {data['lastActivity']}")
+    click.echo(f"created {data['created']}  last activity {data['last_activity']}")
     if data["agent"]:
         click.echo(f"agent: {data['agent']}")
-    if data["lastExitCode"] is not None:
-        click.echo(f"last exit code: {data['lastExitCode']}")
+    if data["last_exit_code"] is not None:
+        click.echo(f"last exit code: {data['last_exit_code']}")
     if not data["history_available"]:
         click.echo("history: not available in this build")
     for row in data["history"]:

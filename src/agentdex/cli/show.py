@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
-from agentdex.cli._common import console, emit_json, home_of, json_option
+from agentdex.cli._common import console, home_of, json_option, print_result
 
 
 @click.command("show")
@@ -16,7 +18,7 @@ from agentdex.cli._common import console, emit_json, home_of, json_option
     "window",
     type=click.IntRange(min=0),
     default=None,
-    help="With a ref, print only N records around it.",
+    help="With a ref, print only N records either side of it.",
 )
 @click.option(
     "--context",
@@ -54,18 +56,24 @@ def show(
         records = records[start : focus + window + 1]
         focus -= start
         data = {**data, "records": records, "focus": focus}
-    if as_json:
-        emit_json(data)
-        return
+    print_result(as_json, data, _human)
+
+
+def _human(data: dict[str, Any]) -> None:
     from rich.markup import escape
 
+    from agentdex.cli._format import shown_path
+
+    records = data["records"]
+    focus = data["focus"]
     out = console()
+    project = shown_path(data["project"])
     out.print(
         f"[bold]{data['agent']}[/] session [cyan]{data['session_id']}[/]"
-        + (f"  project {data['project']}" if data["project"] else ""),
+        + (f"  project {escape(project)}" if project else ""),
         soft_wrap=True,
     )
-    if with_context:
+    if "context" in data:  # --context
         from agentdex.cli._context_history import render_conversation_context
 
         render_conversation_context(data["context"])

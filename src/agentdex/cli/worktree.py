@@ -1,8 +1,8 @@
 """``agentdex worktree list|add|remove``: a thin shell over :mod:`agentdex.api.worktrees`.
 
-Exit codes: 2 invalid branch name / bad path / primary worktree, 3 unknown
-branch or path, 4 conflict (already checked out, target exists, dirty),
-5 over ``[worktrees] max``.
+Exit codes: 2 invalid branch name / bad path, 3 unknown branch or path,
+4 conflict (already checked out, target exists, dirty, the primary
+worktree), 5 over ``[worktrees] max``.
 """
 
 from __future__ import annotations
@@ -28,12 +28,14 @@ def _row(w: dict[str, Any]) -> str:
     if w["detached"]:
         marks.append("detached")
     if w["dirty"]:
-        marks.append(f"dirty:{w['dirtyFileCount']}")
+        marks.append(f"dirty:{w['dirty_file_count']}")
     if w["locked"]:
         marks.append("locked")
     if w["prunable"]:
         marks.append("prunable")
-    return f"{w['path']}  {w['label']}  {w['head'] or '-'}  {' '.join(marks)}".rstrip()
+    from agentdex.cli._format import shown_path
+
+    return f"{shown_path(w['path'])}  {w['label']}  {w['head'] or '-'}  {' '.join(marks)}".rstrip()
 
 
 @click.group("worktree")
@@ -70,7 +72,9 @@ def add_cmd(branch: str, create: bool, base: str | None, repo: str | None, as_js
     if as_json:
         emit_json({"created": created})
         return
-    click.echo(f"created {created['path']}  ({created['label']} at {created['head']})")
+    from agentdex.cli._format import shown_path
+
+    click.echo(f"created {shown_path(created['path'])}  ({created['label']} at {created['head']})")
 
 
 @worktree.command("remove")
@@ -86,6 +90,8 @@ def remove_cmd(path: str, force: bool, repo: str | None, as_json: bool) -> None:
     if as_json:
         emit_json(result)
         return
-    click.echo(f"removed {result['removed']['path']}")
-    for session_id in result["detachedSessions"]:
+    from agentdex.cli._format import shown_path
+
+    click.echo(f"removed {shown_path(result['removed']['path'])}")
+    for session_id in result["detached_sessions"]:
         click.echo(f"detached session {session_id}")

@@ -81,13 +81,27 @@ def allowed_roots(workspace: str | None, home: str | None = None) -> list[str]:
     return sorted(set(roots))
 
 
+class SourceRefused(UsageError):
+    """A source agentdex will not read: outside every allowed root, or a secret.
+
+    A usage error on the command line (exit 2); over HTTP a 403, since the
+    request is well formed and refused by policy, not malformed.
+    """
+
+    code = "FORBIDDEN"
+    http_status = 403
+
+
 def canonical_path(raw: str, *, home: str | None = None) -> str:
-    """Syntax checks and symlink resolution, without the allowed-root check."""
-    if not isinstance(raw, str) or not raw.strip():
+    """Syntax checks and symlink resolution, without the allowed-root check.
+
+    The path is taken as given (no stripping): a name may end in a space.
+    """
+    if not isinstance(raw, str) or not raw:
         raise UsageError("source path is empty")
     if "\0" in raw:
         raise UsageError("source path contains a NUL byte")
-    text = raw.strip()
+    text = raw
     if text.startswith("~"):
         if text != "~" and not text.startswith("~/"):
             raise UsageError(f"{raw}: only '~/' paths are expanded, not '~user'")
@@ -104,15 +118,16 @@ def validate_source(raw: str, workspace: str | None, *, home: str | None = None)
     real = canonical_path(raw, home=home)
     parts = PurePosixPath(real).parts
     if any(part in SECRET_DIRS for part in parts) or is_secret(real):
-        raise UsageError(f"{raw}: refusing a path inside a secrets folder or naming a secret")
+        raise SourceRefused(f"{raw}: refusing a path inside a secrets folder or naming a secret")
     allowed = allowed_roots(workspace, home)
     if not any(is_within(real, root) for root in allowed):
-        raise UsageError(
-            f"{raw}: not under an allowed root",
+        raise SourceRefused(
+            f"{raw}: not under an allowed root; allowed: {', '.join(allowed) or 'none'} "
+            "(the workspace, the agents' user folders, and [context] roots in the config)",
             detail="allowed roots: " + ", ".join(allowed),
         )
     if not os.path.exists(real):
-        raise UsageError(f"{raw}: no such file or directory")
+        raise NotFoundError(f"{raw}: no such file or directory")
     return real
 
 
@@ -184,7 +199,7 @@ def add_source(
 def find_source(raw: str, *, home: str | None = None, base: Path | None = None) -> dict[str, Any]:
     """The stored entry for ``raw`` (matched canonically or literally); NotFoundError."""
     real = canonical_path(raw, home=home)
-    literal = raw.strip()
+    literal = raw
     for entry in load_sources(base):
         if entry["path"] in (real, literal):
             return entry
@@ -194,7 +209,7 @@ def find_source(raw: str, *, home: str | None = None, base: Path | None = None) 
 def remove_source(raw: str, *, home: str | None = None, base: Path | None = None) -> str:
     """Forget a source; NotFoundError when it was never added."""
     real = canonical_path(raw, home=home)
-    literal = raw.strip()
+    literal = raw
     with _locked(base):
         entries = load_sources(base)
         kept = [e for e in entries if e["path"] not in (real, literal)]
@@ -209,8 +224,10 @@ def source_status(entry: dict[str, Any], workspace: str | None, home: str | None
     """``ok``, ``missing`` or ``not_allowed`` (re-checked now, symlinks resolved now)."""
     try:
         validate_source(entry["path"], workspace, home=home)
-    except UsageError as exc:
-        return "missing" if "no such file" in exc.message else "not_allowed"
+    except NotFoundError:
+        return "missing"
+    except UsageError:
+        return "not_allowed"
     return "ok"
 
 
@@ -258,10 +275,10 @@ def scan_roots(
         denied: str | None = None
         try:
             path = validate_source(stored, workspace, home=home)
+        except NotFoundError:
+            path = stored  # a missing root is simply ignored
         except UsageError as exc:
             path, denied = stored, exc.message
-            if "no such file" in exc.message:
-                denied = None  # a missing root is simply ignored
         roots.append(
             ScanRoot(
                 path,

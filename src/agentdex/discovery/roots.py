@@ -12,7 +12,9 @@ from __future__ import annotations
 import fnmatch
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,12 +38,31 @@ class Root:
 Warn = Callable[[str], None]
 
 
+#: While :func:`recording_lookups` is active: every directory a resolver asked about.
+_lookups: ContextVar[list[tuple[Path, bool]] | None] = ContextVar("lookups", default=None)
+
+
+@contextmanager
+def recording_lookups() -> Iterator[list[tuple[Path, bool]]]:
+    """Record ``(path, is a directory)`` for every place a resolver looks (``doctor``)."""
+    log: list[tuple[Path, bool]] = []
+    token = _lookups.set(log)
+    try:
+        yield log
+    finally:
+        _lookups.reset(token)
+
+
 def _is_dir(path: Path) -> bool:
     observe.note(path)
     try:
-        return path.is_dir()
+        found = path.is_dir()
     except OSError:
-        return False
+        found = False
+    log = _lookups.get()
+    if log is not None:
+        log.append((path, found))
+    return found
 
 
 def _override(var: str, warn: Warn) -> list[Path] | None:
@@ -241,8 +262,8 @@ def project_roots(home: Path, warn: Warn) -> list[Root]:
 
     From ``$AGENTDEX_PROJECT_ROOTS`` (``os.pathsep``-separated, expanded one
     level) and the project dirs the index saw in other agents' records
-    (``<data dir>/projects.json``, taken as they are). The config file's
-    ``[projects] roots`` arrive through ``discover(extra_roots=...)``.
+    (``<data dir>/homes/<home key>/projects.json``, taken as they are). The
+    config file's ``[projects] roots`` arrive through ``discover(extra_roots=...)``.
     """
     configured: list[Path] = []
     for part in (os.environ.get("AGENTDEX_PROJECT_ROOTS") or "").split(os.pathsep):
@@ -255,7 +276,7 @@ def project_roots(home: Path, warn: Warn) -> list[Root]:
         else:
             warn(f"AGENTDEX_PROJECT_ROOTS entry {part} is not a directory; skipped")
     seen = expand_project_roots(configured, children=True)
-    seen += expand_project_roots(_indexed_projects(), children=False)
+    seen += expand_project_roots(_indexed_projects(home), children=False)
     return _existing("projects", seen)
 
 
@@ -263,15 +284,16 @@ def project_roots(home: Path, warn: Warn) -> list[Root]:
 MAX_INDEXED_PROJECTS = 5000
 
 
-def _indexed_projects() -> list[Path]:
-    """Absolute project dirs from the index's ``projects.json``; [] when absent or corrupt."""
+def _indexed_projects(home: Path) -> list[Path]:
+    """Absolute project dirs from this home's ``projects.json``; [] when absent or corrupt."""
     import orjson
 
-    from agentdex.paths import data_dir
+    from agentdex.paths import home_data_dir
 
-    observe.note(data_dir() / "projects.json")
+    path = home_data_dir(home) / "projects.json"
+    observe.note(path)
     try:
-        data = orjson.loads((data_dir() / "projects.json").read_bytes())
+        data = orjson.loads(path.read_bytes())
     except (OSError, orjson.JSONDecodeError):
         return []
     if not isinstance(data, list):

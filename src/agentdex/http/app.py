@@ -8,6 +8,16 @@ token except the OpenAPI document and the web explorer's static page
 checks it (and bounds the body) before anything else runs. There is no
 ``/docs``: the interactive docs load their assets from a CDN, and the page
 works offline.
+
+The OpenAPI document is a contract a schema-driven fuzzer checks
+(``tests/test_openapi_contract.py``): every failure answers
+:class:`ErrorBody` with a documented status. A request that breaks the
+schema is a 400 (never FastAPI's 422 shape, which the document no longer
+lists); an ``AgentdexError`` maps by exit code (2 → 400, 3 → 404, 4 and 5 →
+409: a conflict with the current state or a configured limit, told apart by
+``error``), or by its ``http_status`` when it has one (403 for a refused
+context source); a 405 names, in ``Allow``, exactly the methods the document
+lists for that path.
 """
 
 from __future__ import annotations
@@ -17,8 +27,12 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from agentdex import __version__
 from agentdex.errors import AgentdexError
@@ -38,7 +52,8 @@ ROUTERS: tuple[tuple[str, str], ...] = (
     ("agentdex.http.archive_api", "/api/v0/archive"),
 )
 
-_STATUS = {2: 400, 3: 404, 4: 409, 5: 422, 6: 500}
+_STATUS = {2: 400, 3: 404, 4: 409, 5: 409, 6: 500}
+_HTTP_CODES = {400: "USAGE", 401: "UNAUTHORIZED", 404: "NOT_FOUND", 405: "METHOD_NOT_ALLOWED"}
 
 
 class ErrorBody(BaseModel):
@@ -51,14 +66,71 @@ class ErrorBody(BaseModel):
 
 #: Documented on every route: any library call can fail in these ways.
 COMMON_ERRORS: dict[int | str, dict[str, Any]] = {
-    400: {"model": ErrorBody, "description": "Invalid input (usage error)"},
+    400: {
+        "model": ErrorBody,
+        "description": "Invalid input: a parameter or body the schema refuses (`detail` lists "
+        "what), or a malformed query (`USAGE`)",
+    },
     401: {"model": ErrorBody, "description": "Missing, invalid or repeated bearer token"},
     408: {"model": ErrorBody, "description": "The request body arrived too slowly"},
     413: {"model": ErrorBody, "description": f"Request body over {MAX_BODY_BYTES} bytes"},
     404: {"model": ErrorBody, "description": "Not found"},
-    409: {"model": ErrorBody, "description": "Conflict with current state"},
-    422: {"model": ErrorBody, "description": "Over a limit, or a request that fails validation"},
+    409: {
+        "model": ErrorBody,
+        "description": "Conflict with the current state (`CONFLICT`), or a configured limit "
+        "would be exceeded (`LIMIT`)",
+    },
 }
+
+
+def invalid_request_body(errors: Any) -> dict[str, Any]:
+    """What a schema-breaking request gets: ``ErrorBody`` with pydantic's errors as detail."""
+    problems = jsonable_encoder(errors, custom_encoder={Exception: str})
+    parts = []
+    for problem in problems[:3]:
+        where = ".".join(str(p) for p in problem.get("loc", ()) if p != "body") or "request"
+        parts.append(f"{where}: {problem.get('msg', 'invalid')}")
+    message = "invalid request: " + "; ".join(parts) if parts else "invalid request"
+    for problem in problems:
+        problem.pop("input", None)  # may hold what was sent; the location says enough
+        problem.pop("url", None)
+    return {"error": "USAGE", "message": message, "detail": problems}
+
+
+_METHODS = ("DELETE", "GET", "PATCH", "POST", "PUT")
+
+
+def documented_methods(request: Request) -> list[str]:
+    """The methods some route answers for this request's path (for ``Allow``)."""
+    routes = request.app.router.routes
+    return [
+        method
+        for method in _METHODS
+        if any(
+            route.matches({**request.scope, "method": method})[0] is Match.FULL for route in routes
+        )
+    ]
+
+
+def _openapi(app: FastAPI) -> dict[str, Any]:
+    """FastAPI's document without its automatic 422 (this app answers 400 instead)."""
+    if app.openapi_schema is None:
+        from fastapi.openapi.utils import get_openapi
+
+        doc = get_openapi(
+            title=app.title,
+            version=app.version,
+            description=app.description,
+            routes=app.routes,
+        )
+        for operations in doc.get("paths", {}).values():
+            for operation in operations.values():
+                operation.get("responses", {}).pop("422", None)
+        schemas = doc.get("components", {}).get("schemas", {})
+        for name in ("HTTPValidationError", "ValidationError"):
+            schemas.pop(name, None)
+        app.openapi_schema = doc
+    return app.openapi_schema
 
 
 def create_app(*, token: str | None = None, data: Path | None = None) -> FastAPI:
@@ -80,10 +152,28 @@ def create_app(*, token: str | None = None, data: Path | None = None) -> FastAPI
 
     @app.exception_handler(AgentdexError)
     async def _agentdex_error(_request: Request, exc: AgentdexError) -> JSONResponse:
-        status = _STATUS.get(exc.exit_code, 500)
+        status = getattr(exc, "http_status", None) or _STATUS.get(exc.exit_code, 500)
         body: dict[str, Any] = {"error": exc.code, "message": exc.message, "detail": exc.detail}
         return JSONResponse(status_code=status, content=body)
 
+    @app.exception_handler(RequestValidationError)
+    async def _invalid_request(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        return JSONResponse(status_code=400, content=invalid_request_body(exc.errors()))
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        """The framework's own errors (unparsable body, no token, no route) as ErrorBody."""
+        headers = dict(exc.headers or {})
+        if exc.status_code == 405:
+            headers["Allow"] = ", ".join(documented_methods(request))
+        body = {
+            "error": _HTTP_CODES.get(exc.status_code, f"HTTP_{exc.status_code}"),
+            "message": str(exc.detail),
+            "detail": None,
+        }
+        return JSONResponse(body, status_code=exc.status_code, headers=headers)
+
+    app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     for module_name, prefix in ROUTERS:
         try:
             module = importlib.import_module(module_name)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from pydantic import BaseModel
 
 from agentdex.api import archive as archive_api
@@ -49,6 +49,6 @@ class ArchiveBody(BaseModel):
 
 
 @router.get("", response_model=ArchiveBody)
-def status() -> dict[str, Any]:
+def status(request: Request) -> dict[str, Any]:
     """Where the archive is, its size per agent, and what only it still holds."""
-    return archive_api.status()
+    return archive_api.status(home=getattr(request.app.state, "home", None))

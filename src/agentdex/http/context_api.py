@@ -17,25 +17,22 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import orjson
 from fastapi import APIRouter, FastAPI, Query, Request, Response
+from fastapi import Path as FastAPIPath
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import StreamingResponse
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from agentdex.api import context as api
 from agentdex.api import context_history as history_api
+from agentdex.http import params
+from agentdex.http.app import ErrorBody
 
 MAX_LIVE_WORKSPACES = 4
 KEEPALIVE_SECONDS = 15.0
-
-
-class ErrorBody(BaseModel):
-    error: str
-    message: str
-    detail: str | None = None
 
 
 class RecordedResourceBody(BaseModel):
@@ -171,8 +168,10 @@ class SourcesBody(BaseModel):
 
 
 class AddSourceRequest(BaseModel):
-    path: str = Field(description="Absolute or ~/ path under an allowed root.")
-    workspace: str | None = Field(
+    model_config = ConfigDict(extra="forbid")
+
+    path: params.SourcePath = Field(description="Absolute or ~/ path under an allowed root.")
+    workspace: params.Path | None = Field(
         default=None, description="Workspace that makes the path allowed (default: server's)."
     )
 
@@ -192,6 +191,11 @@ class NotFoundBody(BaseModel):
 _ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorBody, "description": "Bad path or parameter"},
     404: {"model": NotFoundBody, "description": "No such workspace or source"},
+}
+#: Adding a source can also be refused by policy (outside every allowed root, a secret).
+_ADD_ERRORS: dict[int | str, dict[str, Any]] = {
+    **_ERRORS,
+    403: {"model": ErrorBody, "description": "Refused: outside the allowed roots, or a secret"},
 }
 
 
@@ -274,16 +278,21 @@ def _watch(request: Request, directory: str | None) -> api.ContextWatch:
     return _live(request.app).get(_workspace(request, directory), _home(request))
 
 
-DirQuery = Query(None, alias="dir", description="Workspace directory (default: the server's).")
+Dir = Annotated[
+    params.Path | None,
+    Query(alias="dir", description="Workspace directory (default: the server's)."),
+]
 PayloadQuery = Query(False, description="Include instruction and skill text.")
 
 
-AtQuery = Query(
-    None,
-    description="A past time (2026-01-31T09:30Z, 2h, 7d, yesterday) or vN: answer from the "
-    "context history instead of the live view.",
-    max_length=100,
-)
+AtQuery = Annotated[
+    params.Time | None,
+    Query(
+        description="A past time (2026-01-31T09:30Z, 2h, 7d, yesterday) or vN: answer from "
+        "the context history instead of the live view.",
+        max_length=100,
+    ),
+]
 _HISTORY_ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorBody, "description": "Bad path or time"},
     404: {"model": NotFoundBody, "description": "Nothing recorded at or before that time"},
@@ -306,9 +315,9 @@ def _history_dir(request: Request, directory: str | None) -> str | None:
 )
 def get_snapshot(
     request: Request,
-    directory: str | None = DirQuery,
+    directory: Dir = None,
     payload: bool = PayloadQuery,
-    at: str | None = AtQuery,
+    at: AtQuery = None,
     fallback: Literal["none", "earliest_after"] = Query(
         "none",
         description="With at: when nothing was recorded at or before it, answer the earliest "
@@ -335,7 +344,7 @@ def get_snapshot(
 @router.get("/history", response_model=VersionsBody, responses={**_ERRORS, **_HISTORY_ERRORS})
 def get_history(
     request: Request,
-    directory: str | None = DirQuery,
+    directory: Dir = None,
     limit: int | None = Query(None, ge=1, le=10_000, description="Only the newest N versions."),
 ) -> dict[str, Any]:
     """Every recorded version of a workspace, oldest first, with change counts."""
@@ -352,9 +361,11 @@ def get_history(
 )
 def get_diff(
     request: Request,
-    directory: str | None = DirQuery,
-    since: str = Query(..., alias="from", max_length=100, description="A time or vN."),
-    until: str = Query("now", alias="to", max_length=100, description="A time or vN."),
+    since: Annotated[params.Time, Query(alias="from", max_length=100, description="A time or vN.")],
+    directory: Dir = None,
+    until: Annotated[
+        params.Time, Query(alias="to", max_length=100, description="A time or vN.")
+    ] = "now",
 ) -> dict[str, Any]:
     """What changed in a workspace's context between two times (or versions)."""
     return history_api.diff(
@@ -364,7 +375,7 @@ def get_diff(
 
 @router.post("/resync", response_model=SnapshotBody, responses=_ERRORS)
 def post_resync(
-    request: Request, directory: str | None = DirQuery, payload: bool = PayloadQuery
+    request: Request, directory: Dir = None, payload: bool = PayloadQuery
 ) -> dict[str, Any]:
     """Resolve now (also retries a degraded watcher) and return the live snapshot."""
     return _watch(request, directory).resync(payload=payload)
@@ -381,7 +392,23 @@ def get_sources(request: Request) -> dict[str, Any]:
     "/sources",
     response_model=AddedSourceBody,
     status_code=201,
-    responses={**_ERRORS, 200: {"model": AddedSourceBody, "description": "Already a source"}},
+    openapi_extra={
+        "responses": {
+            "201": {
+                "links": {
+                    name: {"operationId": op, "parameters": {"path": "$response.body#/path"}}
+                    for name, op in (
+                        ("GetSource", "get_context_source"),
+                        ("DeleteSource", "delete_context_source"),
+                    )
+                }
+            }
+        }
+    },
+    responses={
+        **_ADD_ERRORS,
+        200: {"model": AddedSourceBody, "description": "Already a source"},
+    },
 )
 def post_source(request: Request, body: AddSourceRequest, response: Response) -> dict[str, Any]:
     """Add a user source; 201 with the canonical path (200 when it already was one)."""
@@ -399,15 +426,32 @@ def _path_param(path: str) -> str:
     return path if path.startswith(("/", "~")) else "/" + path
 
 
-@router.get("/sources/{path:path}", response_model=SourceBody, responses=_ERRORS)
-def get_source(request: Request, path: str) -> dict[str, Any]:
+SourcePathParam = Annotated[
+    params.SourceParam,
+    FastAPIPath(description="The source's path, URL-encoded ('/' may be left out)."),
+]
+
+
+@router.get(
+    "/sources/{path:path}",
+    operation_id="get_context_source",
+    response_model=SourceBody,
+    responses=_ERRORS,
+)
+def get_source(request: Request, path: SourcePathParam) -> dict[str, Any]:
     """One user source by its path (URL-encoded; the leading '/' may be omitted)."""
     ws = getattr(request.app.state, "context_workspace", None)
     return api.get_source(_path_param(path), ws, home=_home(request))
 
 
-@router.delete("/sources/{path:path}", status_code=204, response_class=Response, responses=_ERRORS)
-def delete_source(request: Request, path: str) -> Response:
+@router.delete(
+    "/sources/{path:path}",
+    operation_id="delete_context_source",
+    status_code=204,
+    response_class=Response,
+    responses=_ERRORS,
+)
+def delete_source(request: Request, path: SourcePathParam) -> Response:
     """Forget a user source: 204, or 404 when it was never added."""
     api.remove_source(_path_param(path), home=_home(request))
     return Response(status_code=204)
@@ -430,7 +474,7 @@ def _sse(version: int, data: dict[str, Any]) -> bytes:
 )
 async def get_events(
     request: Request,
-    directory: str | None = DirQuery,
+    directory: Dir = None,
     payload: bool = PayloadQuery,
     max_events: int | None = Query(
         None, ge=1, le=100_000, description="Stop after this many events."

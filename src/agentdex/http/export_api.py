@@ -9,23 +9,24 @@ Content-Security-Policy the file carries (no script, nothing external).
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Query, Request, Response
 from pydantic import BaseModel
 
 from agentdex.api import export as export_api
 from agentdex.api import resume as resume_api
+from agentdex.http import params
 
 router = APIRouter(tags=["resume and export"])
 
-REF = Path(
-    ...,
-    description="A session id, a unique prefix of one, or a search result ref SESSION@LOCATOR "
-    "(URL-encoded; no control characters).",
-    min_length=1,
-    pattern=r"^[^\x00-\x1f\x7f]+$",
-)
+REF = Annotated[
+    params.Ref,
+    Path(
+        description="A session id, a unique prefix of one, or a search result ref "
+        "SESSION@LOCATOR (URL-encoded; no control characters)."
+    ),
+]
 
 
 class ResumeBody(BaseModel):
@@ -104,7 +105,7 @@ def _home(request: Request) -> str | None:
 
 
 @router.get("/resume/{ref:path}", response_model=ResumeBody)
-def resume(request: Request, ref: str = REF) -> dict[str, Any]:
+def resume(request: Request, ref: REF) -> dict[str, Any]:
     """The command that reopens conversation ``ref`` in its agent and directory.
 
     Never runs it. An agent that cannot resume answers 200 with
@@ -132,7 +133,7 @@ _EXPORT_RESPONSE: dict[int | str, dict[str, Any]] = {
 )
 def export(
     request: Request,
-    ref: str = REF,
+    ref: REF,
     format: Literal["md", "html", "json"] = Query("md", description="md | html | json"),
     redact: bool = Query(False, description="Mask what looks like keys and tokens."),
     download: bool = Query(False, description="Content-Disposition: attachment."),

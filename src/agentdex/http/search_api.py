@@ -6,24 +6,30 @@ runaway query stops at its time budget and never stalls other requests.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request
 
 from agentdex.api import search as api
 from agentdex.api import search_worker
 from agentdex.config import MAX_TIME_BUDGET
+from agentdex.http import params
 
 router = APIRouter(tags=["search"])
+
+Sort = Literal["relevance", "time"]
+Case = Literal["smart", "insensitive", "sensitive"]
 
 
 @router.get("/search")
 def search(
     request: Request,
-    q: str = Query(..., description="Query (docs/query-language.md)."),
+    q: Annotated[params.Query, Query(description="Query (docs/query-language.md).")],
     limit: int = Query(20, ge=1, le=api.MAX_LIMIT),
-    sort: str = Query("relevance", description="relevance | time"),
-    case: str = Query("smart", description="smart | insensitive | sensitive"),
+    sort: Annotated[Sort, Query(description="Result order.")] = "relevance",
+    case: Annotated[
+        Case, Query(description="smart: a capital letter makes it sensitive.")
+    ] = "smart",
     regex: bool = False,
     word: bool = False,
     refresh: bool = True,
@@ -43,7 +49,9 @@ def search(
 
     ``highlights=true`` adds to each result the match spans in its snippet
     (code-point offsets); ``text=false`` leaves out the full text (a results
-    list needs only the snippet).
+    list needs only the snippet). A malformed query (unbalanced quote or
+    parenthesis, unknown field, bad ``since:``, an invalid regex with
+    ``regex``) is a 400.
     """
     home = getattr(request.app.state, "home", None)
     result = search_worker.search_in_worker(
@@ -69,7 +77,9 @@ def search(
 @router.get("/conversations")
 def conversations(
     request: Request,
-    q: str | None = Query(None, description="Only conversations with a matching message."),
+    q: Annotated[
+        params.Query | None, Query(description="Only conversations with a matching message.")
+    ] = None,
     limit: int = Query(50, ge=1, le=api.MAX_LIMIT),
     refresh: bool = True,
 ) -> dict[str, Any]:

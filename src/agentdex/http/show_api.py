@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Annotated, Any
 
 import orjson
 from fastapi import APIRouter, Query, Request
@@ -20,16 +20,16 @@ from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict
 
 from agentdex.api import transcript as api
+from agentdex.http import params
 
 router = APIRouter(tags=["history"])
 
 KEEPALIVE_SECONDS = 15.0
 
-RefQuery = Query(
-    ...,
-    min_length=1,
-    description="A session id, a unique prefix, or a search reference SESSION@LOCATOR.",
-)
+RefQuery = Annotated[
+    params.Ref,
+    Query(description="A session id, a unique prefix, or a search reference SESSION@LOCATOR."),
+]
 AgentQuery = Query(None, description="Only look in this agent's stores.")
 
 
@@ -87,7 +87,7 @@ def _home(request: Request) -> str | None:
 @router.get("", response_model=ConversationBody)
 def show(
     request: Request,
-    ref: str = RefQuery,
+    ref: RefQuery,
     agent: str | None = AgentQuery,
     max_chars: int = Query(
         api.DEFAULT_MAX_CHARS,
@@ -104,9 +104,7 @@ def show(
 
 
 @router.get("/record", response_model=RecordBody)
-def show_record(
-    request: Request, ref: str = RefQuery, agent: str | None = AgentQuery
-) -> dict[str, Any]:
+def show_record(request: Request, ref: RefQuery, agent: str | None = AgentQuery) -> dict[str, Any]:
     """The one record ``SESSION@LOCATOR`` names, never cut (404 when it names none)."""
     return api.record(ref, home=_home(request), agent=agent)
 
@@ -127,7 +125,7 @@ def _event(name: str, data: dict[str, Any]) -> bytes:
 )
 async def show_events(
     request: Request,
-    ref: str = RefQuery,
+    ref: RefQuery,
     agent: str | None = AgentQuery,
     max_chars: int = Query(api.DEFAULT_MAX_CHARS, ge=0, le=api.MAX_MAX_CHARS),
     poll: float = Query(1.0, ge=0.1, le=60, description="Seconds between looks at the files."),

@@ -1,7 +1,6 @@
 """Where the index lives and how it is opened: generations, pragmas, corruption checks.
 
-Layout under the index dir (``[index] path`` in config, else
-``<data dir>/index``)::
+Layout under the index dir (one per home: :func:`index_root`)::
 
     writer.lock          flock'd by the one writer
     CURRENT              name of the generation readers use
@@ -33,18 +32,25 @@ class OutdatedIndexError(CorruptError):
     """The index was written by an older agentdex; it is rebuilt, never read."""
 
 
-def index_root(path: str | os.PathLike[str] | None = None) -> Path:
-    """The index dir: ``path``, else the config's ``[index] path``, else the data dir's."""
+def index_root(
+    path: str | os.PathLike[str] | None = None, *, home: str | os.PathLike[str] | None = None
+) -> Path:
+    """The index dir of ``home`` (default ``$HOME``): one index per home.
+
+    ``path`` wins when given. Otherwise ``<[index] path>/<home key>`` when the
+    config sets ``[index] path``, else ``<data dir>/homes/<home key>/index``
+    (:func:`agentdex.paths.home_key`), so ``--home`` never touches another
+    home's index.
+    """
     if path is not None:
         return Path(path).expanduser().absolute()
     from agentdex.config import load_config
+    from agentdex.paths import home_data_dir, home_key
 
     configured = load_config().index_path
     if configured is not None:
-        return configured.expanduser().absolute()
-    from agentdex.paths import data_dir
-
-    return data_dir() / "index"
+        return configured.expanduser().absolute() / home_key(home)
+    return home_data_dir(home) / "index"
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,6 +18,7 @@ from typing import Any
 
 import anyio
 import mcp_types as types
+import orjson
 from jsonschema import Draft202012Validator
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
@@ -81,6 +82,7 @@ class AgentdexMCP:
                 title=tool.title,
                 description=tool.description,
                 input_schema=tool.input_schema(),
+                output_schema=tool.output,
                 annotations=types.ToolAnnotations(
                     title=tool.title, read_only_hint=True, open_world_hint=False
                 ),
@@ -118,7 +120,11 @@ class AgentdexMCP:
             return _error_result(f"internal error in {name}: {type(exc).__name__}: {exc}")
         paging = tool.paging(args, payload) if tool.paging is not None else None
         text = budget.fit(payload, self.max_bytes, paging)
-        return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
+        # The same fitted object twice: structured (the current spec) and as text (older clients).
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=text)],
+            structured_content=orjson.loads(text),
+        )
 
     def list_resources(self) -> list[types.Resource]:
         return [

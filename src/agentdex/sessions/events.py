@@ -11,7 +11,10 @@ Events (one JSON object per line, ``type`` first):
 * ``process-exited``: ``at``, ``pid``, ``exitCode``, ``signal``.
 
 Unknown event types are kept in the log and ignored by derivation, so an
-older agentdex can read a newer log.
+older agentdex can read a newer log. The log file keeps these camelCase keys
+(it is a file format, read back by every version); everything agentdex
+prints or serves uses snake_case (``SessionState.to_json``, and
+``session show`` converts each event's keys).
 """
 
 from __future__ import annotations
@@ -60,13 +63,13 @@ class SessionState:
             "created": iso_utc(self.created),
             "label": self.label,
             "agent": self.agent,
-            "workingDirectory": self.working_directory,
+            "working_directory": self.working_directory,
             "worktree": self.worktree,
-            "lastActivity": iso_utc(self.last_activity),
-            "eventCount": self.event_count,
-            "skippedLines": self.skipped_lines,
-            "runningPids": self.running_pids,
-            "lastExitCode": self.last_exit_code,
+            "last_activity": iso_utc(self.last_activity),
+            "event_count": self.event_count,
+            "skipped_lines": self.skipped_lines,
+            "running_pids": self.running_pids,
+            "last_exit_code": self.last_exit_code,
         }
 
 

@@ -19,7 +19,7 @@ import time
 from collections.abc import Sequence
 from types import FrameType
 
-from agentdex.errors import NotFoundError, UsageError
+from agentdex.errors import ConflictError, NotFoundError, UsageError
 from agentdex.sessions.events import PROCESS_EXITED, PROCESS_STARTED
 from agentdex.sessions.log import append_event
 from agentdex.sessions.store import load, resolve_id
@@ -60,8 +60,8 @@ def run_session(prefix: str, command: Sequence[str] = ()) -> int:
     state, _ = load(path.stem)
     argv = command_for(state.agent, command)
     workdir = state.working_directory
-    if workdir is None:
-        raise UsageError(
+    if workdir is None:  # the session's state, not the usage, is what is wrong
+        raise ConflictError(
             f"session {state.id} has no work directory; set one with"
             f" 'agentdex session workdir {state.id} DIR'"
         )

@@ -15,12 +15,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agentdex.errors import CorruptError, NotFoundError, UsageError
+from agentdex.errors import ConflictError, CorruptError, NotFoundError, UsageError
 from agentdex.paths import data_dir, ensure_private_dir
 from agentdex.sessions.events import START, WORKDIR_CHANGED, SessionState, fold
 from agentdex.sessions.log import append_event, create_log, read_events
 
-_ID_CHARS = re.compile(r"^[A-Za-z0-9-]+$")
+ID_PATTERN = r"^[A-Za-z0-9-]+(?![\s\S])"  # the end, even before a final newline
+_ID_CHARS = re.compile(ID_PATTERN)
 _SUFFIX = ".jsonl"
 
 
@@ -34,13 +35,24 @@ def _new_id(now: float) -> str:
     return f"s-{stamp}{millis:03d}-{secrets.token_hex(2)}"
 
 
+class NoSuchDirectory(NotFoundError):
+    """A work directory named in a request does not exist.
+
+    Not found (exit 3) on the command line; over HTTP a 409, because the
+    session the URL names exists: it is the state of the disk that refuses.
+    """
+
+    code = "NO_SUCH_DIRECTORY"
+    http_status = 409
+
+
 def normalize_dir(directory: str) -> str:
     """An existing directory, made absolute (symlinks kept as given)."""
     if not directory or "\0" in directory:
         raise UsageError("work directory is empty or contains a NUL byte")
     path = os.path.abspath(os.path.expanduser(directory))
     if not os.path.isdir(path):
-        raise NotFoundError(f"no such directory: {directory}")
+        raise NoSuchDirectory(f"no such directory: {directory}")
     return path
 
 
@@ -93,7 +105,7 @@ def resolve_id(prefix: str) -> Path:
         raise NotFoundError(f"no session matches '{prefix}'")
     if len(matches) > 1:
         names = ", ".join(p.stem for p in matches[:5])
-        raise UsageError(f"session prefix '{prefix}' is ambiguous: {names}")
+        raise ConflictError(f"session prefix '{prefix}' is ambiguous: {names}")
     return matches[0]
 
 

@@ -14,6 +14,7 @@ import errno
 import fcntl
 import hashlib
 import os
+import re
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -75,15 +76,15 @@ class WorktreeInfo:
             "branch": self.branch,
             "label": self.label,
             "head": (self.head or "")[:7] or None,
-            "headFull": self.head,
+            "head_full": self.head,
             "primary": self.primary,
             "detached": self.detached,
             "bare": self.bare,
             "locked": self.locked,
             "prunable": self.prunable,
-            "prunableReason": self.prunable_reason,
+            "prunable_reason": self.prunable_reason,
             "dirty": self.dirty,
-            "dirtyFileCount": self.dirty_file_count,
+            "dirty_file_count": self.dirty_file_count,
         }
 
 
@@ -148,9 +149,21 @@ def repository_lock(primary: str, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iter
         os.close(fd)  # closing releases the flock
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+#: git check-ref-format --branch's rules, plus no leading '-', '@' or HEAD (the HTTP
+#: API publishes this very pattern, so a name it accepts is one git accepts).
+#: ``(?![\s\S])`` is the end of the name in Python and in JSON Schema alike.
+BRANCH_NAME = re.compile(
+    r"^(?!-)(?!@(?![\s\S]))(?!HEAD(?![\s\S]))(?!\.)(?!/)"
+    r"(?![\s\S]*\.\.)(?![\s\S]*@\{)(?![\s\S]*//)(?![\s\S]*/\.)"
+    r"(?![\s\S]*\.lock(?:/|(?![\s\S])))(?![\s\S]*[./](?![\s\S]))"
+    r"[^\x00-\x20\x7f~^:?*\[\\]+(?![\s\S])"
+)
+
+
 def check_branch_name(repo: Path, branch: str) -> None:
     """UsageError unless git accepts ``branch`` as a plain branch name."""
-    if not branch or branch.startswith("-") or "@{" in branch or "\0" in branch:
+    if not BRANCH_NAME.search(branch):
         raise UsageError(f"invalid branch name: {branch!r}")
     proc = run_git(repo, "check-ref-format", "--branch", branch, check=False)
     if proc.returncode != 0 or proc.stdout.decode("utf-8", "replace").strip() != branch:
@@ -175,6 +188,8 @@ def add_worktree(
     check_branch_name(top, branch)
     if base is not None and not create:
         raise UsageError("--base only makes sense with --new")
+    if base is not None and (not base or base.startswith("-") or _CONTROL.search(base)):
+        raise UsageError(f"invalid start point: {base!r}")
     primary = fetch_worktrees(top)[0].path
     with repository_lock(primary):
         entries = fetch_worktrees(top)
@@ -219,7 +234,7 @@ def remove_worktree(repo: Path, path: str, *, force: bool = False) -> WorktreeIn
     entry = validate_worktree_path(top, path)
     primary = cached_worktrees(top)[0].path
     if entry.path == primary:
-        raise UsageError(f"refusing to remove the primary worktree: {entry.path}")
+        raise ConflictError(f"refusing to remove the primary worktree: {entry.path}")
     with repository_lock(primary):
         entries = fetch_worktrees(top)
         current = next((e for e in entries if e.path == entry.path), None)

@@ -43,7 +43,7 @@ export function mountSessions(main, route) {
     h("h2", {}, "New session"),
     field("Label", text("label", "cart tax")),
     field("Agent command", text("agent", "claude")),
-    field("Work directory", text("workingDirectory", "/path/to/dir")),
+    field("Work directory", text("working_directory", "/path/to/dir")),
     field("or worktree (branch or path)", text("worktree", "feat/x")),
     field("of repository", text("repo", "default: the server's workspace")),
     h("button", { type: "submit" }, "Create"),
@@ -91,13 +91,13 @@ export function mountSessions(main, route) {
                   h("td", {}, s.label || ""),
                   h(
                     "td.path",
-                    { title: s.workingDirectory || "" },
-                    s.workingDirectory || h("span.dim", {}, "none"),
+                    { title: s.working_directory || "" },
+                    s.working_directory || h("span.dim", {}, "none"),
                     s.worktree ? badge("worktree", "ok") : null,
                   ),
                   h("td", {}, s.agent || ""),
-                  h("td", {}, String(s.eventCount)),
-                  h("td", { title: s.lastActivity || "" }, ago(s.lastActivity)),
+                  h("td", {}, String(s.event_count)),
+                  h("td", { title: s.last_activity || "" }, ago(s.last_activity)),
                 ),
               ),
           ),
@@ -137,7 +137,7 @@ function mountSession(main, id) {
           h("dt", {}, "id"),
           h("dd", {}, h("code", {}, s.id)),
           h("dt", {}, "work directory"),
-          h("dd.path", {}, s.workingDirectory || "none"),
+          h("dd.path", {}, s.working_directory || "none"),
           h("dt", {}, "worktree"),
           h("dd.path", {}, s.worktree || "none"),
           h("dt", {}, "agent"),
@@ -178,8 +178,8 @@ export function mountWorktrees(main, route) {
       onsubmit: async (event) => {
         event.preventDefault();
         const data = values(form);
-        const body = { branch: data.branch || "", createBranch: form.elements.createBranch.checked };
-        if (data.baseBranch) body.baseBranch = data.baseBranch;
+        const body = { branch: data.branch || "", create_branch: form.elements.create_branch.checked };
+        if (data.base_branch) body.base_branch = data.base_branch;
         try {
           const made = await api("/api/v0/worktrees", { method: "POST", body, params: { repo } });
           toast(`Created ${made.created.path}`);
@@ -195,10 +195,10 @@ export function mountWorktrees(main, route) {
     h(
       "label.check",
       {},
-      h("input", { type: "checkbox", name: "createBranch", value: "1" }),
+      h("input", { type: "checkbox", name: "create_branch", value: "1" }),
       " create the branch",
     ),
-    field("from", text("baseBranch", "default: HEAD")),
+    field("from", text("base_branch", "default: HEAD")),
     h("button", { type: "submit" }, "Add worktree"),
   );
   main.append(
@@ -233,13 +233,13 @@ export function mountWorktrees(main, route) {
         params: { path: worktree.path, repo },
       });
       toast(
-        `Removed ${basename(done.removed.path)}; ${plural(done.detachedSessions.length, "session")} detached`,
+        `Removed ${basename(done.removed.path)}; ${plural(done.detached_sessions.length, "session")} detached`,
       );
     } catch (error) {
       if (error.status === 409 && error.body && error.body.error === "WORKTREE_DIRTY") {
         const force = await confirmDialog(
           "It has uncommitted changes",
-          `${plural(error.body.dirtyFileCount, "file")} changed or untracked in ${worktree.path}. Remove anyway and lose them?`,
+          `${plural(error.body.dirty_file_count, "file")} changed or untracked in ${worktree.path}. Remove anyway and lose them?`,
           "Remove anyway",
         );
         if (!force) return;
@@ -291,7 +291,7 @@ export function mountWorktrees(main, route) {
                   w.primary ? badge("primary") : null,
                   w.locked ? badge("locked", "status-invalid") : null,
                   w.prunable ? badge("prunable", "status-missing") : null,
-                  w.dirty ? badge(`${w.dirtyFileCount} dirty`, "status-oversize") : null,
+                  w.dirty ? badge(`${w.dirty_file_count} dirty`, "status-oversize") : null,
                 ),
                 h(
                   "td",

@@ -50,6 +50,8 @@ class ToolSpec:
     handler: Handler
     required: tuple[str, ...] = ()
     paging: PagingRule | None = None
+    #: JSON schema of the result object (MCP ``outputSchema``; see ``tools/outputs.py``)
+    output: dict[str, Any] | None = None
 
     def input_schema(self) -> dict[str, Any]:
         schema: dict[str, Any] = {

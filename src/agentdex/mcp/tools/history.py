@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentdex.mcp.tools import outputs
 from agentdex.mcp.tools._base import (
     OFFSET,
     Settings,
@@ -63,6 +64,7 @@ LIST_SOURCES = ToolSpec(
         "limit": integer("At most this many rows.", 100, 1, 1000),
     },
     handler=_list_sources,
+    output=outputs.LIST_SOURCES,
     paging=offset_paging("list_sources", "sources"),
 )
 
@@ -142,5 +144,6 @@ SHOW_SESSION = ToolSpec(
     },
     required=("ref",),
     handler=_show_session,
+    output=outputs.SHOW_SESSION,
     paging=offset_paging("show_session", "records"),
 )

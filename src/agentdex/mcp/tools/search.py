@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from agentdex.mcp.tools import outputs
 from agentdex.mcp.tools._base import (
     OFFSET,
     Settings,
@@ -143,6 +144,7 @@ SEARCH = ToolSpec(
     },
     required=("query",),
     handler=_search,
+    output=outputs.SEARCH,
     paging=list_paging("search", "results"),
 )
 
@@ -189,6 +191,7 @@ LIST_SESSIONS = ToolSpec(
         "limit": integer("At most this many conversations.", 20, 1, 200),
     },
     handler=_list_sessions,
+    output=outputs.LIST_SESSIONS,
     paging=offset_paging("list_sessions", "conversations"),
 )
 
@@ -215,4 +218,5 @@ VALIDATE_QUERY = ToolSpec(
     },
     required=("query",),
     handler=_validate_query,
+    output=outputs.VALIDATE_QUERY,
 )

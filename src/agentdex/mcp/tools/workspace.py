@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentdex.mcp.tools import outputs
 from agentdex.mcp.tools._base import (
     OFFSET,
     Settings,
@@ -67,6 +68,7 @@ WORKSPACE_CONTEXT = ToolSpec(
         "limit": integer("At most this many resources.", 100, 1, 1000),
     },
     handler=_workspace_context,
+    output=outputs.WORKSPACE_CONTEXT,
     paging=offset_paging("workspace_context", "resources"),
 )
 
@@ -91,5 +93,6 @@ LIST_WORKTREES = ToolSpec(
         },
     },
     handler=_list_worktrees,
+    output=outputs.LIST_WORKTREES,
     paging=list_paging("list_worktrees", "worktrees"),
 )

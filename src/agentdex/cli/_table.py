@@ -1,0 +1,101 @@
+"""Tables that fit a terminal by shrinking the columns a person reads least.
+
+Rich shrinks every column alike, so at 80 columns a title (the one column a
+person reads) ends up a few letters wide. Here each column says how far it
+may shrink and in what order; the flexible column (a title) takes what is
+left and shrinks last. Cells are cut with an ellipsis (paths keep their
+end; ids are cut plainly, like git's short hashes, so what shows is still a
+usable prefix).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+GAP = 2
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    header: str
+    #: shrink no further than this (before the flexible column gives way)
+    floor: int = 0
+    right: bool = False
+    #: "end" (default: keep the start), "start" (paths: keep the end), "plain" (ids: no ellipsis)
+    cut: str = "end"
+    #: takes the width that is left; shrinks after every other column
+    flex: bool = False
+    #: may disappear when nothing else helps
+    droppable: bool = False
+    style: str = ""
+
+
+def fit(columns: Sequence[Column], rows: Sequence[Sequence[str]], width: int | None) -> list[int]:
+    """Width of each column (0: dropped) so a row fits ``width`` (None: no limit)."""
+    natural = [
+        max([len(col.header), *(len(row[i]) for row in rows)]) for i, col in enumerate(columns)
+    ]
+    widths = list(natural)
+    if width is None:
+        return widths
+
+    def overflow() -> int:
+        shown = [w for w in widths if w]
+        return sum(shown) + GAP * (len(shown) - 1) - width
+
+    order = [i for i, col in enumerate(columns) if not col.flex]
+    flex = [i for i, col in enumerate(columns) if col.flex]
+    for i in order + flex:  # each column down to its floor, the flexible one last
+        excess = overflow()
+        if excess <= 0:
+            return widths
+        floor = max(columns[i].floor, min(len(columns[i].header), natural[i]))
+        widths[i] = max(floor, widths[i] - excess)
+    for i in order:  # then drop what may go
+        if overflow() <= 0:
+            return widths
+        if columns[i].droppable:
+            widths[i] = 0
+    for i in flex:  # last: the flexible column below its floor, down to 1
+        excess = overflow()
+        if excess > 0:
+            widths[i] = max(1, widths[i] - excess)
+    return widths
+
+
+def cut(text: str, width: int, how: str) -> str:
+    if len(text) <= width:
+        return text
+    if how == "plain":
+        return text[:width]
+    if width <= 1:
+        return "…"[:width]
+    if how == "start":
+        return "…" + text[len(text) - width + 1 :]
+    return text[: width - 1] + "…"
+
+
+def render(
+    columns: Sequence[Column], rows: Sequence[Sequence[str]], width: int | None
+) -> list[Any]:
+    """Rich ``Text`` lines (a dim header first), laid out by :func:`fit`."""
+    from rich.text import Text
+
+    widths = fit(columns, rows, width)
+    header = Text(style="dim")
+    body = [Text() for _ in rows]
+    shown = [i for i, w in enumerate(widths) if w]
+    for position, i in enumerate(shown):
+        col, w = columns[i], widths[i]
+        last = position == len(shown) - 1
+        for line, value, style in [(header, col.header, "")] + [
+            (body[r], row[i], col.style) for r, row in enumerate(rows)
+        ]:
+            text = cut(value, w, col.cut)
+            padded = text.rjust(w) if col.right else (text if last else text.ljust(w))
+            line.append(padded, style=style)
+            if not last:
+                line.append(" " * GAP)
+    return [header, *body]

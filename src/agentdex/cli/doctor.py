@@ -1,0 +1,111 @@
+"""``agentdex doctor``: where agentdex looked for each store, what it found, and why not."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from agentdex.cli._common import console, home_of, json_option, print_result
+
+_STYLES = {
+    "found": "green",
+    "empty": "yellow",
+    "not-found": "dim",
+    "skipped": "yellow",
+    "private": "dim",
+}
+
+
+@click.command("doctor")
+@json_option
+@click.option("--all", "show_all", is_flag=True, help="Also list every folder looked in.")
+@click.pass_context
+def doctor(ctx: click.Context, as_json: bool, show_all: bool) -> None:
+    """Run this when a store you expected is missing.
+
+    Shows the home, data dir, config file and this home's index; the WSL
+    bridge; every environment override in force; and for each store of
+    every agent whether it was found, is empty, skipped (why: opt-in,
+    disabled in the config), private (never opened) or not found, with the
+    folders looked in (all of them with --all) and unreadable files.
+    """
+    from agentdex.api.doctor import doctor as run
+
+    data = run(home_of(ctx))
+    print_result(as_json, data, _human, show_all)
+
+
+def _human(data: dict[str, Any], show_all: bool) -> None:
+    from rich.markup import escape
+
+    from agentdex.cli._format import human_size, tilde
+
+    out = console()
+    home = data["home"]
+
+    def path(value: str) -> str:
+        return escape(tilde(value, home))
+
+    config = data["config"]
+    if config["error"]:
+        config_state = f"[red]invalid[/]: {escape(config['error'])}"
+    elif config["exists"]:
+        config_state = "[green]read[/]"
+    else:
+        config_state = "[dim]none (defaults)[/]"
+    index = data["index"]
+    if index.get("generation"):
+        index_state = f"{index.get('records', 0)} records, {human_size(index.get('bytes'))}"
+    else:
+        index_state = "[dim]not built yet (agentdex index, or any search)[/]"
+    wsl = data["wsl"]
+    wsl_state = "on" if wsl["enabled"] else "off"
+    if wsl["forced"] is not None:
+        wsl_state += f" (AGENTDEX_WSL={wsl['forced']})"
+    if wsl["enabled"]:
+        exists = "" if wsl["users_root_exists"] else " [red](missing)[/]"
+        wsl_state += f", Windows users in {path(wsl['users_root'])}{exists}"
+    for label, value in (
+        ("home", f"{escape(home)}  [dim](from {data['home_from']})[/]"),
+        ("data dir", path(data["data_dir"])),
+        ("config", f"{path(config['path'])}  {config_state}"),
+        ("index", f"{path(index['path'])}  {index_state}"),
+        ("WSL bridge", wsl_state),
+    ):
+        out.print(f"[bold]{label:<11}[/]{value}", soft_wrap=True)
+    out.print("[bold]environment[/]" + ("" if data["environment"] else "  [dim]no overrides[/]"))
+    for var in data["environment"]:
+        out.print(
+            f"  {var['name']}={escape(var['value'])}  [dim]{escape(var['purpose'])}[/]",
+            soft_wrap=True,
+        )
+    for warning in data["warnings"]:
+        out.print(f"[yellow]warning:[/] {escape(warning)}", soft_wrap=True)
+    out.print("[bold]stores[/]")
+    agent = ""
+    for store in data["stores"]:
+        if store["agent"] != agent:
+            agent = store["agent"]
+            out.print(f"  [bold]{agent}[/]")
+        name = store["store"].removeprefix(agent + ".")
+        style = _STYLES.get(store["status"], "white")
+        out.print(
+            f"    [{style}]{store['status']:<9}[/] {name:<22} "
+            f"{escape(store['reason'].replace(home.rstrip('/') + '/', '~/'))}",
+            soft_wrap=True,
+        )
+        looked = store["looked_in"]
+        if store["status"] == "not-found" or show_all:
+            for place in looked:
+                mark = "exists" if place["exists"] else "missing"
+                out.print(
+                    f"        [dim]looked in {path(place['path'])} ({mark})[/]", soft_wrap=True
+                )
+        for bad in store["unreadable"]:
+            out.print(f"        [red]unreadable:[/] {path(bad)}", soft_wrap=True)
+    totals = data["totals"]
+    out.print(
+        f"{totals['found']} stores found, {totals['empty']} empty, {totals['not-found']} not "
+        f"found, {totals['skipped']} skipped, {totals['private']} private (never opened)"
+    )
