@@ -84,8 +84,10 @@ def test_search_sessions_and_show_mark_what_only_the_archive_holds(
     ]
     human = run_cli("show", "aaaa1111-trunc")
     assert human.returncode == 0 and human.stdout.count("source gone") == 2
-    plain = run_cli("search", "quokka deploy")
-    assert "[source gone]" in plain.stdout
+    listed = run_cli("sessions")  # piped: one line per conversation, the title marked
+    assert listed.stdout.count("(source gone)") == 2
+    on_terminal = _on_tty(["search", "quokka deploy", "--no-pager"])
+    assert b"source gone" in on_terminal
     gone = data(run_cli("show", "bbbb2222-gone", "--json"))
     assert [r["source_gone"] for r in gone["records"]] == [True]
 
@@ -203,6 +205,33 @@ def test_forget_asks_on_a_terminal(histories: dict[str, Any]) -> None:
     assert "quokka deploy notes" in _texts()
     assert forget_on_tty(b"y\n") == 0
     assert "quokka deploy notes" not in _texts()
+
+
+def _on_tty(args: list[str]) -> bytes:
+    """What ``agentdex ARGS`` prints on a terminal (a pseudo-terminal)."""
+    main, replica = pty.openpty()
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(SRC_DIR)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agentdex", *args],
+        stdin=replica,
+        stdout=replica,
+        stderr=replica,
+        env=env,
+    )
+    os.close(replica)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(main, 4096)
+        except OSError:
+            break  # the child closed the terminal
+        if not chunk:
+            break
+        seen += chunk
+    proc.wait(timeout=60)
+    os.close(main)
+    return seen
 
 
 def _texts() -> list[str]:
