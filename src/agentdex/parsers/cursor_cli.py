@@ -139,7 +139,9 @@ def count_transcript(path: Path) -> int:
     for entry in raw_objects(path):
         if not isinstance(entry, dict) or entry.get("role") not in ("user", "assistant"):
             continue
-        content = (entry.get("message") or {}).get("content", entry.get("content"))
+        message = entry.get("message")
+        body = message if isinstance(message, dict) else {}  # random JSON: `message: true`
+        content = body.get("content", entry.get("content"))
         blocks = content if isinstance(content, list) else [content]
         if any(
             (isinstance(b, str) and b.strip())
