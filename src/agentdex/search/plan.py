@@ -194,19 +194,18 @@ class Planner:
                 positions.append((token.position, [token.text]))
                 continue
             common = DENSE_SHARE * self.searcher.num_docs
-            if self.searcher.doc_freq("text", token.text) >= common:
-                # the token is itself a term in most records (`the`): reading records in
-                # score order and verifying each beats any union, and skips the lookup
-                dense = True
-                positions.append((token.position, None))
-                continue
-            limit = MAX_EXPANSION if len(tokens) == 1 else PHRASE_TERMS
+            # a token that is itself a term in most records (`the`) only needs to know
+            # whether its expansion is small (an exact union) or not (dense)
+            frequent = self.searcher.doc_freq("text", token.text) >= common
+            single_limit = DENSE_TERMS if frequent else MAX_EXPANSION
+            limit = PHRASE_TERMS if len(tokens) > 1 else single_limit
             found, most = self.vocabulary.lookup(
                 token.text, starts=starts, ends=ends, limit=limit
             )
-            if most >= common and (found is None or len(found) > DENSE_TERMS):
-                dense = True  # in most records through its longer terms
-                found = None
+            if found is None and (frequent or most >= common):
+                # in most records anyway: reading them in score order and verifying
+                # each is cheaper than the union of thousands of posting lists
+                dense = True
             positions.append((token.position, found))
         q = self.tantivy.Query
         unconstrained = Candidates(q.all_query(), False) if dense else EVERYTHING
