@@ -25,6 +25,7 @@ from __future__ import annotations
 import errno
 import os
 import sqlite3
+import sys
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -382,6 +383,24 @@ def _open_refresher(
     return gen, refresher
 
 
+def _limit_malloc_arenas() -> None:
+    """Two malloc arenas for this process (glibc; a no-op elsewhere).
+
+    glibc gives threads their own arenas; tantivy's indexing threads and the
+    block packer then each keep memory freed by the others: two arenas took
+    the 250 MB cold build's peak RSS from 254 to 212 MB at the same CPU time.
+    """
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return
+    mallopt(-8, 2)  # M_ARENA_MAX
+
+
 def _refresh_locked(
     location: Location,
     stats: RefreshStats,
@@ -391,6 +410,7 @@ def _refresh_locked(
     progress: Progress | None,
     warn: Callable[[str], None],
 ) -> None:
+    _limit_malloc_arenas()
     try:
         gen, refresher = _open_refresher(location, stats, full, warn)
     except (OSError, sqlite3.OperationalError, ValueError) as exc:

@@ -166,7 +166,8 @@ class Planner:
         """A regex requirement tree: a literal string, an AND list or an OR set."""
         if isinstance(item, str):
             pieces = _case_pieces(item, ignore_case)
-            return self._and([self.literal(p) for p in pieces if p.strip()])
+            # a piece of one or two characters is in most records: it constrains nothing
+            return self._and([self.literal(p) for p in pieces if len(p.strip()) >= 3])
         if isinstance(item, alternatives):
             return self._or([self._requirement(i, ignore_case, alternatives) for i in item])
         return self._and([self._requirement(i, ignore_case, alternatives) for i in item])
@@ -192,16 +193,19 @@ class Planner:
             if starts and ends:
                 positions.append((token.position, [token.text]))
                 continue
+            common = DENSE_SHARE * self.searcher.num_docs
+            # a token that is itself a term in most records (`the`) only needs to know
+            # whether its expansion is small (an exact union) or not (dense)
+            frequent = self.searcher.doc_freq("text", token.text) >= common
+            single_limit = DENSE_TERMS if frequent else MAX_EXPANSION
+            limit = PHRASE_TERMS if len(tokens) > 1 else single_limit
             found, most = self.vocabulary.lookup(
-                token.text, starts=starts, ends=ends, limit=MAX_EXPANSION
+                token.text, starts=starts, ends=ends, limit=limit
             )
-            if most >= DENSE_SHARE * self.searcher.num_docs and (
-                found is None or len(found) > DENSE_TERMS
-            ):
-                # in most records anyway: reading them in score order and verifying each
-                # is cheaper than the union of thousands of posting lists
+            if found is None and (frequent or most >= common):
+                # in most records anyway: reading them in score order and verifying
+                # each is cheaper than the union of thousands of posting lists
                 dense = True
-                found = None
             positions.append((token.position, found))
         q = self.tantivy.Query
         unconstrained = Candidates(q.all_query(), False) if dense else EVERYTHING
@@ -224,11 +228,11 @@ class Planner:
             base = min(position for position, _ in selective)
             words: list[str | tuple[int, str]] = [(p - base, regex) for p, regex in selective]
             return Candidates(q.regex_phrase_query(self.schema, "text", words), False)
-        sets = [terms for _, terms in positions if terms is not None]
+        sets = [terms for _, terms in positions if terms is not None and terms]
         if not sets:
             return unconstrained
-        smallest = min(sets, key=len)
-        return Candidates(q.term_set_query(self.schema, "text", smallest), False)
+        # one selective position: its terms (each at most PHRASE_TERMS here)
+        return Candidates(q.term_set_query(self.schema, "text", min(sets, key=len)), False)
 
     # -- fields ------------------------------------------------------------------------------
     def field(self, field: Field) -> Candidates:
