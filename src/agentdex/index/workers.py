@@ -20,8 +20,16 @@ from typing import Any
 MAX_JOBS = 16
 
 
-def _serve(conn: Any, work: Callable[..., Any]) -> None:
-    """A worker's loop: run each job, send its result back, stop on ``None``."""
+def _serve(conn: Any, work: Callable[..., Any], inherited: list[Any]) -> None:
+    """A worker's loop: run each job, send its result back, stop on ``None`` or EOF.
+
+    ``inherited`` are the writer's ends of the pipes (this worker's and those of
+    workers forked before it): closed here, so that when the writer dies (even by
+    SIGKILL) this worker reads EOF and exits, releasing what it inherited (the
+    writer lock among them).
+    """
+    for other in inherited:
+        other.close()
     while True:
         try:
             job = conn.recv()
@@ -41,7 +49,8 @@ class ParseWorkers:
         self.processes: list[Any] = []
         for _ in range(count):
             parent, child = context.Pipe(duplex=True)
-            process = context.Process(target=_serve, args=(child, work), daemon=True)
+            inherited = [*self.conns, parent]
+            process = context.Process(target=_serve, args=(child, work, inherited), daemon=True)
             process.start()
             child.close()
             self.conns.append(parent)
