@@ -636,6 +636,40 @@ def run_all(
     return report
 
 
+def table(report: dict[str, Any]) -> str:
+    """Markdown tables of a report: builds, then per query class first page / all, fresh."""
+    text_mb = report.get("extract", {}).get("text_mb")
+    lines = [
+        "| engine | build s | build peak RSS MB (+workers) | size MB | size / text |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    store = report.get("text_store", {})
+    if store:
+        lines.append(
+            f"| text store (shared by tantivy, roaring) | {store['seconds']:.1f} |"
+            f" {store['peak_rss_mb']:.0f} | {store['mb']} | {store['mb'] / text_mb:.2f} |"
+            if text_mb
+            else ""
+        )
+    engines = [e for e in ENGINES if e in report]
+    for engine in engines:
+        build = report[engine]["build"]
+        workers = build.get("peak_rss_children_mb") or 0
+        rss = f"{build['peak_rss_mb']:.0f}" + (f" (+{workers:.0f})" if workers else "")
+        ratio = f"{build['mb'] / text_mb:.2f}" if text_mb else "-"
+        lines.append(f"| {engine} | {build['seconds']:.1f} | {rss} | {build['mb']} | {ratio} |")
+    lines += ["", "| query | " + " | ".join(engines) + " |", "|---" * (len(engines) + 1) + "|"]
+    names = list(report[engines[0]]["queries"]) if engines else []
+    for name in names:
+        cells = []
+        for engine in engines:
+            row = report[engine]["queries"].get(name, {})
+            cells.append(f"{row.get('in_process_ms', '-')} / {row.get('fresh_ms', '-')}")
+        found = report[engines[0]]["queries"][name]["found"]
+        lines.append(f"| {name} ({found}) | " + " | ".join(cells) + " |")
+    return "\n".join(line for line in lines if line is not None)
+
+
 def floor(home: str) -> dict[str, Any]:
     import orjson
 
@@ -671,6 +705,8 @@ def main() -> None:
     p_build = sub.add_parser("build")
     p_build.add_argument("engine", choices=[*BUILDERS, "text"])
     p_build.add_argument("--work", type=Path, required=True)
+    p_table = sub.add_parser("table")
+    p_table.add_argument("report", type=Path)
     p_query = sub.add_parser("query")
     p_query.add_argument("engine", choices=ENGINES)
     p_query.add_argument("name")
@@ -681,6 +717,9 @@ def main() -> None:
 
     started = time.perf_counter()
     result: dict[str, Any]
+    if args.command == "table":
+        print(table(json.loads(args.report.read_text())))
+        return
     if args.command == "run":
         result = run_all(
             args.home, args.work, args.engines.split(","), args.runs, args.reuse, args.out

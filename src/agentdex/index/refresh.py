@@ -589,30 +589,34 @@ def _run_parallel(
     At most ``IN_FLIGHT_BYTES`` of input is parsed ahead of the writer, so
     memory stays bounded; commits still happen at file boundaries here.
     """
-    import multiprocessing
     from collections import deque
 
-    context = multiprocessing.get_context("fork")
-    pending: deque[tuple[_Plan, Any]] = deque()
+    from agentdex.index.workers import ParseWorkers
+
+    pending: deque[_Plan] = deque()
     in_flight = 0
     done_bytes = 0
     index = 0
-    with context.Pool(workers) as pool:
+    with ParseWorkers(workers, _parse_in_worker) as pool:
         while index < len(changed) or pending:
-            while index < len(changed) and (not pending or in_flight < IN_FLIGHT_BYTES):
+            while (
+                index < len(changed)
+                and (not pending or in_flight < IN_FLIGHT_BYTES)
+                and pool.can_submit()
+            ):
                 source = changed[index]
                 index += 1
                 plan = refresher.plan(source)
                 if plan is None:
                     done_bytes += source.size
                     continue
-                job = pool.apply_async(_parse_in_worker, (source, plan.cursor))
-                pending.append((plan, job))
+                pool.submit(source, plan.cursor)
+                pending.append(plan)
                 in_flight += source.size
             if not pending:
                 break
-            plan, job = pending.popleft()
-            refresher.index_parsed(plan, job.get())
+            plan = pending.popleft()
+            refresher.index_parsed(plan, pool.next_result())
             in_flight -= plan.source.size
             done_bytes += plan.source.size
             refresher.maybe_commit()

@@ -199,9 +199,7 @@ class Planner:
             frequent = self.searcher.doc_freq("text", token.text) >= common
             single_limit = DENSE_TERMS if frequent else MAX_EXPANSION
             limit = PHRASE_TERMS if len(tokens) > 1 else single_limit
-            found, most = self.vocabulary.lookup(
-                token.text, starts=starts, ends=ends, limit=limit
-            )
+            found, most = self.vocabulary.lookup(token.text, starts=starts, ends=ends, limit=limit)
             if found is None and (frequent or most >= common):
                 # in most records anyway: reading them in score order and verifying
                 # each is cheaper than the union of thousands of posting lists
