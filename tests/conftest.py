@@ -53,6 +53,21 @@ AGENT_ENV_VARS = sorted(
 
 
 @pytest.fixture(autouse=True)
+def postings_for_small_refreshes(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In-process refreshes index postings even when small, so tests exercise the planner.
+
+    agentdex leaves a small refresh's records out of the postings (the tail that
+    readers verify, src/agentdex/index/refresh.py DEFER_BYTES); test corpora are
+    all small, so without this the postings would stay empty. Tests of the tail
+    itself are marked ``deferred_postings``; CLI subprocesses keep the default.
+    """
+    if request.node.get_closest_marker("deferred_postings") is None:
+        monkeypatch.setattr("agentdex.index.refresh.DEFER_BYTES", 0)
+
+
+@pytest.fixture(autouse=True)
 def hermetic_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Point every location agentdex could read or write at a fresh temporary tree."""
     base = tmp_path_factory.mktemp("env")

@@ -56,6 +56,10 @@ MIN_GARBAGE = 64 * 1024 * 1024
 PARALLEL_MIN_BYTES = int(os.environ.get("AGENTDEX_INDEX_PARALLEL_MIN_BYTES", 32 * 1024 * 1024))
 #: parsed-but-not-yet-written input kept in flight (bounds memory)
 IN_FLIGHT_BYTES = 8 * 1024 * 1024
+#: a refresh reading less than this leaves its records out of the postings (the tail) ...
+DEFER_BYTES = 1024 * 1024
+#: ... while the tail holds fewer records than this (readers verify it on every query)
+TAIL_RECORDS = 2000
 #: a refresh reading more than this waits for tantivy's segment merges before it ends
 BIG_REFRESH_BYTES = 256 * 1024 * 1024
 
@@ -544,14 +548,23 @@ def _run(
     changed = [s for s in sources if _maybe_changed(refresher, s)]
     stats.files_unchanged = len(sources) - len(changed)
     total_bytes = sum(s.size for s in changed)
+    index = refresher.index
     if total_bytes >= PARALLEL_MIN_BYTES:
-        refresher.index.start_bulk_load()
+        index.start_bulk_load()
+    # a small refresh (an agent appending a message) opens no tantivy writer: its records
+    # join the tail that readers verify directly, indexed in one go once it has grown
+    tail = index.tail_size()
+    stats.deferred = total_bytes < DEFER_BYTES and tail < TAIL_RECORDS
+    if stats.deferred:
+        index.defer_postings()
     # workers are forked: only while this process runs no threads (tantivy starts some)
-    workers = 0 if refresher.index.threads_started else _worker_count(total_bytes)
+    workers = 0 if index.threads_started else _worker_count(total_bytes)
     stats.workers = workers
     if workers:
         _run_parallel(refresher, changed, workers, progress, total_bytes)
         return
+    if tail and not stats.deferred:
+        index.catch_up()
     done_bytes = 0
     for i, source in enumerate(changed):
         refresher.index_source(source)
@@ -598,6 +611,8 @@ def _run_parallel(
     done_bytes = 0
     index = 0
     with ParseWorkers(workers, _parse_in_worker) as pool:
+        if refresher.index.tail_size():
+            refresher.index.catch_up()  # after the fork: it starts tantivy's threads
         while index < len(changed) or pending:
             while (
                 index < len(changed)

@@ -34,6 +34,8 @@ class RefreshStats:
     workers: int = 0
     #: the no-change fast path answered (index/manifest.py): nothing was opened or parsed
     fast_path: bool = False
+    #: new records were left in the tail (a small refresh: no tantivy writer opened)
+    deferred: bool = False
     warnings: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:

@@ -12,9 +12,12 @@ three steps:
    and the applied deletes cleared.
 
 A process killed between the steps leaves SQLite ahead of tantivy;
-:meth:`IndexWriter.recover` (run by the next writer) replays the deletes and
-re-adds the records past ``postings_rid`` from their stored text, and readers
-verify those records directly until then. So a kill at any point loses
+:meth:`IndexWriter.catch_up` (run by the next writer that indexes postings)
+replays the deletes and re-adds the records past ``postings_rid`` from their
+stored text, and readers verify those records directly until then. Small
+refreshes use the same mechanism on purpose: their records stay out of the
+postings (no tantivy writer at all: an append is searchable in a fraction
+of the time) until the tail is big enough to index in one go. So a kill at any point loses
 nothing that was committed and never shows half a batch.
 
 With the archive on (:mod:`agentdex.archive`), step 1 is preceded by the
@@ -109,14 +112,29 @@ class IndexWriter:
         self.touched_contexts: set[int] = set()
         self.added_contexts: set[int] = set()
         self.db.execute("BEGIN IMMEDIATE")
-        self.recover()
+        #: whether records added now go to the postings: true when the postings hold every
+        #: record (no tail); a small refresh leaves new records as the tail instead (readers
+        #: verify the tail directly) and :meth:`catch_up` indexes it later in one go
+        self.in_postings = self.tail_size() == 0
+
+    def tail_size(self) -> int:
+        """Records not in the postings yet (a deferred tail, or a writer killed mid-commit)."""
+        deletes = self.db.execute("SELECT count(*) FROM postings_deletes").fetchone()[0]
+        return max(0, self.blocks.next_record - self.meta_int("postings_rid", 1)) + deletes
+
+    def defer_postings(self) -> None:
+        """This refresh's new records stay out of the postings (a small refresh: no tantivy)."""
+        self.in_postings = False
 
     @property
     def postings(self) -> PostingsWriter:
         """The tantivy writer, opened on first use (it starts threads: fork workers before)."""
         if self._postings is None:
             self._postings = PostingsWriter(self.gen / "postings", threads=self._postings_threads)
-            for file_id, from_rid in self._queued_deletes:
+            # every journaled delete (this writer's queued ones, and any a killed writer
+            # left): the journal is cleared once the postings commit, so none may be skipped
+            journal = self.db.execute("SELECT file_id, from_rid FROM postings_deletes ORDER BY id")
+            for file_id, from_rid in journal.fetchall():
                 self._postings.delete_file(file_id, from_rid)
             self._queued_deletes.clear()
         return self._postings
@@ -162,6 +180,11 @@ class IndexWriter:
     def add(self, prepared: Prepared, file_id: int) -> None:
         rid, context_id = self.blocks.add_prepared(prepared, file_id)
         self.added_contexts.add(context_id)
+        if prepared.chars and not self.text_chars.issuperset(prepared.chars):
+            self.text_chars.update(prepared.chars)
+            self._chars_grew = True
+        if not self.in_postings:
+            return  # the tail: verified by readers until catch_up() indexes it
         timestamp = prepared.meta[5]
         self.postings.add(
             rid,
@@ -173,9 +196,6 @@ class IndexWriter:
             timestamp if isinstance(timestamp, float | int) else None,
             prepared.level,
         )
-        if prepared.chars and not self.text_chars.issuperset(prepared.chars):
-            self.text_chars.update(prepared.chars)
-            self._chars_grew = True
         if self._new_texts is not None:
             self._new_texts.append(prepared.postings_text)
             self._new_text_bytes += len(prepared.lower)
@@ -323,15 +343,18 @@ class IndexWriter:
         self.blocks.text_bytes = 0
         self.dead_bytes = 0
         self.db.execute("COMMIT")
-        if self._postings is not None or self._queued_deletes:
+        applied = self._postings is not None or bool(self._queued_deletes)
+        if applied:
             self.postings.commit()
         next_rid = self.blocks.next_record
         self.db.execute("BEGIN IMMEDIATE")
-        self._set_meta("postings_rid", next_rid)
-        self.db.execute("DELETE FROM postings_deletes")
-        if self._new_texts is not None and not self.vocab_stale:
-            self._append_vocabulary(self._new_texts)
-            self._set_meta("vocab_rid", next_rid)
+        if applied:
+            self.db.execute("DELETE FROM postings_deletes")
+        if self.in_postings:
+            self._set_meta("postings_rid", next_rid)
+            if self._new_texts is not None and not self.vocab_stale:
+                self._append_vocabulary(self._new_texts)
+                self._set_meta("vocab_rid", next_rid)
         self._new_texts = None if self.vocab_stale else []
         self._new_text_bytes = 0
         self.db.execute("COMMIT")
@@ -401,9 +424,15 @@ class IndexWriter:
             terms.update(analyzer.analyze(text))
         postings_mod.append_vocabulary(self.gen, sorted(terms))
 
-    # -- recovery ----------------------------------------------------------------------------
-    def recover(self) -> None:
-        """Bring the postings level with SQLite after a writer died between commit steps."""
+    # -- the tail ----------------------------------------------------------------------------
+    def catch_up(self) -> None:
+        """Bring the postings level with SQLite: index the tail and replay journaled deletes.
+
+        The tail is what small refreshes left out of the postings, or what a
+        writer killed between its commit steps did not get to; either way the
+        records are in SQLite and readers verify them until this runs.
+        """
+        self.in_postings = True
         postings_rid = self.meta_int("postings_rid", 1)
         last = self.db.execute("SELECT max(id) FROM record_rows").fetchone()[0]
         deletes = self.db.execute(

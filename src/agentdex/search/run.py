@@ -106,6 +106,8 @@ class SearchRun:
         self.budget = budget
         self.stopped: str | None = None
         self.tail: set[int] = set()
+        #: tail records that match (checked once, up front)
+        self.tail_matches: list[Row] = []
 
     # -- budget ------------------------------------------------------------------------------
     def out_of_time(self) -> bool:
@@ -121,30 +123,40 @@ class SearchRun:
         return self.plan.query
 
     def _accept(self, row: Row) -> bool:
+        """Does a postings candidate match? (Tail records are decided in :meth:`run`.)"""
+        if row[ID] in self.tail:
+            return False  # a stale posting of a tail record: the tail answers for it
         if self.only_here and self.here is not None and not self.here(row):
             return False
-        if self.plan.exact and row[ID] not in self.tail:
-            return True
-        return self.engine.matches(self.node, row)
+        return self.plan.exact or self.engine.matches(self.node, row)
+
+    def _check_tail(self, tail: list[int]) -> None:
+        """Verify the records the postings do not cover yet (few: small refreshes leave them)."""
+        self.tail = set(tail)
+        for row in self.engine.light(tail):
+            if self.only_here and self.here is not None and not self.here(row):
+                continue
+            if self.engine.matches(self.node, row):
+                self.tail_matches.append(row)
 
     # -- entry --------------------------------------------------------------------------------
     def run(self, *, want: int | None, sort: str, exact_total: bool) -> Outcome:
-        tail = self.engine.tail_ids()
-        self.tail = set(tail)
         if self.plan.query is None:
             return self._scan(sort)
+        tail = self.engine.tail_ids()
+        self._check_tail(tail)
         query = self._query()
-        exact = self.plan.exact and not tail
+        exact = self.plan.exact
         if want is None or exact_total:
-            return self._whole(query, tail, sort, self.engine.count(query) + len(tail))
+            return self._whole(query, sort, self.engine.count(query) + len(tail))
         # one pass gives the count and the first pages (per level, or by time)
         pages = self._first_pages(query, sort, want)
         count = sum(total for total, _ in pages.values())
         candidates = count + len(tail)
         if candidates <= (FULL_EXACT if exact else FULL_VERIFIED):
-            return self._whole(query, tail, sort, candidates)
-        matched = count if exact else None
-        return self._first_page(query, pages, tail, sort, want, candidates, matched)
+            return self._whole(query, sort, candidates)
+        matched = count + len(self.tail_matches) if exact else None
+        return self._first_page(query, pages, sort, want, candidates, matched)
 
     def _first_pages(
         self, query: Any, sort: str, want: int
@@ -165,11 +177,10 @@ class SearchRun:
         return pages
 
     # -- everything ---------------------------------------------------------------------------
-    def _whole(self, query: Any, tail: list[int], sort: str, candidates: int) -> Outcome:
-        ids = self.engine.candidate_ids(query) + tail
-        rows = self.engine.light(ids)
+    def _whole(self, query: Any, sort: str, candidates: int) -> Outcome:
+        rows = self.engine.light(self.engine.candidate_ids(query))
         rows.sort(key=lambda r: r[11])  # by block: each block is decompressed once
-        matched: list[Row] = []
+        matched: list[Row] = list(self.tail_matches)
         for i, row in enumerate(rows):
             if not i % 64 and self.out_of_time():  # a clock read costs microseconds here
                 break
@@ -207,7 +218,6 @@ class SearchRun:
         self,
         query: Any,
         pages: dict[tuple[int | None, bool | None], tuple[int, list[int]]],
-        tail: list[int],
         sort: str,
         want: int,
         candidates: int,
@@ -219,7 +229,7 @@ class SearchRun:
                 pages.items(), key=lambda item: (item[0][0] or 0, item[0][1] is False)
             )
         ]
-        accepted = self._merge(streams, tail, sort, want)
+        accepted = self._merge(streams, sort, want)
         return Outcome(
             rows=accepted,
             total=len(accepted),
@@ -243,12 +253,10 @@ class SearchRun:
             ]
         )
 
-    def _merge(
-        self, streams: list[_Stream], tail: list[int], sort: str, want: int
-    ) -> list[tuple[float, Row]]:
+    def _merge(self, streams: list[_Stream], sort: str, want: int) -> list[tuple[float, Row]]:
         """Take candidates best first until ``want`` are verified (the threshold algorithm)."""
         heap: list[tuple[float, float, int, Row]] = []
-        for row in self.engine.light(tail):
+        for row in self.tail_matches:
             self._push(heap, row, sort)
         accepted: list[tuple[float, Row]] = []
         seen: set[tuple[Any, ...]] = set()
@@ -259,8 +267,8 @@ class SearchRun:
             bound = max((s.bound() for s in live), default=float("-inf"))
             if heap and -heap[0][0] >= bound:
                 key, _, _, row = heapq.heappop(heap)
-                if not self._accept(row):
-                    continue
+                if row[ID] not in self.tail and not self._accept(row):
+                    continue  # (tail rows in the heap were checked in run())
                 if self.dedup:
                     dkey = dedup_key(row)
                     if dkey in seen:
@@ -272,7 +280,8 @@ class SearchRun:
                 break
             best = max(live, key=lambda s: s.bound())
             for row in best.fetch():
-                self._push(heap, row, sort)
+                if row[ID] not in self.tail:  # a stale posting: the tail answers for it
+                    self._push(heap, row, sort)
         if sort != "time":
             accepted = [(cheap_score(r, self.now, self.here), r) for _, r in accepted]
         return accepted
