@@ -185,6 +185,7 @@ def bench_agentdex(home: Path, work: Path, runs: int, queries: dict[str, list[st
     env = dict(os.environ)
     env["AGENTDEX_DATA_DIR"] = str(work / "agentdex-data")
     env["AGENTDEX_CONFIG"] = str(work / "no-config.toml")
+    (work / "no-config.toml").write_text("")  # default settings (a missing file warns)
     env["PYTHONPATH"] = str(SRC)
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed tool runs byte-compiled modules
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(SRC)], check=True, env=env)
