@@ -278,3 +278,30 @@ def test_parallel_parse_workers_index_the_same(home: Path, monkeypatch: pytest.M
     assert (stats.files_resumed, stats.records_added) == (2, 2)  # + the unreadable one
     assert len(texts("grape")) == 362  # + the appended line + the once-unreadable file
     assert api.index_status()["records"] == 362
+
+
+def test_a_copied_home_is_rebuilt_once_not_updated_then_compacted(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("agentdex.index.refresh.MIN_GARBAGE", 0)
+    d = store_dir(home)
+    for i in range(4):
+        write_file(d / f"f{i}.jsonl", [rec(f"pear {i}")])
+    refresh(home)
+    old = Location(index_root()).current()
+    write_file(d / "f0.jsonl", [rec("pear 0"), rec("pear 0b")])  # one of four changed
+    one = refresh(home)
+    assert (one.files_parsed + one.files_resumed, one.rebuilt) == (1, False)
+    for i in range(4):  # new inodes and mtimes, as after a copy or a restore
+        path = d / f"f{i}.jsonl"
+        copy = path.with_suffix(".tmp")
+        copy.write_bytes(path.read_bytes())
+        copy.replace(path)
+        touch_later(path)
+    warnings: list[str] = []
+    stats = refresh(home, warn=warnings.append)
+    assert stats.rebuilt and stats.files_parsed == 4  # parsed once, not twice
+    assert any("rebuilding the index instead" in w for w in warnings)
+    new = Location(index_root()).current()
+    assert old is not None and new != old and not old.exists()
+    assert texts("pear") == ["pear 0", "pear 0b", "pear 1", "pear 2", "pear 3"]

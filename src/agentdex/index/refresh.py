@@ -432,6 +432,8 @@ def _refresh_locked(
         refresher.archive.finish()
         refresher.index.finish(big=stats.bytes_parsed >= BIG_REFRESH_BYTES)
         ok = True
+    except _RebuildFirst:
+        pass  # nothing written yet: the rollback below leaves the index as it was
     except (OSError, sqlite3.OperationalError, ValueError) as exc:
         _raise_disk_full(exc)
         raise
@@ -440,6 +442,10 @@ def _refresh_locked(
         stats.records_archived += refresher.archive.archived
         stats.records_restored += refresher.archive.restored
         refresher.close(ok)
+    if not ok:
+        warn("most indexed files changed; rebuilding the index instead of updating it")
+        _refresh_locked(location, stats, True, home, rows, progress, warn)
+        return
     if location.building() == gen:
         location.set_current(gen)
     location.remove_stale()
@@ -514,6 +520,22 @@ def _write_failure(exc: BaseException) -> str | None:
     return None
 
 
+class _RebuildFirst(Exception):
+    """Most indexed bytes are about to be replaced: rebuild instead of parsing twice."""
+
+
+def _mostly_replaced(files: dict[str, tuple[Any, ...]], changed: list[Source]) -> bool:
+    """Would re-indexing ``changed`` leave the index mostly dead text?
+
+    A home copied or restored from a backup changes every file's mtime; a
+    refresh would re-index it all in place and then compact it with a full
+    rebuild, parsing the whole home twice. Deciding up front parses it once.
+    """
+    replaced = sum(old[2] for s in changed if (old := files.get(str(s.path))) is not None)
+    indexed = sum(old[2] for old in files.values())
+    return replaced > MIN_GARBAGE and replaced > GARBAGE_RATIO * indexed
+
+
 def _garbage_heavy(gen: Path) -> bool:
     db = sqlite3.connect(gen / "index.db")
     try:
@@ -540,12 +562,14 @@ def _run(
     stats.files_seen = len(sources)
     seen_paths = {str(s.path) for s in sources}
     in_scope = {row.store for row in rows} if rows is not None else None
+    changed = [s for s in sources if _maybe_changed(refresher, s)]
+    if not stats.rebuilt and _mostly_replaced(refresher.files, changed):
+        raise _RebuildFirst
     for path, old in list(refresher.files.items()):
         if is_archived(path):
             continue  # kept from the archive: no source to compare with
         if path not in seen_paths and (in_scope is None or old[12] in in_scope):
             refresher.remove_file(old)
-    changed = [s for s in sources if _maybe_changed(refresher, s)]
     stats.files_unchanged = len(sources) - len(changed)
     total_bytes = sum(s.size for s in changed)
     index = refresher.index
