@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import fnmatch
 import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from agentdex.catalogue import CATALOGUE, Coverage
 from agentdex.discovery import discover
 from agentdex.discovery.globwalk import glob
+from agentdex.readers import SECRET_NAMES, is_secret
 
 
 def _touch(path: Path, text: str = "{}\n") -> Path:
@@ -93,6 +97,22 @@ def test_secrets_and_private_rows_never_listed(home: Path) -> None:
     found = discover(home)
     assert found.sources == []
     assert any(r.coverage is Coverage.PRIVATE for r in CATALOGUE)
+
+
+@given(
+    st.one_of(
+        st.sampled_from(SECRET_NAMES),
+        st.text(alphabet="abcdeEnvkypmAUTHjson._-*[]?", max_size=24),
+        st.builds(lambda a, b: a + b, st.sampled_from(SECRET_NAMES), st.text(max_size=6)),
+        st.builds(lambda a, b: a + b, st.text(max_size=6), st.sampled_from(SECRET_NAMES)),
+    )
+)
+def test_secret_names_match_like_fnmatch_on_the_lowered_name(name: str) -> None:
+    """The one compiled pattern decides exactly as each fnmatch pattern in turn would."""
+    if "/" in name or "\0" in name:
+        return
+    expected = any(fnmatch.fnmatchcase(name.lower(), pattern) for pattern in SECRET_NAMES)
+    assert is_secret(f"/some/dir/{name}") is expected
 
 
 def test_glob_does_not_follow_directory_symlinks(tmp_path: Path) -> None:

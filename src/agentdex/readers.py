@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -47,6 +48,8 @@ SECRET_NAMES = (
     "oauth_creds.json",
     "google_accounts.json",
 )
+#: all of SECRET_NAMES as one pattern: discovery tests every store file it finds
+_SECRET_NAME = re.compile("|".join(fnmatch.translate(name) for name in SECRET_NAMES))
 
 
 #: Diagnostics (besides those starting "unreadable") that mean a store could not be read
@@ -77,7 +80,7 @@ def is_secret(path: str | os.PathLike[str]) -> bool:
     (True, True, False)
     """
     name = os.path.basename(os.fspath(path)).lower()
-    return any(fnmatch.fnmatchcase(name, pat) for pat in SECRET_NAMES)
+    return _SECRET_NAME.match(name) is not None
 
 
 def guard(path: str | os.PathLike[str]) -> None:
