@@ -112,3 +112,55 @@ def test_a_file_that_could_not_be_read_is_retried(
     assert not (Location(index_root()).root / manifest.MANIFEST).exists()
     retried = refresh(home)
     assert not retried.fast_path and retried.records_added == 1
+
+
+def _count_discoveries(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    from agentdex.index import refresh as refresh_mod
+
+    calls: list[int] = []
+    real = refresh_mod._discover
+
+    def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(refresh_mod, "_discover", counted)
+    return calls
+
+
+def test_an_append_re_reads_that_file_without_walking_the_stores(
+    home: Path, transcript: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (transcript.parent / "c2.jsonl").write_bytes(claude_line("c2", "an untouched chat", 1))
+    refresh(home)
+    discoveries = _count_discoveries(monkeypatch)
+    with open(transcript, "ab") as handle:
+        handle.write(claude_line("c1", "and the numbat one too", 2))
+    appended = refresh(home)
+    assert discoveries == []  # the manifest named the one file that changed
+    assert (appended.files_seen, appended.files_unchanged, appended.files_resumed) == (2, 1, 1)
+    assert appended.records_added == 1 and not appended.fast_path
+    hits = api.search("numbat", refresh_first=False).results
+    assert [h["text"] for h in hits] == ["and the numbat one too"]
+    assert refresh(home).fast_path  # the manifest now holds the file's new state
+    with open(transcript, "ab") as handle:
+        handle.write(claude_line("c1", "a third line, the bilby", 3))
+    assert refresh(home).records_added == 1 and discoveries == []
+    assert [h["text"] for h in api.search("bilby", refresh_first=False).results] == [
+        "a third line, the bilby"
+    ]
+
+
+def test_a_new_or_removed_file_still_walks_the_stores(
+    home: Path, transcript: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    refresh(home)
+    discoveries = _count_discoveries(monkeypatch)
+    with open(transcript, "ab") as handle:  # an append and a new file in one go
+        handle.write(claude_line("c1", "appended echidna", 2))
+    (transcript.parent / "c3.jsonl").write_bytes(claude_line("c3", "a new echidna chat", 1))
+    both = refresh(home)
+    assert len(discoveries) == 1 and both.records_added == 2 and both.files_seen == 2
+    transcript.unlink()
+    gone = refresh(home)
+    assert len(discoveries) == 2 and gone.files_removed == 1  # (its text stays, archived)

@@ -8,6 +8,12 @@ version). :func:`unchanged` re-stats those paths, about one ``stat`` per
 store file and directory, and opens no database: a default-mode
 ``search`` pays tens of milliseconds for its freshness check.
 
+When the only paths that changed are store files the last refresh found
+(an agent appended to its transcript), :func:`changed_sources` names them
+and the refresh re-reads just those, without walking every store again: a
+new or removed file changes its directory, which sends the refresh back to
+full discovery.
+
 A refresh that could not read some file, or was scoped to some stores,
 writes no manifest (the next refresh does the full check).
 """
@@ -16,11 +22,16 @@ from __future__ import annotations
 
 import hashlib
 import os
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from agentdex.paths import stat_signature as signature
+
+if TYPE_CHECKING:
+    from agentdex.discovery import Source
 
 MANIFEST = "refresh-manifest.json"
 #: environment variables discovery (or config loading) may read: a superset is harmless
@@ -37,14 +48,29 @@ def fingerprint(home: str | None) -> str:
     return hashlib.blake2b("\0".join(parts).encode("utf-8", "replace"), digest_size=16).hexdigest()
 
 
-def write(root: Path, generation: str, home: str | None, notes: dict[str, str], files: int) -> None:
+def write(
+    root: Path,
+    generation: str,
+    home: str | None,
+    notes: dict[str, str],
+    files: int,
+    sources: list[Source],
+) -> None:
     """Save the manifest of a complete refresh (atomically)."""
     data = {
         "generation": generation,
         "fingerprint": fingerprint(home),
         "files": files,
         "paths": notes,
+        "sources": {
+            str(s.path): [s.row.store, s.root.name, str(s.root.path), s.root.host, s.root.only]
+            for s in sources
+        },
     }
+    _save(root, data)
+
+
+def _save(root: Path, data: dict[str, Any]) -> None:
     tmp = root / f".{MANIFEST}.{os.getpid()}.tmp"
     tmp.write_bytes(orjson.dumps(data))
     os.replace(tmp, root / MANIFEST)
@@ -54,11 +80,8 @@ def discard(root: Path) -> None:
     (root / MANIFEST).unlink(missing_ok=True)
 
 
-def unchanged(root: Path, home: str | None) -> int | None:
-    """The number of store files when nothing changed since the last complete refresh, else None.
-
-    Only valid for the generation ``CURRENT`` names (a rebuild invalidates it).
-    """
+def _load(root: Path, home: str | None) -> dict[str, Any] | None:
+    """The manifest when it still describes the current generation and settings."""
     if (root / "BUILDING").exists():
         return None
     try:
@@ -70,11 +93,75 @@ def unchanged(root: Path, home: str | None) -> int | None:
         return None
     if data.get("fingerprint") != fingerprint(home):
         return None
-    paths = data.get("paths")
-    if not isinstance(paths, dict):
+    if not isinstance(data.get("paths"), dict):
         return None
-    for path, state in paths.items():
-        if signature(path) != state:
-            return None
+    return data
+
+
+def _files(data: dict[str, Any]) -> int:
     files = data.get("files")
     return files if isinstance(files, int) else 0
+
+
+def unchanged(root: Path, home: str | None) -> int | None:
+    """The number of store files when nothing changed since the last complete refresh, else None.
+
+    Only valid for the generation ``CURRENT`` names (a rebuild invalidates it).
+    """
+    data = _load(root, home)
+    if data is None:
+        return None
+    for path, state in data["paths"].items():
+        if signature(path) != state:
+            return None
+    return _files(data)
+
+
+@dataclass(slots=True)
+class Changes:
+    """Store files that changed since the last complete refresh (nothing else did)."""
+
+    data: dict[str, Any]
+    #: noted path -> its signature when checked (before anything is read)
+    now: dict[str, str]
+    #: changed store file -> [store id, root name, root path, host, only]
+    sources: dict[str, list[Any]]
+
+    @property
+    def files(self) -> int:
+        return _files(self.data)
+
+
+def changed_sources(root: Path, home: str | None) -> Changes | None:
+    """The changed store files when they are all a refresh must look at, else None.
+
+    None also when nothing changed, or when any other path discovery noted
+    (a directory, a root, ``projects.json``) changed or a store file vanished:
+    then only full discovery knows what there is.
+    """
+    data = _load(root, home)
+    known = data.get("sources") if data is not None else None
+    if data is None or not isinstance(known, dict):
+        return None
+    now: dict[str, str] = {}
+    sources: dict[str, list[Any]] = {}
+    for path, state in data["paths"].items():
+        current = signature(path)
+        if current == state:
+            continue
+        store_file = path[: -len("-wal")] if path.endswith("-wal") else path
+        entry = known.get(store_file)
+        if not isinstance(entry, list) or not current.startswith(("f:", "missing")):
+            return None
+        if store_file == path and not current.startswith("f:"):
+            return None  # the store file itself vanished: its directory knows
+        now[path] = current
+        sources[store_file] = entry
+    return Changes(data, now, sources) if sources else None
+
+
+def update(root: Path, generation: str, changes: Changes) -> None:
+    """Save the manifest after a refresh of just ``changes`` (their states as checked)."""
+    data = dict(changes.data, generation=generation)
+    data["paths"] = {**changes.data["paths"], **changes.now}
+    _save(root, data)

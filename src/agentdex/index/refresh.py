@@ -415,6 +415,8 @@ def _refresh_locked(
     warn: Callable[[str], None],
 ) -> None:
     _limit_malloc_arenas()
+    # checked before anything is written: the files an agent appended to since the last refresh
+    known = manifest.changed_sources(location.root, home) if rows is None and not full else None
     try:
         gen, refresher = _open_refresher(location, stats, full, warn)
     except (OSError, sqlite3.OperationalError, ValueError) as exc:
@@ -422,13 +424,15 @@ def _refresh_locked(
         raise
     if location.building() == gen:
         stats.rebuilt = True
+    if stats.rebuilt:
+        known = None
     stats.generation = gen.name
     manifest.discard(location.root)
     ok = False
     try:
         refresher.archive.start()
         with observe.recording() as notes:
-            _run(refresher, home, rows, progress, warn)
+            found = _run(refresher, home, rows, progress, warn, known)
         refresher.archive.finish()
         refresher.index.finish(big=stats.bytes_parsed >= BIG_REFRESH_BYTES)
         ok = True
@@ -450,7 +454,10 @@ def _refresh_locked(
         location.set_current(gen)
     location.remove_stale()
     if rows is None and not stats.files_failed and not _has_unreadable(refresher.diagnostics):
-        manifest.write(location.root, gen.name, home, notes, stats.files_seen)
+        if known is not None:
+            manifest.update(location.root, gen.name, known)
+        else:
+            manifest.write(location.root, gen.name, home, notes, stats.files_seen, found)
     if not full and _garbage_heavy(gen):
         warn("index has mostly deleted text; compacting with a full rebuild")
         _refresh_locked(location, stats, True, home, rows, progress, warn)
@@ -553,24 +560,58 @@ def _run(
     rows: list[StoreRow] | None,
     progress: Progress | None,
     warn: Callable[[str], None],
-) -> None:
-    found = _discover(home, rows)
-    for message in found.warnings:
-        warn(message)
-    sources = [s for s in found.sources if _indexable(s)]
+    known: manifest.Changes | None = None,
+) -> list[Source]:
+    """Discover (or, with ``known``, take the changed store files) and index what changed.
+
+    Returns the sources discovery found (empty with ``known``), for the manifest.
+    """
     stats = refresher.stats
-    stats.files_seen = len(sources)
-    seen_paths = {str(s.path) for s in sources}
-    in_scope = {row.store for row in rows} if rows is not None else None
+    if known is not None:
+        sources = _known_sources(known)
+        stats.files_seen = known.files
+    else:
+        found = _discover(home, rows)
+        for message in found.warnings:
+            warn(message)
+        sources = [s for s in found.sources if _indexable(s)]
+        stats.files_seen = len(sources)
     changed = [s for s in sources if _maybe_changed(refresher, s)]
     if not stats.rebuilt and _mostly_replaced(refresher.files, changed):
         raise _RebuildFirst
-    for path, old in list(refresher.files.items()):
-        if is_archived(path):
-            continue  # kept from the archive: no source to compare with
-        if path not in seen_paths and (in_scope is None or old[12] in in_scope):
-            refresher.remove_file(old)
-    stats.files_unchanged = len(sources) - len(changed)
+    if known is None:
+        seen_paths = {str(s.path) for s in sources}
+        in_scope = {row.store for row in rows} if rows is not None else None
+        for path, old in list(refresher.files.items()):
+            if is_archived(path):
+                continue  # kept from the archive: no source to compare with
+            if path not in seen_paths and (in_scope is None or old[12] in in_scope):
+                refresher.remove_file(old)
+    stats.files_unchanged = stats.files_seen - len(changed)
+    _index_changed(refresher, changed, progress)
+    return sources
+
+
+def _known_sources(known: manifest.Changes) -> list[Source]:
+    """The manifest's changed store files as discovery would have found them now."""
+    from agentdex.catalogue import store
+    from agentdex.discovery import Root, Source
+
+    sources: list[Source] = []
+    for path, (store_id, name, root, host, only) in known.sources.items():
+        try:
+            st = os.stat(path)
+            row = store(store_id)
+        except (OSError, KeyError):
+            continue  # gone since the check: the next refresh's discovery sees it
+        sources.append(
+            Source(row, Path(path), Root(name, Path(root), host, only), st.st_size, st.st_mtime)
+        )
+    return sources
+
+
+def _index_changed(refresher: _Refresher, changed: list[Source], progress: Progress | None) -> None:
+    stats = refresher.stats
     total_bytes = sum(s.size for s in changed)
     index = refresher.index
     if total_bytes >= PARALLEL_MIN_BYTES:
