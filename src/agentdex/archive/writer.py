@@ -27,10 +27,11 @@ import os
 import time
 import zlib
 from collections import deque
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agentdex.archive.keys import record_key
 from agentdex.archive.store import CHUNK_BYTES, LEVEL, RAW, TEXT, ArchiveStore
+from agentdex.index.segments import ContextIds
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ThreadPoolExecutor
@@ -66,13 +67,7 @@ class ArchiveWriter:
     def __init__(self, store: ArchiveStore) -> None:
         self.store = store
         self.db = store.db
-        self.contexts: dict[tuple[Any, ...], int] = {
-            tuple(r[1:]): int(r[0])
-            for r in self.db.execute(
-                "SELECT id, agent, store, session_id, model, cwd, project, branch, worktree,"
-                " host FROM contexts"
-            )
-        }
+        self.contexts = ContextIds(self.db)
         self.sources: dict[str, int] = {
             str(r[1]): int(r[0]) for r in self.db.execute("SELECT id, path FROM sources")
         }
@@ -175,14 +170,7 @@ class ArchiveWriter:
         agent, store, session, role, kind, timestamp = prepared.meta[:6]
         model, cwd, project, branch, worktree, host, locator, offset = prepared.meta[6:]
         context = (agent, store, session, model, cwd, project, branch, worktree, host)
-        context_id = self.contexts.get(context)
-        if context_id is None:
-            cursor = self.db.execute(
-                "INSERT INTO contexts (agent, store, session_id, model, cwd, project, branch,"
-                " worktree, host) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                context,
-            )
-            context_id = self.contexts[context] = int(cursor.lastrowid or 0)
+        context_id = self.contexts.get_or_add(context)
         text = prepared.text.encode("utf-8", "surrogatepass")
         text_chunk, text_start = self._next(TEXT)
         self._append(TEXT, text)

@@ -149,6 +149,37 @@ def prepare(record: Record) -> Prepared:
     )
 
 
+class ContextIds:
+    """Ids of ``contexts`` rows by their columns, read one session at a time on first use.
+
+    The key is (agent, store, session_id, model, cwd, project, branch, worktree,
+    host). A refresh that appends to one transcript touches one session:
+    loading every context of a large index up front cost more than the
+    append. The index and the archive both keep such a table.
+    """
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+        self._ids: dict[tuple[object, ...], int] = {}
+        self._sessions: set[object] = set()
+
+    def get_or_add(self, key: tuple[object, ...]) -> int:
+        found = self._ids.get(key)
+        if found is None and key[2] not in self._sessions:
+            self._sessions.add(key[2])
+            for row in self.db.execute(
+                "SELECT id, agent, store, session_id, model, cwd, project, branch, worktree,"
+                " host FROM contexts WHERE session_id IS ?",
+                (key[2],),
+            ):
+                self._ids[tuple(row[1:])] = int(row[0])
+            found = self._ids.get(key)
+        if found is None:
+            cursor = self.db.execute(_INSERT_CONTEXT, key)
+            found = self._ids[key] = int(cursor.lastrowid or 0)
+        return found
+
+
 class BlockWriter:
     """Packs records into blocks; the caller commits (``flush`` then ``db.commit``)."""
 
@@ -164,14 +195,7 @@ class BlockWriter:
             " UNION ALL SELECT max(first_id + count - 1) FROM blocks)"
         ).fetchone()
         self.next_record = (row[0] + 1) if row[0] is not None else 1
-        #: (agent, store, session_id, model, cwd, project, branch, worktree, host) -> id
-        self.contexts: dict[tuple[object, ...], int] = {
-            tuple(r[1:]): r[0]
-            for r in db.execute(
-                "SELECT id, agent, store, session_id, model, cwd, project, branch, worktree,"
-                " host FROM contexts"
-            )
-        }
+        self.contexts = ContextIds(db)
         self._lower: list[bytes] = []
         self._original: list[str] = []
         self._rows: list[tuple[object, ...]] = []
@@ -202,10 +226,7 @@ class BlockWriter:
             offset,
         ) = prepared.meta
         key = (agent, store, session, model, cwd, project, branch, worktree, host)
-        context_id = self.contexts.get(key)
-        if context_id is None:
-            cursor = self.db.execute(_INSERT_CONTEXT, key)
-            context_id = self.contexts[key] = int(cursor.lastrowid or 0)
+        context_id = self.contexts.get_or_add(key)
         self._rows.append(
             (
                 rid,
