@@ -63,6 +63,17 @@ def test_serve_real_process(tmp_path: Path) -> None:
             assert response.json()["resources"][0]["source"] == str(ws / "AGENTS.md")
             assert client.get("/api/v0/context/snapshot").status_code == 401
             assert client.get("/openapi.json").json()["paths"]
+            # DNS rebinding: a page at evil.example resolving to 127.0.0.1 gets nothing
+            rebound = client.get(
+                "/api/v0/context/snapshot", headers={**headers, "Host": "evil.example"}
+            )
+            assert rebound.status_code == 421 and rebound.json()["error"] == "MISDIRECTED"
+            assert client.get("/openapi.json", headers={"Host": "evil.example"}).status_code == 421
+            port = info["url"].rsplit(":", 1)[1]
+            local = client.get(
+                "/api/v0/context/snapshot", headers={**headers, "Host": f"localhost:{port}"}
+            )
+            assert local.status_code == 200
             with client.stream(
                 "GET", "/api/v0/context/events", headers=headers, params={"max_events": 1}
             ) as stream:
@@ -71,3 +82,20 @@ def test_serve_real_process(tmp_path: Path) -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_the_gate_checks_the_host_only_when_bound_to_loopback() -> None:
+    from fastapi.testclient import TestClient
+
+    from agentdex.http.app import create_app
+
+    auth = {"Authorization": "Bearer t0ken"}
+    for loopback_only, testserver_status in ((True, 421), (False, 200)):
+        app = create_app(token="t0ken", loopback_only=loopback_only)
+        client = TestClient(app, base_url="http://testserver")
+        assert client.get("/api/v0/sources", headers=auth).status_code == testserver_status
+        local = TestClient(app, base_url="http://127.0.0.1:8765")
+        assert local.get("/api/v0/sources", headers=auth).status_code == 200
+        assert local.get("/api/v0/sources").status_code == 401  # the token still applies
+        ipv6 = TestClient(app, base_url="http://[::1]:8765")
+        assert ipv6.get("/api/v0/sources", headers=auth).status_code == 200

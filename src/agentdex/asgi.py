@@ -43,17 +43,19 @@ def build_app(
     home: str | None = None,
     cwd: str | None = None,
     max_bytes: int | None = None,
+    loopback_only: bool = False,
 ) -> FastAPI:
     """The ``agentdex serve`` app: ``create_app(token=...)`` plus MCP at ``/mcp``, one token.
 
-    ``cwd`` is the directory MCP tools default to (``serve --workspace``).
+    ``cwd`` is the directory MCP tools default to (``serve --workspace``);
+    ``loopback_only`` refuses requests not addressed to a loopback name.
     """
     from starlette.routing import Route
 
     from agentdex.http.app import create_app
     from agentdex.mcp.server import streamable_http
 
-    app = create_app(token=token, data=data)
+    app = create_app(token=token, data=data, loopback_only=loopback_only)
     app.state.home = home  # the HTTP routes search this home's index, like MCP
     mcp_app, manager = streamable_http(home=home, cwd=cwd, max_bytes=max_bytes)
     # A Route (not a Mount) so "/mcp" itself answers without a redirect to "/mcp/".

@@ -108,7 +108,7 @@ def prepare(
     bound_port = sock.getsockname()[1]
     shown = f"[{host.strip('[]')}]" if ":" in host else host  # "::1" and "[::1]" alike
     url = f"http://{shown}:{bound_port}"
-    app = build_app(token, home=home_of(ctx), cwd=ws)
+    app = build_app(token, home=home_of(ctx), cwd=ws, loopback_only=is_loopback(host))
     app.state.context_workspace = ws
     app.state.context_home = home_of(ctx)
     app.state.home = home_of(ctx)

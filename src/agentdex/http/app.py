@@ -133,8 +133,14 @@ def _openapi(app: FastAPI) -> dict[str, Any]:
     return app.openapi_schema
 
 
-def create_app(*, token: str | None = None, data: Path | None = None) -> FastAPI:
-    """Build the app. ``token`` defaults to the data dir's serve token."""
+def create_app(
+    *, token: str | None = None, data: Path | None = None, loopback_only: bool = False
+) -> FastAPI:
+    """Build the app. ``token`` defaults to the data dir's serve token.
+
+    ``loopback_only``: refuse (421) requests whose ``Host`` is not a loopback
+    name; ``serve`` sets it whenever it binds a loopback address.
+    """
     expected = token if token is not None else load_or_create_token(data)
     app = FastAPI(
         title="agentdex",
@@ -147,7 +153,10 @@ def create_app(*, token: str | None = None, data: Path | None = None) -> FastAPI
     from agentdex.http import ui
 
     app.add_middleware(
-        AuthGate, token=expected, public=lambda path: path in PUBLIC_PATHS or ui.is_public(path)
+        AuthGate,
+        token=expected,
+        public=lambda path: path in PUBLIC_PATHS or ui.is_public(path),
+        loopback_only=loopback_only,
     )
 
     @app.exception_handler(AgentdexError)

@@ -5,14 +5,19 @@ first serve and printed, and is compared in constant time, as bytes (any
 header value, ASCII or not, is simply right or wrong).
 
 :class:`AuthGate` is the outermost ASGI layer of the whole app, ``/mcp``
-included, so there is one rule everywhere: exactly one ``Authorization:
-Bearer <token>`` header, else 401, answered before the body is read; then
-the body is read up to ``MAX_BODY_BYTES`` (413 beyond, 408 when it trickles
-in slower than ``BODY_TIMEOUT_SECONDS``) and handed to the app.
+included, so there is one rule everywhere. A server bound to loopback
+answers only requests addressed to a loopback name (``Host`` is localhost
+or a loopback address such as 127.0.0.1 or [::1], any port; else 421), so
+a web page that rebinds its own DNS name to 127.0.0.1 gets nothing, not
+even the public paths. Then exactly one ``Authorization: Bearer <token>``
+header, else 401, answered before the body is read; then the body is read
+up to ``MAX_BODY_BYTES`` (413 beyond, 408 when it trickles in slower than
+``BODY_TIMEOUT_SECONDS``) and handed to the app.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import secrets
 from collections.abc import Callable, Iterable
@@ -72,6 +77,35 @@ def authorized(expected: str, headers: Iterable[tuple[bytes, bytes]]) -> bool:
     return len(values) == 1 and token_matches(expected, values[0])
 
 
+def loopback_host(headers: Iterable[tuple[bytes, bytes]]) -> bool:
+    """Exactly one ``Host`` header, naming localhost or a loopback address (any port).
+
+    >>> loopback_host([(b"host", b"127.0.0.1:8765")]), loopback_host([(b"host", b"[::1]")])
+    (True, True)
+    >>> loopback_host([(b"host", b"evil.example:8765")]), loopback_host([])
+    (False, False)
+    """
+    values = [value for name, value in headers if name.lower() == b"host"]
+    if len(values) != 1:
+        return False
+    host = values[0].decode("latin-1").strip().lower()
+    if host.startswith("["):
+        name, _, rest = host.partition("]")
+        name += "]"
+    else:
+        name, _, rest = host.partition(":")
+        rest = ":" + rest if rest else ""
+    port = rest[1:] if rest.startswith(":") else rest
+    if port and not port.isdigit():
+        return False
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
 def _error(status: int, code: str, message: str) -> tuple[dict[str, Any], bytes]:
     import orjson
 
@@ -103,8 +137,11 @@ class AuthGate:
         max_body: int = MAX_BODY_BYTES,
         body_timeout: float = BODY_TIMEOUT_SECONDS,
         public: Callable[[str], bool] | None = None,
+        loopback_only: bool = False,
     ) -> None:
         self.app = app
+        #: answer only requests whose Host names loopback (a server bound to loopback)
+        self.loopback_only = loopback_only
         self.token = token
         self.max_body = max_body
         self.body_timeout = body_timeout
@@ -116,6 +153,14 @@ class AuthGate:
             await self.app(scope, receive, send)
             return
         headers = scope.get("headers") or []
+        if self.loopback_only and not loopback_host(headers):
+            await _answer(
+                send,
+                421,
+                "MISDIRECTED",
+                "this server answers only requests addressed to localhost or a loopback address",
+            )
+            return
         if not self.public(scope.get("path", "")) and not authorized(self.token, headers):
             await _answer(send, 401, "UNAUTHORIZED", "missing or invalid bearer token")
             return
