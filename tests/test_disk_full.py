@@ -76,3 +76,42 @@ def test_a_file_size_limit_mid_index_is_one_line_and_keeps_the_index(
     assert run_cli("index").returncode == 0  # with room again, the next index completes
     assert _total(run_cli, "firstbatch") == before
     assert _total(run_cli, "secondbatch") == 40 * 40
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash for ulimit -f")
+def test_a_search_whose_refresh_fills_the_disk_searches_the_index_as_it_is(
+    home: Path, run_cli: Any
+) -> None:
+    _batch(home, "firstbatch", sessions=3, words=20)
+    assert run_cli("index").returncode == 0
+    _batch(home, "secondbatch", sessions=40, words=120)  # the search's refresh must write MBs
+    limited = subprocess.run(
+        [
+            "bash",
+            "-c",
+            'ulimit -f 256 && exec "$0" -m agentdex search --json firstbatch',
+            sys.executable,
+        ],
+        capture_output=True,
+        text=True,
+        env=child_env(),
+        timeout=120,
+        check=False,
+    )
+    assert limited.returncode == 0, limited.stderr[-2000:]
+    assert "Traceback" not in limited.stderr
+    stats = json.loads(limited.stdout)["stats"]
+    assert stats["total"] == 120  # what the last commit held
+    assert stats["refresh"] == "failed: disk full"
+    assert any("searched the index as it is" in w for w in stats["warnings"])
+    human = subprocess.run(
+        ["bash", "-c", 'ulimit -f 256 && exec "$0" -m agentdex search firstbatch', sys.executable],
+        capture_output=True,
+        text=True,
+        env=child_env(),
+        timeout=120,
+        check=False,
+    )
+    assert human.returncode == 0 and "searched the index as it is" in human.stderr
+    assert run_cli("index").returncode == 0  # with room again, everything is there
+    assert _total(run_cli, "secondbatch") == 40 * 40

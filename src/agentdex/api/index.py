@@ -152,7 +152,19 @@ def maybe_refresh(
 ) -> None:
     if not do_refresh:
         return
-    done = refresh(root, home=home, wait=False, rows=rows, progress=progress)
+    from agentdex.index.stats import DiskFullError
+
+    try:
+        done = refresh(root, home=home, wait=False, rows=rows, progress=progress)
+    except DiskFullError as exc:
+        from agentdex.index.store import Location, index_root
+
+        if Location(index_root(root, home=home)).current() is None:
+            raise  # no index to fall back on: the search cannot run
+        # the refresh stopped at its last commit: search that, and say so
+        stats["refresh"] = "failed: disk full"
+        stats["warnings"] = [f"{exc.message}; searched the index as it is"]
+        return
     if done.skipped_busy:
         stats["refresh"] = "skipped: another agentdex process is indexing"
     else:
