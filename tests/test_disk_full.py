@@ -33,6 +33,18 @@ def _batch(home: Path, prefix: str, sessions: int, words: int) -> None:
         write_claude_session(home, f"{prefix}{n:04d}-0000", home / "proj", turns)
 
 
+def _limited(*args: str) -> subprocess.CompletedProcess[str]:
+    """``agentdex ARGS`` in a shell whose file size limit is 256 blocks."""
+    return subprocess.run(
+        ["bash", "-c", 'ulimit -f 256 && exec "$0" -m agentdex "$@"', sys.executable, *args],
+        capture_output=True,
+        text=True,
+        env=child_env(),
+        timeout=120,
+        check=False,
+    )
+
+
 def _total(run_cli: Any, word: str) -> int:
     done = run_cli("search", "--no-refresh", "--json", word)
     assert done.returncode == 0, done.stderr
@@ -48,14 +60,7 @@ def test_a_file_size_limit_mid_index_is_one_line_and_keeps_the_index(
     before = _total(run_cli, "firstbatch")
     assert before == 120
     _batch(home, "secondbatch", sessions=40, words=120)  # megabytes more to write
-    limited = subprocess.run(
-        ["bash", "-c", 'ulimit -f 256 && exec "$0" -m agentdex index', sys.executable],
-        capture_output=True,
-        text=True,
-        env=child_env(),
-        timeout=120,
-        check=False,
-    )
+    limited = _limited("index")
     assert limited.returncode == 1, limited.stderr[-2000:]
     assert "Traceback" not in limited.stderr
     lines = limited.stderr.strip().splitlines()
@@ -85,33 +90,14 @@ def test_a_search_whose_refresh_fills_the_disk_searches_the_index_as_it_is(
     _batch(home, "firstbatch", sessions=3, words=20)
     assert run_cli("index").returncode == 0
     _batch(home, "secondbatch", sessions=40, words=120)  # the search's refresh must write MBs
-    limited = subprocess.run(
-        [
-            "bash",
-            "-c",
-            'ulimit -f 256 && exec "$0" -m agentdex search --json firstbatch',
-            sys.executable,
-        ],
-        capture_output=True,
-        text=True,
-        env=child_env(),
-        timeout=120,
-        check=False,
-    )
+    limited = _limited("search", "--json", "firstbatch")
     assert limited.returncode == 0, limited.stderr[-2000:]
     assert "Traceback" not in limited.stderr
     stats = json.loads(limited.stdout)["stats"]
     assert stats["total"] == 120  # what the last commit held
     assert stats["refresh"] == "failed: disk full"
     assert any("searched the index as it is" in w for w in stats["warnings"])
-    human = subprocess.run(
-        ["bash", "-c", 'ulimit -f 256 && exec "$0" -m agentdex search firstbatch', sys.executable],
-        capture_output=True,
-        text=True,
-        env=child_env(),
-        timeout=120,
-        check=False,
-    )
+    human = _limited("search", "firstbatch")
     assert human.returncode == 0 and "searched the index as it is" in human.stderr
     assert run_cli("index").returncode == 0  # with room again, everything is there
     assert _total(run_cli, "secondbatch") == 40 * 40
