@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 from agentdex.archive.keys import record_key
 from agentdex.archive.store import CHUNK_BYTES, LEVEL, RAW, TEXT, ArchiveStore
 from agentdex.index.segments import ContextIds
+from agentdex.index.writer import upsert_titles
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ThreadPoolExecutor
@@ -200,12 +201,7 @@ class ArchiveWriter:
         )
 
     def set_titles(self, agent: str, titles: dict[str, str]) -> None:
-        if titles:
-            self.db.executemany(
-                "INSERT INTO titles (agent, session_id, title) VALUES (?, ?, ?)"
-                " ON CONFLICT(agent, session_id) DO UPDATE SET title = excluded.title",
-                [(agent, sid, title) for sid, title in titles.items()],
-            )
+        upsert_titles(self.db, agent, titles)
 
     # -- chunks --------------------------------------------------------------------------------
     def _next(self, kind: int) -> tuple[int, int]:

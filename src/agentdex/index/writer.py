@@ -76,6 +76,16 @@ def head_hash(path: Path, length: int) -> str:
         return hashlib.blake2b(handle.read(length), digest_size=12).hexdigest()
 
 
+def upsert_titles(db: sqlite3.Connection, agent: str, titles: dict[str, str]) -> None:
+    """Set conversations' titles (session id -> title): the index's and the archive's table."""
+    if titles:
+        db.executemany(
+            "INSERT INTO titles (agent, session_id, title) VALUES (?, ?, ?)"
+            " ON CONFLICT(agent, session_id) DO UPDATE SET title = excluded.title",
+            [(agent, sid, title) for sid, title in titles.items()],
+        )
+
+
 class IndexWriter:
     """Writes one generation; the caller holds the writer lock."""
 
@@ -504,12 +514,7 @@ class IndexWriter:
         self.db.execute(f"UPDATE files SET {names} WHERE id = ?", (*values.values(), file_id))
 
     def set_titles(self, agent: str, titles: dict[str, str]) -> None:
-        if titles:
-            self.db.executemany(
-                "INSERT INTO titles (agent, session_id, title) VALUES (?, ?, ?)"
-                " ON CONFLICT(agent, session_id) DO UPDATE SET title = excluded.title",
-                [(agent, sid, title) for sid, title in titles.items()],
-            )
+        upsert_titles(self.db, agent, titles)
 
     def file_record_count(self, file_id: int) -> int:
         row = self.db.execute("SELECT count(*) FROM record_rows WHERE file_id = ?", (file_id,))
