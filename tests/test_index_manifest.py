@@ -164,3 +164,23 @@ def test_a_new_or_removed_file_still_walks_the_stores(
     transcript.unlink()
     gone = refresh(home)
     assert len(discoveries) == 2 and gone.files_removed == 1  # (its text stays, archived)
+
+
+def test_without_its_sources_file_an_append_walks_the_stores(
+    home: Path, transcript: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    refresh(home)
+    root = Location(index_root()).root
+    assert "sources" not in orjson.loads((root / manifest.MANIFEST).read_bytes())  # kept apart
+    (root / manifest.SOURCES).write_bytes(orjson.dumps({"id": "another", "sources": {}}))
+    discoveries = _count_discoveries(monkeypatch)
+    with open(transcript, "ab") as handle:
+        handle.write(claude_line("c1", "the platypus line", 2))
+    assert refresh(home).records_added == 1 and len(discoveries) == 1
+    (root / manifest.SOURCES).unlink()  # the refresh wrote a new one; now none at all
+    with open(transcript, "ab") as handle:
+        handle.write(claude_line("c1", "the quoll line", 3))
+    assert refresh(home).records_added == 1 and len(discoveries) == 2
+    assert [h["text"] for h in api.search("quoll", refresh_first=False).results] == [
+        "the quoll line"
+    ]

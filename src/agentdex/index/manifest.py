@@ -34,6 +34,8 @@ if TYPE_CHECKING:
     from agentdex.discovery import Source
 
 MANIFEST = "refresh-manifest.json"
+#: where each store file came from (store, root): read only when some store file changed
+SOURCES = "refresh-sources.json"
 #: environment variables discovery (or config loading) may read: a superset is harmless
 _ENV_MARKERS = ("HOME", "DIR", "APPDATA", "PROFILE", "XDG_", "AGENTDEX", "_DB", "WSL")
 
@@ -56,24 +58,49 @@ def write(
     files: int,
     sources: list[Source],
 ) -> None:
-    """Save the manifest of a complete refresh (atomically)."""
+    """Save the manifest of a complete refresh (atomically).
+
+    The sources go to a file of their own, written first, tied to the
+    manifest by a random id: the no-change check (every search) reads only
+    the manifest, and a refresh of an append rewrites only the manifest.
+    """
+    sources_id = os.urandom(8).hex()
+    _save(
+        root / SOURCES,
+        {
+            "id": sources_id,
+            "sources": {
+                str(s.path): [s.row.store, s.root.name, str(s.root.path), s.root.host, s.root.only]
+                for s in sources
+            },
+        },
+    )
     data = {
         "generation": generation,
         "fingerprint": fingerprint(home),
         "files": files,
+        "sources_id": sources_id,
         "paths": notes,
-        "sources": {
-            str(s.path): [s.row.store, s.root.name, str(s.root.path), s.root.host, s.root.only]
-            for s in sources
-        },
     }
-    _save(root, data)
+    _save(root / MANIFEST, data)
 
 
-def _save(root: Path, data: dict[str, Any]) -> None:
-    tmp = root / f".{MANIFEST}.{os.getpid()}.tmp"
+def _save(path: Path, data: dict[str, Any]) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     tmp.write_bytes(orjson.dumps(data))
-    os.replace(tmp, root / MANIFEST)
+    os.replace(tmp, path)
+
+
+def _known_sources(root: Path, data: dict[str, Any]) -> dict[str, Any] | None:
+    """The sources file of this manifest (None when missing or another manifest's)."""
+    try:
+        saved = orjson.loads((root / SOURCES).read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return None
+    if not isinstance(saved, dict) or saved.get("id") != data.get("sources_id"):
+        return None
+    known = saved.get("sources")
+    return known if isinstance(known, dict) else None
 
 
 def discard(root: Path) -> None:
@@ -140,28 +167,32 @@ def changed_sources(root: Path, home: str | None) -> Changes | None:
     then only full discovery knows what there is.
     """
     data = _load(root, home)
-    known = data.get("sources") if data is not None else None
-    if data is None or not isinstance(known, dict):
+    if data is None or not data.get("sources_id"):
         return None
     now: dict[str, str] = {}
-    sources: dict[str, list[Any]] = {}
     for path, state in data["paths"].items():
         current = signature(path)
-        if current == state:
-            continue
+        if current != state:
+            now[path] = current
+    if not now:
+        return None
+    known = _known_sources(root, data)
+    if known is None:
+        return None
+    sources: dict[str, list[Any]] = {}
+    for path, current in now.items():
         store_file = path[: -len("-wal")] if path.endswith("-wal") else path
         entry = known.get(store_file)
         if not isinstance(entry, list) or not current.startswith(("f:", "missing")):
             return None
         if store_file == path and not current.startswith("f:"):
             return None  # the store file itself vanished: its directory knows
-        now[path] = current
         sources[store_file] = entry
-    return Changes(data, now, sources) if sources else None
+    return Changes(data, now, sources)
 
 
 def update(root: Path, generation: str, changes: Changes) -> None:
     """Save the manifest after a refresh of just ``changes`` (their states as checked)."""
     data = dict(changes.data, generation=generation)
     data["paths"] = {**changes.data["paths"], **changes.now}
-    _save(root, data)
+    _save(root / MANIFEST, data)  # the sources file (and its id) still holds
