@@ -184,3 +184,34 @@ def test_without_its_sources_file_an_append_walks_the_stores(
     assert [h["text"] for h in api.search("quoll", refresh_first=False).results] == [
         "the quoll line"
     ]
+
+
+def test_changes_found_before_another_writer_refreshed_are_not_reused(
+    home: Path, transcript: Path
+) -> None:
+    from agentdex.index.refresh import refresh as index_refresh
+
+    refresh(home)
+    root = Location(index_root()).root
+    with open(transcript, "ab") as handle:
+        handle.write(claude_line("c1", "the wallaby line", 2))
+    files, stale = manifest.check(root, str(home))
+    assert files is None and stale is not None and list(stale.sources) == [str(transcript)]
+    assert refresh(home).records_added == 1  # another writer got there first
+    assert not manifest.still_current(root, stale)
+    again = index_refresh(root, home=str(home), known=stale)
+    assert again.records_added == 0 and again.files_resumed + again.files_parsed == 0
+    assert len(api.search("wallaby", refresh_first=False).results) == 1
+    # the other writer found a new file: a manifest saved from the stale check would not
+    # watch it, and its next append would go unseen by the fast path
+    with open(transcript, "ab") as handle:
+        handle.write(claude_line("c1", "the dingo line", 3))
+    _, stale = manifest.check(root, str(home))
+    other = transcript.parent / "c2.jsonl"
+    other.write_bytes(claude_line("c2", "a second chat", 1))
+    assert api.refresh(home=str(home), full=True).rebuilt
+    index_refresh(root, home=str(home), known=stale)
+    with open(other, "ab") as handle:
+        handle.write(claude_line("c2", "the bandicoot line", 2))
+    assert refresh(home).records_added == 1
+    assert len(api.search("bandicoot", refresh_first=False).results) == 1

@@ -18,6 +18,7 @@ from agentdex.errors import CorruptError
 
 if TYPE_CHECKING:
     from agentdex.catalogue import StoreRow
+    from agentdex.index.manifest import Changes
     from agentdex.index.stats import RefreshStats
     from agentdex.search.engine import Engine
 
@@ -40,14 +41,16 @@ def refresh(
     find per-project stores (Aider). When that set grew, one more (cheap:
     unchanged files cost a stat) refresh picks up the stores it reveals.
     """
-    fast = _unchanged(root, home) if not full and rows is None else None
+    fast, known = _check(root, home) if not full and rows is None else (None, None)
     if fast is not None:
         return fast
     from agentdex.index.refresh import refresh as _refresh
     from agentdex.index.store import index_root
 
     root = index_root(root, home=home)
-    stats = _refresh(root, home=home, full=full, wait=wait, progress=progress, warn=warn, rows=rows)
+    stats = _refresh(
+        root, home=home, full=full, wait=wait, progress=progress, warn=warn, rows=rows, known=known
+    )
     changed = stats.records_added or stats.records_removed or stats.rebuilt
     if rows is None and changed and _write_known_projects(root, home):
         again = _refresh(root, home=home, wait=wait, warn=warn)
@@ -57,27 +60,32 @@ def refresh(
     return stats
 
 
-def _unchanged(root: str | os.PathLike[str] | None, home: str | None) -> RefreshStats | None:
-    """Stats of a no-change refresh when the fast path applies (:mod:`agentdex.index.manifest`)."""
+def _check(
+    root: str | os.PathLike[str] | None, home: str | None
+) -> tuple[RefreshStats | None, Changes | None]:
+    """The manifest's one pass (:mod:`agentdex.index.manifest`): the stats of a
+    no-change refresh when the fast path applies, else the changed store files
+    when they are all there is to read."""
     import time
 
-    from agentdex.index.manifest import unchanged
+    from agentdex.index.manifest import check
     from agentdex.index.stats import RefreshStats
     from agentdex.index.store import Location, index_root
 
     started = time.monotonic()
     location = Location(index_root(root, home=home))
-    files = unchanged(location.root, home)
+    files, known = check(location.root, home)
     if files is None:
-        return None
+        return None, known
     current = location.current()
-    return RefreshStats(
+    stats = RefreshStats(
         generation=current.name if current else "",
         files_seen=files,
         files_unchanged=files,
         fast_path=True,
         seconds=round(time.monotonic() - started, 4),
     )
+    return stats, None
 
 
 def _write_known_projects(root: str | os.PathLike[str] | None, home: str | None) -> bool:

@@ -4,15 +4,15 @@ After a complete refresh the writer saves, beside the index, every path
 discovery looked at with its state then (:mod:`agentdex.discovery.observe`)
 and a fingerprint of everything else discovery depends on (home, the
 environment variables that move stores, the config file, agentdex's
-version). :func:`unchanged` re-stats those paths, about one ``stat`` per
-store file and directory, and opens no database: a default-mode
-``search`` pays tens of milliseconds for its freshness check.
+version). :func:`check` re-stats those paths in one pass, about one
+``stat`` per store file and directory, and opens no database: a
+default-mode ``search`` pays tens of milliseconds for its freshness check.
 
 When the only paths that changed are store files the last refresh found
-(an agent appended to its transcript), :func:`changed_sources` names them
-and the refresh re-reads just those, without walking every store again: a
-new or removed file changes its directory, which sends the refresh back to
-full discovery.
+(an agent appended to its transcript), the same pass names them and the
+refresh re-reads just those, without walking every store again: a new or
+removed file changes its directory, which sends the refresh back to full
+discovery.
 
 A refresh that could not read some file, or was scoped to some stores,
 writes no manifest (the next refresh does the full check).
@@ -107,11 +107,13 @@ def discard(root: Path) -> None:
     (root / MANIFEST).unlink(missing_ok=True)
 
 
-def _load(root: Path, home: str | None) -> dict[str, Any] | None:
-    """The manifest when it still describes the current generation and settings."""
+def _load(root: Path, home: str | None) -> tuple[dict[str, Any], str] | None:
+    """The manifest, and its file's stamp, when it still describes the current
+    generation and settings."""
     if (root / "BUILDING").exists():
         return None
     try:
+        stamp = _stamp(root)
         data = orjson.loads((root / MANIFEST).read_bytes())
         current = (root / "CURRENT").read_text().strip()
     except (OSError, orjson.JSONDecodeError):
@@ -122,7 +124,13 @@ def _load(root: Path, home: str | None) -> dict[str, Any] | None:
         return None
     if not isinstance(data.get("paths"), dict):
         return None
-    return data
+    return data, stamp
+
+
+def _stamp(root: Path) -> str:
+    """The manifest file's identity (written by atomic replace: a rewrite is a new inode)."""
+    st = os.stat(root / MANIFEST)
+    return f"{st.st_ino}:{st.st_size}:{st.st_mtime_ns}"
 
 
 def _files(data: dict[str, Any]) -> int:
@@ -130,25 +138,13 @@ def _files(data: dict[str, Any]) -> int:
     return files if isinstance(files, int) else 0
 
 
-def unchanged(root: Path, home: str | None) -> int | None:
-    """The number of store files when nothing changed since the last complete refresh, else None.
-
-    Only valid for the generation ``CURRENT`` names (a rebuild invalidates it).
-    """
-    data = _load(root, home)
-    if data is None:
-        return None
-    for path, state in data["paths"].items():
-        if signature(path) != state:
-            return None
-    return _files(data)
-
-
 @dataclass(slots=True)
 class Changes:
     """Store files that changed since the last complete refresh (nothing else did)."""
 
     data: dict[str, Any]
+    #: the manifest file's identity when it was read (see :func:`still_current`)
+    stamp: str
     #: noted path -> its signature when checked (before anything is read)
     now: dict[str, str]
     #: changed store file -> [store id, root name, root path, host, only]
@@ -159,36 +155,54 @@ class Changes:
         return _files(self.data)
 
 
-def changed_sources(root: Path, home: str | None) -> Changes | None:
-    """The changed store files when they are all a refresh must look at, else None.
-
-    None also when nothing changed, or when any other path discovery noted
-    (a directory, a root, ``projects.json``) changed or a store file vanished:
-    then only full discovery knows what there is.
+def check(root: Path, home: str | None) -> tuple[int | None, Changes | None]:
+    """One pass over the noted paths: ``(store files, None)`` when nothing changed,
+    ``(None, changes)`` when only store files the last refresh found changed
+    (appends), ``(None, None)`` when only full discovery knows what there is
+    (a directory, a root or ``projects.json`` changed, a store file vanished,
+    or there is no manifest for the current index and settings).
     """
-    data = _load(root, home)
-    if data is None or not data.get("sources_id"):
-        return None
+    loaded = _load(root, home)
+    if loaded is None:
+        return None, None
+    data, stamp = loaded
     now: dict[str, str] = {}
     for path, state in data["paths"].items():
         current = signature(path)
         if current != state:
             now[path] = current
     if not now:
-        return None
-    known = _known_sources(root, data)
+        return _files(data), None
+    known = _known_sources(root, data) if data.get("sources_id") else None
     if known is None:
-        return None
+        return None, None
     sources: dict[str, list[Any]] = {}
     for path, current in now.items():
         store_file = path[: -len("-wal")] if path.endswith("-wal") else path
         entry = known.get(store_file)
         if not isinstance(entry, list) or not current.startswith(("f:", "missing")):
-            return None
+            return None, None
         if store_file == path and not current.startswith("f:"):
-            return None  # the store file itself vanished: its directory knows
+            return None, None  # the store file itself vanished: its directory knows
         sources[store_file] = entry
-    return Changes(data, now, sources)
+    return None, Changes(data, stamp, now, sources)
+
+
+def changed_sources(root: Path, home: str | None) -> Changes | None:
+    """The changed store files when they are all a refresh must look at (see :func:`check`)."""
+    return check(root, home)[1]
+
+
+def still_current(root: Path, changes: Changes) -> bool:
+    """Is the manifest ``changes`` was computed from still the one on disk?
+
+    A refresh checks before it takes the writer lock; another writer may
+    have refreshed (and rewritten the manifest) in between.
+    """
+    try:
+        return _stamp(root) == changes.stamp
+    except OSError:
+        return False
 
 
 def update(root: Path, generation: str, changes: Changes) -> None:

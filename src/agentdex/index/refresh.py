@@ -313,11 +313,13 @@ def refresh(
     wait: bool | float = True,
     progress: Progress | None = None,
     warn: Callable[[str], None] | None = None,
+    known: manifest.Changes | None = None,
 ) -> RefreshStats:
     """Refresh (or with ``full`` rebuild) the index; returns what was done.
 
     ``wait=False`` returns at once with ``skipped_busy`` when another process
-    is writing; a number waits that many seconds.
+    is writing; a number waits that many seconds. ``known``: the changed
+    store files the caller's manifest check found (re-checked under the lock).
     """
     from agentdex.index.store import index_root
 
@@ -340,7 +342,7 @@ def refresh(
 
     try:
         rows_list = list(rows) if rows is not None else None
-        _refresh_locked(location, stats, full, home, rows_list, progress, _warn)
+        _refresh_locked(location, stats, full, home, rows_list, progress, _warn, known)
     finally:
         lock.release()
     stats.seconds = round(time.monotonic() - started, 4)
@@ -413,10 +415,14 @@ def _refresh_locked(
     rows: list[StoreRow] | None,
     progress: Progress | None,
     warn: Callable[[str], None],
+    known: manifest.Changes | None = None,
 ) -> None:
     _limit_malloc_arenas()
     # checked before anything is written: the files an agent appended to since the last refresh
-    known = manifest.changed_sources(location.root, home) if rows is None and not full else None
+    if rows is not None or full:
+        known = None
+    elif known is None or not manifest.still_current(location.root, known):
+        known = manifest.changed_sources(location.root, home)
     try:
         gen, refresher = _open_refresher(location, stats, full, warn)
     except (OSError, sqlite3.OperationalError, ValueError) as exc:
