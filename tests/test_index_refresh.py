@@ -305,3 +305,24 @@ def test_a_copied_home_is_rebuilt_once_not_updated_then_compacted(
     new = Location(index_root()).current()
     assert old is not None and new != old and not old.exists()
     assert texts("pear") == ["pear 0", "pear 0b", "pear 1", "pear 2", "pear 3"]
+
+
+def test_file_rows_read_lazily_behave_like_the_table_read_at_the_start() -> None:
+    from agentdex.index.writer import FILE_COLUMNS, FileRows
+
+    db = sqlite3.connect(":memory:")
+    columns = [c.strip() for c in FILE_COLUMNS.split(",")]
+    db.execute(f"CREATE TABLE files ({', '.join(columns)}, UNIQUE(path))")
+    for i in range(3):
+        db.execute(
+            f"INSERT INTO files VALUES ({', '.join('?' * len(columns))})",
+            (i, f"/p{i}", *([0] * (len(columns) - 2))),
+        )
+    rows = FileRows(db)
+    assert rows.get("/p1") is not None and rows.get("/p1")[0] == 1  # type: ignore[index]
+    assert rows.get("/nope") is None and "/nope" not in rows
+    assert rows.pop("/p0") is not None and "/p0" not in rows  # popped: gone, the table aside
+    rows["/new"] = (9, "/new", *([0] * (len(columns) - 2)))
+    assert sorted(path for path, _ in rows.items()) == ["/new", "/p1", "/p2"]
+    db.execute("DELETE FROM files WHERE path = '/p2'")  # read already: the start's view holds
+    assert "/p2" in rows and len(rows.values()) == 3

@@ -69,9 +69,8 @@ class ArchiveWriter:
         self.store = store
         self.db = store.db
         self.contexts = ContextIds(self.db)
-        self.sources: dict[str, int] = {
-            str(r[1]): int(r[0]) for r in self.db.execute("SELECT id, path FROM sources")
-        }
+        #: source path -> id, read per path on first use (an append touches one source)
+        self.sources: dict[str, int] = {}
         self._next_chunk = (
             int(self.db.execute("SELECT coalesce(max(id), 0) FROM chunks").fetchone()[0]) + 1
         )
@@ -98,8 +97,10 @@ class ArchiveWriter:
         self._lines = {}
         source_id = self.sources.get(path)
         if source_id is None:
-            cursor = self.db.execute("INSERT INTO sources (path) VALUES (?)", (path,))
-            source_id = self.sources[path] = int(cursor.lastrowid or 0)
+            row = self.db.execute("SELECT id FROM sources WHERE path = ?", (path,)).fetchone()
+            if row is None:
+                row = (self.db.execute("INSERT INTO sources (path) VALUES (?)", (path,)).lastrowid,)
+            source_id = self.sources[path] = int(row[0] or 0)
         self._source_id = source_id
 
     def _close_raw(self) -> None:

@@ -41,7 +41,7 @@ from agentdex.index.lock import LockBusy, WriterLock
 from agentdex.index.segments import Prepared, prepare
 from agentdex.index.stats import DiskFullError, RefreshStats
 from agentdex.index.store import Location, OutdatedIndexError
-from agentdex.index.writer import IndexWriter, cursor_state, head_hash
+from agentdex.index.writer import FileRows, IndexWriter, cursor_state, head_hash
 from agentdex.parsers.base import ParseCursor
 from agentdex.readers import Diagnostic, Diagnostics, is_read_failure
 
@@ -123,7 +123,7 @@ class _Refresher:
             raise
 
     @property
-    def files(self) -> dict[str, tuple[Any, ...]]:
+    def files(self) -> FileRows:
         return self.index.files
 
     def remove_file(self, old: tuple[Any, ...]) -> None:
@@ -537,7 +537,7 @@ class _RebuildFirst(Exception):
     """Most indexed bytes are about to be replaced: rebuild instead of parsing twice."""
 
 
-def _mostly_replaced(files: dict[str, tuple[Any, ...]], changed: list[Source]) -> bool:
+def _mostly_replaced(files: FileRows, changed: list[Source]) -> bool:
     """Would re-indexing ``changed`` leave the index mostly dead text?
 
     A home copied or restored from a backup changes every file's mtime; a
@@ -545,8 +545,9 @@ def _mostly_replaced(files: dict[str, tuple[Any, ...]], changed: list[Source]) -
     rebuild, parsing the whole home twice. Deciding up front parses it once.
     """
     replaced = sum(old[2] for s in changed if (old := files.get(str(s.path))) is not None)
-    indexed = sum(old[2] for old in files.values())
-    return replaced > MIN_GARBAGE and replaced > GARBAGE_RATIO * indexed
+    if replaced <= MIN_GARBAGE:
+        return False  # (an append: no need to read every file row)
+    return replaced > GARBAGE_RATIO * sum(old[2] for old in files.values())
 
 
 def _garbage_heavy(gen: Path) -> bool:
@@ -582,6 +583,7 @@ def _run(
             warn(message)
         sources = [s for s in found.sources if _indexable(s)]
         stats.files_seen = len(sources)
+        refresher.files.read_all()  # every one is compared: one query, not one per file
     changed = [s for s in sources if _maybe_changed(refresher, s)]
     if not stats.rebuilt and _mostly_replaced(refresher.files, changed):
         raise _RebuildFirst
