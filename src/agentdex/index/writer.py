@@ -39,6 +39,7 @@ import orjson
 
 from agentdex.archive.keys import ARCHIVE_PARSER, archived_path
 from agentdex.index import postings as postings_mod
+from agentdex.index.memory import release_free_memory
 from agentdex.index.postings import LONG_TOKEN, PostingsWriter, role_kind, rust_safe
 from agentdex.index.segments import (
     BlockFile,
@@ -457,6 +458,7 @@ class IndexWriter:
             self._postings.close(wait_merges=big)
             self._postings = None
         if self.vocab_stale or oversized:
+            release_free_memory()
             terms = postings_mod.all_terms(self.gen / "postings", self.text_chars)
             postings_mod.write_vocabulary(self.gen, terms)
             self._set_meta("vocab_rid", self.blocks.next_record)

@@ -1,0 +1,46 @@
+"""The writer's memory: glibc malloc settings that keep a long build's peak RSS down.
+
+Both are no-ops off Linux/glibc. They exist because the writer process
+hosts tantivy's indexing threads (Rust, on the system allocator) beside
+Python: memory one of them frees stays in the process unless told otherwise.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+
+def _libc() -> Any:
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes
+
+    try:
+        return ctypes.CDLL(None)
+    except OSError:
+        return None
+
+
+def limit_malloc_arenas() -> None:
+    """Two malloc arenas for this process.
+
+    glibc gives threads their own arenas; tantivy's indexing threads and the
+    block packer then each keep memory freed by the others: two arenas took
+    the 250 MB cold build's peak RSS from 254 to 212 MB at the same CPU time.
+    """
+    libc = _libc()
+    if libc is not None and hasattr(libc, "mallopt"):
+        libc.mallopt(-8, 2)  # M_ARENA_MAX
+
+
+def release_free_memory() -> None:
+    """Hand memory freed since (tantivy's closed indexing heap) back to the system.
+
+    Called before the term list is rebuilt at the end of a big build, which
+    maps the term dictionaries and holds one first character's terms: that
+    phase made the 1 GB build's peak.
+    """
+    libc = _libc()
+    if libc is not None and hasattr(libc, "malloc_trim"):
+        libc.malloc_trim(0)
