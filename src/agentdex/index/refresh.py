@@ -33,7 +33,7 @@ from typing import Any
 
 from agentdex.archive.keys import is_archived
 from agentdex.catalogue import Coverage, StoreRow
-from agentdex.discovery import Source, observe
+from agentdex.discovery import Root, Source, observe
 from agentdex.errors import CorruptError
 from agentdex.index import manifest
 from agentdex.index.lock import LockBusy, WriterLock
@@ -416,7 +416,7 @@ def _refresh_locked(
         known = None
     stats.generation = gen.name
     manifest.discard(location.root)
-    ok = False
+    ok = rebuild_first = False
     try:
         refresher.archive.start()
         with observe.recording() as notes:
@@ -425,7 +425,7 @@ def _refresh_locked(
         refresher.index.finish(big=stats.bytes_parsed >= BIG_REFRESH_BYTES)
         ok = True
     except _RebuildFirst:
-        pass  # nothing written yet: the rollback below leaves the index as it was
+        rebuild_first = True  # nothing written yet: the rollback leaves the index as it was
     except (OSError, sqlite3.OperationalError, ValueError) as exc:
         _raise_disk_full(exc)
         raise
@@ -434,7 +434,7 @@ def _refresh_locked(
         stats.records_archived += refresher.archive.archived
         stats.records_restored += refresher.archive.restored
         refresher.close(ok)
-    if not ok:
+    if rebuild_first:
         warn("most indexed files changed; rebuilding the index instead of updating it")
         _refresh_locked(location, stats, True, home, rows, progress, warn)
         return
@@ -585,7 +585,6 @@ def _run(
 def _known_sources(known: manifest.Changes) -> list[Source]:
     """The manifest's changed store files as discovery would have found them now."""
     from agentdex.catalogue import store
-    from agentdex.discovery import Root, Source
 
     sources: list[Source] = []
     for path, (store_id, name, root, host, only) in known.sources.items():
