@@ -91,7 +91,7 @@ def _save(path: Path, data: dict[str, Any]) -> None:
     os.replace(tmp, path)
 
 
-def _known_sources(root: Path, data: dict[str, Any]) -> dict[str, Any] | None:
+def _saved_sources(root: Path, data: dict[str, Any]) -> dict[str, Any] | None:
     """The sources file of this manifest (None when missing or another manifest's)."""
     try:
         saved = orjson.loads((root / SOURCES).read_bytes())
@@ -173,7 +173,7 @@ def check(root: Path, home: str | None) -> tuple[int | None, Changes | None]:
             now[path] = current
     if not now:
         return _files(data), None
-    known = _known_sources(root, data) if data.get("sources_id") else None
+    known = _saved_sources(root, data) if data.get("sources_id") else None
     if known is None:
         return None, None
     sources: dict[str, list[Any]] = {}
