@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from conftest import SRC_DIR
+from search_support import assert_same_results
 
 Run = Callable[..., subprocess.CompletedProcess[str]]
 
@@ -188,7 +189,7 @@ def test_global_options_work_after_the_subcommand(
     before = run_cli("--home", str(other), "search", "quokka", "--json")
     after = run_cli("search", "quokka", "--json", "--home", str(other))
     assert before.returncode == after.returncode == 0
-    assert json.loads(before.stdout)["results"] == json.loads(after.stdout)["results"]
+    assert_same_results(json.loads(before.stdout)["results"], json.loads(after.stdout)["results"])
     assert run_cli("sources", f"--home={other}", "--no-pager", "--json").returncode == 0
     # a child command's arguments are never taken for agentdex's own
     sid = json.loads(run_cli("session", "new", "--workdir", str(tmp_path), "--json").stdout)

@@ -24,6 +24,7 @@ from agentdex.api.search_worker import search_in_worker
 from agentdex.search.budget import Budget, BudgetInterrupt, enforced
 from hardening_support import RUNAWAY_REGEX, RUNAWAY_TEXT, burning_descendants, runaway_home
 from mcp_support import json_of, stdio_session
+from search_support import assert_same_results
 
 
 def test_budget_expiry_is_sticky_and_says_why() -> None:
@@ -134,7 +135,9 @@ def test_worker_search_is_stopped_by_budget_and_by_cancel(home: Path) -> None:
     assert cancelled.status == "partial" and cancelled.stats["stopped"] == "cancelled"
     assert time.monotonic() - started < 5
     same = search_in_worker("hello", home=str(home), refresh_first=False)
-    assert same.to_json()["results"] == api.search("hello", home=str(home)).to_json()["results"]
+    assert_same_results(
+        same.to_json()["results"], api.search("hello", home=str(home)).to_json()["results"]
+    )
 
 
 @pytest.mark.serial
