@@ -414,6 +414,7 @@ class IndexWriter:
         applied = self._postings is not None or bool(self._queued_deletes)
         if applied:
             self.postings.commit()
+            release_free_memory()
         next_rid = self.blocks.next_record
         self.db.execute("BEGIN IMMEDIATE")
         if applied:
