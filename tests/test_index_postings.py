@@ -8,6 +8,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agentdex.api import search as api
 from agentdex.index import postings
@@ -202,6 +204,79 @@ def test_vocabulary_lookups(tmp_path: Path) -> None:
         assert vocab.lookup("40", starts=False, ends=False, limit=5) == ([], 0)
     finally:
         vocab.close()
+
+
+_TERM = st.text(alphabet="ab0é日", min_size=1, max_size=5)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    terms=st.dictionaries(_TERM, st.integers(0, 99), max_size=40),
+    delta=st.lists(_TERM, max_size=3),
+    token=_TERM,
+    limit=st.integers(1, 6),
+)
+def test_a_sorted_list_finds_prefixes_as_the_scan_does(
+    tmp_path_factory: pytest.TempPathFactory,
+    terms: dict[str, int],
+    delta: list[str],
+    token: str,
+    limit: int,
+) -> None:
+    """Bisection (sorted list) and the byte scan (the same terms unsorted) agree."""
+    found = {}
+    for order in ("sorted", "unsorted"):
+        gen = tmp_path_factory.mktemp(order)
+        items = sorted(terms.items())
+        postings.write_vocabulary(gen, items if order == "sorted" else items[::-1])
+        postings.append_vocabulary(gen, delta)
+        vocab = postings.Vocabulary(gen)
+        try:
+            bisects = vocab.sorted_blob is not None
+            assert bisects == (order == "sorted" or len(items) < 2)  # one term: both sorted
+            found[order] = vocab.lookup(token, starts=True, ends=False, limit=limit)
+        finally:
+            vocab.close()
+    expected = {t for t in [*terms, *delta] if t.startswith(token)}
+    true_most = max((terms.get(t, 0) for t in expected), default=0)
+    for terms_found, most in found.values():
+        if terms_found is None:  # stopped early: ``most`` is a lower bound of what it saw
+            assert len(expected) > limit and most <= true_most
+        else:
+            assert set(terms_found) == expected and most == true_most
+    assert found["sorted"][0] == found["unsorted"][0]
+
+
+def test_a_built_term_list_is_sorted_and_bisected(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agentdex.index import writer
+
+    monkeypatch.setattr(writer, "VOCAB_DELTA_BYTES", 0)  # rebuild the list, as big builds do
+    texts = [f"zeta{i} alpha{i % 7} 日本{i} 0x{i:04x}" for i in range(300)]
+    write_file(store_dir(home) / "a.jsonl", [rec(t) for t in texts])
+    refresh(home)
+    gen = Location(index_root()).current()
+    assert gen is not None
+    listed = (gen / postings.VOCAB_FILE).read_bytes()
+    assert listed.endswith(postings.SORTED_MARK)
+    lines = listed[: -len(postings.SORTED_MARK)].splitlines()
+    names = [line.split(b"\t", 1)[1] for line in lines]
+    assert names == sorted(names) and len(names) == len(set(names))
+    vocab = postings.Vocabulary(gen)
+    try:
+        assert vocab.sorted_blob is not None
+        assert vocab.lookup("alpha", starts=True, ends=False, limit=20)[0] == [
+            f"alpha{i}" for i in range(7)
+        ]
+        assert vocab.lookup("日本29", starts=True, ends=False, limit=20)[0] == [
+            "日本29",
+            *[f"日本{n}" for n in range(290, 300)],
+        ]
+    finally:
+        vocab.close()
+    hits = api.search('"alpha3 日本" zeta', refresh_first=False, limit=500)
+    assert hits.stats["total"] == len([t for t in texts if "alpha3 日本" in t])
 
 
 def test_the_full_term_list_covers_terms_starting_with_any_character(

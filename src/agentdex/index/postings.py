@@ -36,6 +36,7 @@ from __future__ import annotations
 import mmap
 import os
 from collections.abc import Iterable, Iterator
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +49,8 @@ MAX_TERM_BYTES = 65_000
 LONG_TOKEN = 1
 VOCAB_FILE = "vocab.txt"
 VOCAB_DELTA = "vocab-delta.txt"
+#: the last line of a full term list whose terms are in increasing order
+SORTED_MARK = b"#sorted\n"
 
 
 def analyzer() -> Any:
@@ -197,15 +200,17 @@ _ASCII_STARTS = "0123456789abcdefghijklmnopqrstuvwxyz"
 
 
 def all_terms(path: Path, non_ascii: Iterable[str]) -> Iterator[tuple[str, int]]:
-    """Every term of the ``text`` field with its record count (after a commit).
+    """Every term of the ``text`` field with its record count (after a commit), in order.
 
     Read one first character at a time, so memory holds one bucket, not the
     whole dictionary: the ASCII alphanumerics, then each non-ASCII character
     the indexed text holds (``non_ascii``; a term starts with one of them).
+    Each bucket is sorted here (tantivy hands it over unordered), which makes
+    the whole list sorted by UTF-8 bytes: :class:`Vocabulary` bisects it.
     """
     searcher = open_index(path, create=False).searcher()
     for first in (*_ASCII_STARTS, *sorted(set(non_ascii))):
-        yield from searcher.terms_with_prefix("text", first)
+        yield from sorted(searcher.terms_with_prefix("text", first))
 
 
 class Vocabulary:
@@ -214,12 +219,16 @@ class Vocabulary:
     One line per term, ``<records holding it>\t<term>`` (0 when unknown: terms
     appended by small refreshes). Lookups scan the bytes (``mmap.find``), so
     they cost a few milliseconds per ten megabytes of terms and need no index
-    of their own. A term listed twice or no longer in the index is harmless
-    (it only widens a candidate query).
+    of their own. A full list that ends with :data:`SORTED_MARK` is sorted by
+    term: a token that must start a term (``starts``) is then found by
+    bisection, in microseconds. A term listed twice or no longer in the index
+    is harmless (it only widens a candidate query).
     """
 
     def __init__(self, gen: Path) -> None:
         self.blobs: list[Any] = []
+        #: the full list when it is sorted (bisected for prefixes)
+        self.sorted_blob: Any = None
         self._handles = []
         for name in (VOCAB_FILE, VOCAB_DELTA):
             path = gen / name
@@ -229,7 +238,10 @@ class Vocabulary:
                 continue
             size = os.fstat(handle.fileno()).st_size
             if size:
-                self.blobs.append(mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ))
+                blob = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+                self.blobs.append(blob)
+                if name == VOCAB_FILE and blob[-len(SORTED_MARK) :] == SORTED_MARK:
+                    self.sorted_blob = blob
             self._handles.append(handle)
 
     def close(self) -> None:
@@ -248,14 +260,20 @@ class Vocabulary:
         largest record count among the terms seen, a lower bound on how many
         records hold the token.
         """
+        found: set[str] = set()
+        most = 0
+        blobs = self.blobs
+        if starts and not ends and self.sorted_blob is not None:
+            blobs = [blob for blob in self.blobs if blob is not self.sorted_blob]
+            most = _prefixed(self.sorted_blob, token.encode("utf-8"), found, limit)
+            if len(found) > limit:
+                return None, most
         needle = token.encode("utf-8")
         if starts:
             needle = b"\t" + needle
         if ends:
             needle = needle + b"\n"
-        found: set[str] = set()
-        most = 0
-        for blob in self.blobs:
+        for blob in blobs:
             pos = blob.find(needle)
             while pos != -1:
                 begin = blob.rfind(b"\n", 0, pos) + 1
@@ -277,12 +295,22 @@ class Vocabulary:
 
 
 def write_vocabulary(gen: Path, terms: Iterable[tuple[str, int]]) -> None:
-    """Replace the full term list (and drop the delta it now covers), atomically."""
+    """Replace the full term list (and drop the delta it now covers), atomically.
+
+    The list ends with :data:`SORTED_MARK` when the terms came in strictly
+    increasing order (as :func:`all_terms` gives them).
+    """
     tmp = gen / f".{VOCAB_FILE}.tmp"
+    ordered = True
+    last = ""
     with open(tmp, "wb") as out:
         for chunk in _chunks(terms, 65_536):
+            ordered = ordered and last < chunk[0][0] and _increasing(chunk)
+            last = chunk[-1][0]
             lines = "".join(f"{count}\t{term}\n" for term, count in chunk)
             out.write(lines.encode("utf-8", "replace"))
+        if ordered:
+            out.write(SORTED_MARK)
         out.flush()
         os.fsync(out.fileno())
     os.replace(tmp, gen / VOCAB_FILE)
@@ -298,6 +326,42 @@ def append_vocabulary(gen: Path, terms: Iterable[str]) -> None:
         out.write(data)
         out.flush()
         os.fsync(out.fileno())
+
+
+def _increasing(chunk: list[tuple[str, int]]) -> bool:
+    """Strictly increasing terms (code point order, which is UTF-8 byte order)."""
+    return all(a[0] < b[0] for a, b in pairwise(chunk))
+
+
+def _prefixed(blob: Any, prefix: bytes, found: set[str], limit: int) -> int:
+    """Add the terms of a sorted list that start with ``prefix`` to ``found`` (at most
+    ``limit + 1``); return their largest record count."""
+    end = len(blob) - len(SORTED_MARK)
+    lo, hi = 0, end  # lo is always a line start; the first term >= prefix starts in [lo, hi]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        start = blob.rfind(b"\n", 0, mid) + 1
+        stop = blob.find(b"\n", start, end)
+        stop = end if stop == -1 else stop
+        tab = blob.find(b"\t", start, stop)
+        if blob[tab + 1 : stop] < prefix:
+            lo = stop + 1
+        else:
+            hi = start
+    most = 0
+    while lo < end and len(found) <= limit:
+        stop = blob.find(b"\n", lo, end)
+        stop = end if stop == -1 else stop
+        tab = blob.find(b"\t", lo, stop)
+        term = blob[tab + 1 : stop]
+        if not term.startswith(prefix):
+            break
+        found.add(term.decode("utf-8", "replace"))
+        count = blob[lo:tab]
+        if count.isdigit():
+            most = max(most, int(count))
+        lo = stop + 1
+    return most
 
 
 def _chunks(items: Iterable[Any], size: int) -> Iterator[list[Any]]:
