@@ -7,7 +7,9 @@ platform's user data dir); it never writes under an agent's store.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
+from stat import S_ISDIR
 
 APP_NAME = "agentdex"
 
@@ -73,12 +75,29 @@ def stat_signature(path: str) -> str:
     Equal signatures mean "looks unchanged" to discovery and the index's
     no-change fast path (:mod:`agentdex.index.manifest`).
     """
-    import stat as stat_mod
-
     try:
         st = os.stat(path)
     except OSError:
         return "missing"
-    if stat_mod.S_ISDIR(st.st_mode):
+    if S_ISDIR(st.st_mode):
         return f"d:{st.st_mtime_ns}"
     return f"f:{st.st_size}:{st.st_mtime_ns}"
+
+
+def changed_signatures(noted: dict[str, str]) -> Iterator[tuple[str, str]]:
+    """``(path, signature)`` of each noted path whose :func:`stat_signature` differs
+    from the one noted: the same states, in one loop without a call per path (a
+    fresh search stats every noted path; the call was a third of the time)."""
+    stat = os.stat
+    for path, noted_state in noted.items():
+        try:
+            st = stat(path)
+        except OSError:
+            state = "missing"
+        else:
+            if S_ISDIR(st.st_mode):
+                state = f"d:{st.st_mtime_ns}"
+            else:
+                state = f"f:{st.st_size}:{st.st_mtime_ns}"
+        if state != noted_state:
+            yield path, state

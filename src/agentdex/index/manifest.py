@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from agentdex.paths import changed_signatures
 from agentdex.paths import stat_signature as signature
 
 if TYPE_CHECKING:
@@ -166,11 +167,7 @@ def check(root: Path, home: str | None) -> tuple[int | None, Changes | None]:
     if loaded is None:
         return None, None
     data, stamp = loaded
-    now: dict[str, str] = {}
-    for path, state in data["paths"].items():
-        current = signature(path)
-        if current != state:
-            now[path] = current
+    now = dict(changed_signatures(data["paths"]))
     if not now:
         return _files(data), None
     known = _saved_sources(root, data) if data.get("sources_id") else None
