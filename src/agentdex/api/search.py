@@ -290,17 +290,75 @@ def search(
     after the index refresh; in the main thread it interrupts even a runaway
     regex (:mod:`agentdex.search.budget`).
     """
-    from agentdex.search.budget import default_seconds, enforced
+    _validate(limit, sort, case)
+    _check_query(query, regex=regex, word=word, now=now)
+    ahead = None
+    if refresh_first and rows is None:
+        from agentdex.api.check_ahead import start_check
+
+        ahead = start_check(root, home)
+    from agentdex.search.budget import default_seconds
+
+    options: dict[str, Any] = {
+        "query": query,
+        "root": root,
+        "home": home,
+        "regex": regex,
+        "word": word,
+        "case": case,
+        "limit": limit,
+        "sort": sort,
+        "here": here,
+        "only_here": only_here,
+        "dedup": dedup,
+        "now": now,
+        "exact_total": exact_total,
+    }
+    if ahead is not None:
+        try:
+            budget_ahead = budget if budget is not None else Budget(default_seconds())
+            answer = _search_index(SearchResult(query=query), budget_ahead, **options)
+        finally:
+            unchanged = ahead.result()
+        if unchanged is not None:
+            answer.stats = {"refresh": _no_change(unchanged), **answer.stats}
+            return answer
+    budget = budget if budget is not None else Budget(default_seconds())
+    result = SearchResult(query=query)
+    maybe_refresh(refresh_first, root, home, rows, result.stats, progress)
+    return _search_index(result, budget, **options)
+
+
+def _no_change(seconds: float) -> dict[str, Any]:
+    """``stats.refresh`` of a refresh that found nothing to do."""
+    return {"seconds": round(seconds, 4), "files_parsed": 0, "files_removed": 0, "records_added": 0}
+
+
+def _search_index(
+    result: SearchResult,
+    budget: Budget,
+    *,
+    query: str,
+    root: str | os.PathLike[str] | None,
+    home: str | None,
+    regex: bool,
+    word: bool,
+    case: str,
+    limit: int | None,
+    sort: str,
+    here: str | None,
+    only_here: bool,
+    dedup: bool,
+    now: float | None,
+    exact_total: bool,
+) -> SearchResult:
+    """Answer from the index as it is (the caller refreshed it, or is checking meanwhile)."""
+    from agentdex.search.budget import enforced
     from agentdex.search.query import parse_query, positive_terms
     from agentdex.search.ranking import REFINE, refine
     from agentdex.search.run import SearchRun
     from agentdex.search.snippets import highlight_patterns, make_snippet
 
-    _validate(limit, sort, case)
-    _check_query(query, regex=regex, word=word, now=now)
-    budget = budget if budget is not None else Budget(default_seconds())
-    result = SearchResult(query=query)
-    maybe_refresh(refresh_first, root, home, rows, result.stats, progress)
     budget.start()
     started = time.perf_counter()
     with reader(root, home) as engine, enforced(budget):
