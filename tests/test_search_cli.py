@@ -162,11 +162,13 @@ def test_corrupt_index_without_refresh_is_exit_6(indexed: Path, run_cli: Run) ->
 
 
 def test_search_imports_stay_light(indexed: Path) -> None:
+    """A JSON search imports no UI, server or pager modules (every fresh search pays for them)."""
     code = (
         "import sys; from agentdex.cli import main\n"
         "try:\n main(['search', '--no-refresh', '--json', 'backoff'])\n"
         "except SystemExit: pass\n"
-        "print('HEAVY', sorted(m for m in ('numpy', 'rich', 'fastapi') if m in sys.modules),"
+        "heavy = ('numpy', 'rich', 'fastapi', 'subprocess', 'shutil')\n"
+        "print('HEAVY', sorted(m for m in heavy if m in sys.modules),"
         " file=sys.stderr)"
     )
     src = Path(__file__).resolve().parent.parent / "src"

@@ -38,7 +38,6 @@ file, the line and the key.
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -147,6 +146,8 @@ def load_config(path: Path | None = None) -> Config:
         return Config()
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read config: {exc}") from exc
+    import tomllib  # here: most runs have no config file (a fresh search imports ~60 modules)
+
     too_deep = ConfigError(f"{path}: invalid TOML: nested more than {MAX_NESTING} levels deep")
     try:
         data = tomllib.loads(text)

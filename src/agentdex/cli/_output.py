@@ -20,9 +20,6 @@ from __future__ import annotations
 import functools
 import io
 import os
-import shlex
-import shutil
-import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -75,6 +72,8 @@ def configure(color: str = "auto", pager: bool = True) -> Output:
     terminal = _isatty(sys.stdout)
     width = height = None
     if terminal:
+        import shutil
+
         size = shutil.get_terminal_size((80, 24))
         width, height = max(size.columns, 20), max(size.lines, 2)
     _current = Output(
@@ -103,6 +102,8 @@ def console(stderr: bool = False) -> Any:
     settings = current()
     color = settings.stderr_color if stderr else settings.color
     terminal = _isatty(sys.stderr) if stderr else settings.terminal
+    import shutil
+
     width = (shutil.get_terminal_size((80, 24)).columns if stderr else settings.width) or None
     return _console_class()(
         stderr=stderr,
@@ -132,6 +133,9 @@ def _console_class() -> Any:
 
 def pager_command() -> list[str] | None:
     """The pager to run, or None: ``$AGENTDEX_PAGER``, ``$PAGER``, then ``less -FRX``."""
+    import shlex
+    import shutil
+
     for var in ("AGENTDEX_PAGER", "PAGER"):
         value = os.environ.get(var)
         if value is not None:
@@ -181,6 +185,8 @@ def paged(enabled: bool = True) -> Iterator[None]:
 
 
 def _run_pager(command: list[str], text: bytes) -> None:
+    import subprocess
+
     env = dict(os.environ)
     env.setdefault("LESS", "FRX")
     env.setdefault("LV", "-c")

@@ -17,7 +17,6 @@ of the old one keep their open files.
 from __future__ import annotations
 
 import os
-import shutil
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
@@ -102,6 +101,8 @@ class Location:
         keep = {p for p in (self.current(), self.building()) if p is not None}
         for gen in self.root.glob("gen-*"):
             if gen not in keep:
+                import shutil
+
                 shutil.rmtree(gen, ignore_errors=True)
 
 
