@@ -335,7 +335,7 @@ def record_indexed_workspaces(
         return stats
     from agentdex.api.index import reader
 
-    with reader(root) as engine:
+    with reader(root, home) as engine:
         rows = _indexed_places(engine.db) if engine is not None else []
     home_real = os.path.realpath(home_dir(home))
     places = sorted(

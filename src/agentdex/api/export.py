@@ -63,7 +63,7 @@ def conversation(ref: str, home: str | None = None, *, redact: bool = False) -> 
 
     data = history.show(ref, home)
     records: list[dict[str, Any]] = [dict(r) for r in data["records"]]
-    title = _indexed_title(data["agent"], data["session_id"]) or _first_prompt_line(records)
+    title = _indexed_title(data["agent"], data["session_id"], home) or _first_prompt_line(records)
     redaction: dict[str, Any] | None = None
     if redact:
         from agentdex.api.redaction import Redactor
@@ -125,13 +125,13 @@ def _distinct(records: list[dict[str, Any]], key: str) -> list[str]:
     return list(dict.fromkeys(r[key] for r in records if r.get(key)))
 
 
-def _indexed_title(agent: str, session_id: str) -> str | None:
+def _indexed_title(agent: str, session_id: str, home: str | None) -> str | None:
     """The title the index holds (agent-given or first prompt); None without an index."""
     from agentdex.api.conversations import conversation_title
     from agentdex.api.index import reader
 
     try:
-        with reader(None) as engine:
+        with reader(None, home) as engine:
             return None if engine is None else conversation_title(engine, agent, session_id)
     except (AgentdexError, sqlite3.Error, OSError):  # a title is a nicety: never fail on it
         return None

@@ -156,7 +156,7 @@ def facets(
     }
     maybe_refresh(refresh_first, root, home, rows, result["stats"])
     started = time.perf_counter()
-    with reader(root) as engine:
+    with reader(root, home) as engine:
         if engine is None:
             result["status"] = "no-index"
             return result

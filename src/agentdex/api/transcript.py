@@ -35,13 +35,15 @@ def _distinct(values: list[Any]) -> list[Any]:
     return list(seen)
 
 
-def _title(agent: str, session_id: str, records: list[dict[str, Any]]) -> str | None:
+def _title(
+    agent: str, session_id: str, records: list[dict[str, Any]], home: str | None
+) -> str | None:
     """The agent's own title from the index when there is one, else the first prompt."""
     from agentdex.api.conversations import conversation_title
     from agentdex.api.index import reader
 
     try:
-        with reader(None) as engine:
+        with reader(None, home) as engine:
             if engine is not None:
                 title = conversation_title(engine, agent, session_id)
                 if title:
@@ -115,7 +117,7 @@ def conversation(
     return {
         "session_id": data["session_id"],
         "agent": data["agent"],
-        "title": _title(data["agent"], data["session_id"], raw),
+        "title": _title(data["agent"], data["session_id"], raw, home),
         "focus": focus,
         "project": data["project"],
         "cwd": next((r["cwd"] for r in raw if r["cwd"]), None),
