@@ -16,15 +16,13 @@ import pytest
 from agentdex.api import check_ahead
 from agentdex.api import search as api
 from agentdex.paths import changed_signatures, stat_signature
-from test_index_manifest import claude_line
+from test_index_manifest import claude_line, write_transcript
 
 
 @pytest.fixture
 def transcript(home: Path) -> Path:
-    folder = home / ".claude" / "projects" / "-work-app"
-    folder.mkdir(parents=True)
-    path = folder / "c1.jsonl"
-    path.write_bytes(claude_line("c1", "why is the quokka test flaky", 1))
+    """An indexed home with one transcript (its path returned, for appends)."""
+    path = write_transcript(home)
     api.refresh(home=str(home))
     return path
 

@@ -32,13 +32,18 @@ def claude_line(session: str, text: str, n: int) -> bytes:
     )
 
 
-@pytest.fixture
-def transcript(home: Path) -> Path:
+def write_transcript(home: Path) -> Path:
+    """One real-format Claude Code transcript (session c1, one prompt about a quokka)."""
     folder = home / ".claude" / "projects" / "-work-app"
     folder.mkdir(parents=True)
     path = folder / "c1.jsonl"
     path.write_bytes(claude_line("c1", "why is the quokka test flaky", 1))
     return path
+
+
+@pytest.fixture
+def transcript(home: Path) -> Path:
+    return write_transcript(home)
 
 
 def refresh(home: Path) -> api.RefreshStats:  # type: ignore[name-defined]
