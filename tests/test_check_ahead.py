@@ -110,3 +110,18 @@ def test_the_signature_loop_agrees_with_stat_signature(tmp_path: Path) -> None:
     file.write_text("xy\n")
     assert list(changed_signatures(noted)) == [(str(file), stat_signature(str(file)))]
     assert dict(changed_signatures({p: "" for p in paths})) == {p: stat_signature(p) for p in paths}
+
+
+def test_the_conversation_list_answers_the_same_way(
+    home: Path, transcript: Path, forks: list[check_ahead.PendingCheck | None]
+) -> None:
+    from agentdex.api.conversations import conversations
+
+    listed = conversations(home=str(home))
+    assert forks[0] is not None and listed.stats["refresh"]["files_parsed"] == 0
+    assert [c["session_id"] for c in listed.conversations] == ["c1"]
+    with open(transcript, "ab") as handle:
+        handle.write(claude_line("c1", "and the wombat one too", 2))
+    again = conversations("wombat", home=str(home))
+    assert forks[1] is not None and again.stats["refresh"]["files_parsed"] == 1
+    assert [c["session_id"] for c in again.conversations] == ["c1"]

@@ -28,8 +28,12 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 #: the longest the parent waits for the child's answer before checking itself
 WAIT_SECONDS = 5.0
@@ -64,6 +68,24 @@ class PendingCheck:
                 os.kill(self.pid, signal.SIGKILL)
         with contextlib.suppress(ChildProcessError):
             os.waitpid(self.pid, 0)
+
+
+def answered_ahead(
+    root: str | os.PathLike[str] | None, home: str | None, answer: Callable[[], T]
+) -> tuple[T, dict[str, Any]] | None:
+    """``answer()`` while a forked child checks: ``(answer, stats.refresh)`` when nothing
+    changed; None when the caller must refresh and answer again (or could not fork)."""
+    pending = start_check(root, home)
+    if pending is None:
+        return None
+    try:
+        value = answer()
+    finally:
+        seconds = pending.result()
+    if seconds is None:
+        return None
+    refresh = {"seconds": round(seconds, 4), "files_parsed": 0, "files_removed": 0}
+    return value, {**refresh, "records_added": 0}
 
 
 def start_check(root: str | os.PathLike[str] | None, home: str | None) -> PendingCheck | None:

@@ -159,8 +159,31 @@ def conversations(
         from agentdex.search.query import parse_query
 
         parse_query(query, now=now)
+    if refresh_first and rows is None:
+        from agentdex.api.check_ahead import answered_ahead
+
+        def committed() -> ConversationsResult:
+            return _listing(ConversationsResult(query=query or None), root, home, query, limit, now)
+
+        ahead = answered_ahead(root, home, committed)
+        if ahead is not None:
+            answer, refreshed = ahead
+            answer.stats = {"refresh": refreshed, **answer.stats}
+            return answer
     result = ConversationsResult(query=query or None)
     maybe_refresh(refresh_first, root, home, rows, result.stats)
+    return _listing(result, root, home, query, limit, now)
+
+
+def _listing(
+    result: ConversationsResult,
+    root: str | os.PathLike[str] | None,
+    home: str | None,
+    query: str | None,
+    limit: int | None,
+    now: float | None,
+) -> ConversationsResult:
+    """The conversations of the index as it is (refreshed by the caller, or being checked)."""
     with reader(root, home) as engine:
         if engine is None:
             result.status = "no-index"

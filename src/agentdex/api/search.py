@@ -292,11 +292,6 @@ def search(
     """
     _validate(limit, sort, case)
     _check_query(query, regex=regex, word=word, now=now)
-    ahead = None
-    if refresh_first and rows is None:
-        from agentdex.api.check_ahead import start_check
-
-        ahead = start_check(root, home)
     from agentdex.search.budget import default_seconds
 
     options: dict[str, Any] = {
@@ -314,24 +309,22 @@ def search(
         "now": now,
         "exact_total": exact_total,
     }
-    if ahead is not None:
-        try:
-            budget_ahead = budget if budget is not None else Budget(default_seconds())
-            answer = _search_index(SearchResult(query=query), budget_ahead, **options)
-        finally:
-            unchanged = ahead.result()
-        if unchanged is not None:
-            answer.stats = {"refresh": _no_change(unchanged), **answer.stats}
+    if refresh_first and rows is None:
+        from agentdex.api.check_ahead import answered_ahead
+
+        def committed() -> SearchResult:
+            ahead_budget = budget if budget is not None else Budget(default_seconds())
+            return _search_index(SearchResult(query=query), ahead_budget, **options)
+
+        ahead = answered_ahead(root, home, committed)
+        if ahead is not None:
+            answer, refreshed = ahead
+            answer.stats = {"refresh": refreshed, **answer.stats}
             return answer
     budget = budget if budget is not None else Budget(default_seconds())
     result = SearchResult(query=query)
     maybe_refresh(refresh_first, root, home, rows, result.stats, progress)
     return _search_index(result, budget, **options)
-
-
-def _no_change(seconds: float) -> dict[str, Any]:
-    """``stats.refresh`` of a refresh that found nothing to do."""
-    return {"seconds": round(seconds, 4), "files_parsed": 0, "files_removed": 0, "records_added": 0}
 
 
 def _search_index(
