@@ -6,17 +6,22 @@ as long importing the search modules and answering from the index. The two
 need different cores, not one after the other: the check is system calls,
 the search is Python and tantivy. Threads would share one interpreter lock,
 so the check runs in a forked child that writes one line to a pipe:
-``<files>`` when nothing changed, ``-`` otherwise.
+``=<files>`` when nothing changed, ``C<json>`` with the changed store files
+when they are all that changed, ``-`` when only discovery knows.
 
-The parent keeps its answer only when the child says nothing changed; on any
-other outcome (a change, no manifest, a child that fails or is slow) it
-refreshes and searches again, as it would have without the child. The
-guarantee is the sequential one: the answer reflects every store file as it
-was when the check started.
+The parent keeps its answer only when the child says nothing changed. When
+something changed, the child first sends ``SIGUSR1``: it cancels the
+parent's answer at once (its time budget, :mod:`agentdex.search.budget`),
+so no more work is wasted than the check took. The parent then refreshes
+(just the changed files the child named, without checking again) and
+answers, as it would have without the child. The guarantee is the
+sequential one: the answer reflects every store file as it was when the
+check started.
 
-Forking is used only where it is safe and cheap: Linux, and a process with
-one thread (the CLI; not the HTTP server, whose searches run in their own
-workers). Everything the child runs is imported before the fork.
+Forking is used only where it is safe and cheap: Linux, and the main thread
+of a process with one thread (the CLI; not the HTTP server, whose searches
+run in their own workers). Everything the child runs is imported before the
+fork, and the signal handler is in place before it.
 """
 
 from __future__ import annotations
@@ -29,14 +34,92 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+if TYPE_CHECKING:
+    from agentdex.index.manifest import Changes
+    from agentdex.search.budget import Budget
 
 T = TypeVar("T")
 
 #: the longest the parent waits for the child's answer before checking itself
 WAIT_SECONDS = 5.0
+#: what the child sends the parent when something changed (cancels its answer)
+CHANGED_SIGNAL = signal.SIGUSR1
+
+
+@dataclass(slots=True)
+class Ahead(Generic[T]):
+    """What a search answered while the child checked, and what the child found."""
+
+    #: the answer, final: nothing changed (None otherwise)
+    answer: T | None = None
+    #: ``stats.refresh`` of that answer
+    refresh: dict[str, Any] = field(default_factory=dict)
+    #: the changed store files, when they are all that changed (refresh just them)
+    changes: Changes | None = None
+
+
+def answered_ahead(
+    root: str | os.PathLike[str] | None,
+    home: str | None,
+    seconds: float | None,
+    answer: Callable[[Budget], T],
+    cancel: threading.Event | None = None,
+) -> Ahead[T] | None:
+    """``answer(budget)`` while a forked child checks for changes (the module docstring).
+
+    ``seconds`` and ``cancel`` make the budget the answer runs under. None
+    when forking is not possible here: the caller refreshes and answers.
+    """
+    if not _can_fork():
+        return None
+    from agentdex.search.budget import CANCELLED, Budget
+
+    budget = Budget(seconds, cancel=cancel)
+
+    def changed(_signum: int, _frame: object) -> None:
+        budget.interrupt(CANCELLED)
+
+    previous = signal.signal(CHANGED_SIGNAL, changed)
+    try:
+        pending = _start_check(root, home)
+        if pending is None:
+            return None
+        try:
+            value = answer(budget)
+        finally:
+            line, seconds_taken = pending.result()
+    finally:
+        signal.signal(CHANGED_SIGNAL, previous)  # the child signalled before it wrote
+    if line.startswith(b"="):
+        refresh = {"seconds": round(seconds_taken, 4), "files_parsed": 0, "files_removed": 0}
+        return Ahead(answer=value, refresh={**refresh, "records_added": 0})
+    if line.startswith(b"C"):
+        return Ahead(changes=_changes(pending.location, home, line[1:]))
+    return Ahead()
+
+
+def _can_fork() -> bool:
+    return (
+        sys.platform.startswith("linux")
+        and threading.active_count() == 1
+        and threading.current_thread() is threading.main_thread()
+    )
+
+
+def _changes(location: Path, home: str | None, payload: bytes) -> Changes | None:
+    import orjson
+
+    from agentdex.index.manifest import changes_from
+
+    try:
+        sent = orjson.loads(payload)
+        return changes_from(location, home, sent["stamp"], sent["now"], sent["sources"])
+    except (orjson.JSONDecodeError, KeyError, TypeError):
+        return None
 
 
 @dataclass(slots=True)
@@ -46,21 +129,27 @@ class PendingCheck:
     pid: int
     reader: int
     started: float
+    location: Path
 
-    def result(self) -> float | None:
-        """The check's seconds when nothing changed; None when the parent must refresh."""
+    def result(self) -> tuple[bytes, float]:
+        """The child's answer line (empty when it failed or was slow) and the seconds taken."""
+        chunks: list[bytes] = []
+        deadline = time.monotonic() + WAIT_SECONDS
         try:
-            ready, _, _ = select.select([self.reader], [], [], WAIT_SECONDS)
-            answer = os.read(self.reader, 64) if ready else b""
+            while (left := deadline - time.monotonic()) > 0:
+                ready, _, _ = select.select([self.reader], [], [], left)
+                chunk = os.read(self.reader, 65536) if ready else b""
+                if not chunk:
+                    break
+                chunks.append(chunk)
         except OSError:
-            answer = b""
+            chunks = []
         finally:
             os.close(self.reader)
-            self._reap(bool(answer))
-        text = answer.decode("ascii", "replace").strip()
-        if not text.isdigit():
-            return None
-        return time.monotonic() - self.started
+        line = b"".join(chunks)
+        complete = line.endswith(b"\n")
+        self._reap(complete)
+        return (line.rstrip(b"\n") if complete else b""), time.monotonic() - self.started
 
     def _reap(self, answered: bool) -> None:
         if not answered:
@@ -70,34 +159,22 @@ class PendingCheck:
             os.waitpid(self.pid, 0)
 
 
-def answered_ahead(
-    root: str | os.PathLike[str] | None, home: str | None, answer: Callable[[], T]
-) -> tuple[T, dict[str, Any]] | None:
-    """``answer()`` while a forked child checks: ``(answer, stats.refresh)`` when nothing
-    changed; None when the caller must refresh and answer again (or could not fork)."""
-    pending = start_check(root, home)
-    if pending is None:
-        return None
-    try:
-        value = answer()
-    finally:
-        seconds = pending.result()
-    if seconds is None:
-        return None
-    refresh = {"seconds": round(seconds, 4), "files_parsed": 0, "files_removed": 0}
-    return value, {**refresh, "records_added": 0}
+def _start_check(root: str | os.PathLike[str] | None, home: str | None) -> PendingCheck | None:
+    """Fork a child that runs the no-change check; None where forking is not safe.
 
-
-def start_check(root: str | os.PathLike[str] | None, home: str | None) -> PendingCheck | None:
-    """Fork a child that runs the no-change check; None where forking is not safe."""
-    if not sys.platform.startswith("linux") or threading.active_count() != 1:
+    Only with :data:`CHANGED_SIGNAL` handled: the child sends it when something changed.
+    """
+    if not _can_fork():
         return None
+    import orjson
+
     from agentdex.index.manifest import check
     from agentdex.index.store import index_root
 
     location = Path(index_root(root, home=home))
     started = time.monotonic()
     reader, writer = os.pipe()
+    parent = os.getpid()
     try:
         pid = os.fork()
     except OSError:
@@ -108,10 +185,19 @@ def start_check(root: str | os.PathLike[str] | None, home: str | None) -> Pendin
         status = 1
         try:
             os.close(reader)
-            files, _changes = check(location, home)
-            os.write(writer, b"-\n" if files is None else b"%d\n" % files)
+            files, changes = check(location, home)
+            if files is not None:
+                line = b"=%d" % files
+            else:
+                os.kill(parent, CHANGED_SIGNAL)  # before the answer: the parent stops now
+                line = b"-"
+                if changes is not None:
+                    sent = {"stamp": changes.stamp, "now": changes.now, "sources": changes.sources}
+                    line = b"C" + orjson.dumps(sent)
+            with os.fdopen(writer, "wb") as out:
+                out.write(line + b"\n")
             status = 0
         finally:
             os._exit(status)
     os.close(writer)
-    return PendingCheck(pid=pid, reader=reader, started=started)
+    return PendingCheck(pid=pid, reader=reader, started=started, location=location)

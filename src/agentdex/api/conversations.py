@@ -159,17 +159,6 @@ def conversations(
         from agentdex.search.query import parse_query
 
         parse_query(query, now=now)
-    if refresh_first and rows is None:
-        from agentdex.api.check_ahead import answered_ahead
-
-        def committed() -> ConversationsResult:
-            return _listing(ConversationsResult(query=query or None), root, home, query, limit, now)
-
-        ahead = answered_ahead(root, home, committed)
-        if ahead is not None:
-            answer, refreshed = ahead
-            answer.stats = {"refresh": refreshed, **answer.stats}
-            return answer
     result = ConversationsResult(query=query or None)
     maybe_refresh(refresh_first, root, home, rows, result.stats)
     return _listing(result, root, home, query, limit, now)

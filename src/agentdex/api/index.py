@@ -32,8 +32,12 @@ def refresh(
     progress: Callable[[int, int, int, int], None] | None = None,
     warn: Callable[[str], None] | None = None,
     rows: Iterable[StoreRow] | None = None,
+    known: Changes | None = None,
 ) -> RefreshStats:
     """Bring the index up to date (``full``: rebuild from scratch).
+
+    ``known``: the changed store files a check already found (it is not run
+    again; the refresh still re-validates them under the writer lock).
 
     The index is ``home``'s own (:func:`agentdex.index.store.index_root`).
     Afterwards the set of project dirs seen is written to
@@ -41,7 +45,10 @@ def refresh(
     find per-project stores (Aider). When that set grew, one more (cheap:
     unchanged files cost a stat) refresh picks up the stores it reveals.
     """
-    fast, known = _check(root, home) if not full and rows is None else (None, None)
+    if known is None:
+        fast, known = _check(root, home) if not full and rows is None else (None, None)
+    else:
+        fast = None
     if fast is not None:
         return fast
     from agentdex.index.refresh import refresh as _refresh
@@ -157,13 +164,14 @@ def maybe_refresh(
     rows: Iterable[StoreRow] | None,
     stats: dict[str, Any],
     progress: Callable[[int, int, int, int], None] | None = None,
+    known: Changes | None = None,
 ) -> None:
     if not do_refresh:
         return
     from agentdex.index.stats import DiskFullError
 
     try:
-        done = refresh(root, home=home, wait=False, rows=rows, progress=progress)
+        done = refresh(root, home=home, wait=False, rows=rows, progress=progress, known=known)
     except DiskFullError as exc:
         from agentdex.index.store import Location, index_root
 

@@ -309,21 +309,24 @@ def search(
         "now": now,
         "exact_total": exact_total,
     }
+    known = None
     if refresh_first and rows is None:
         from agentdex.api.check_ahead import answered_ahead
 
-        def committed() -> SearchResult:
-            ahead_budget = budget if budget is not None else Budget(default_seconds())
-            return _search_index(SearchResult(query=query), ahead_budget, **options)
-
-        ahead = answered_ahead(root, home, committed)
-        if ahead is not None:
-            answer, refreshed = ahead
-            answer.stats = {"refresh": refreshed, **answer.stats}
-            return answer
+        ahead = answered_ahead(
+            root,
+            home,
+            budget.seconds if budget is not None else default_seconds(),
+            lambda spent: _search_index(SearchResult(query=query), spent, **options),
+            cancel=budget.cancel if budget is not None else None,
+        )
+        if ahead is not None and ahead.answer is not None:
+            ahead.answer.stats = {"refresh": ahead.refresh, **ahead.answer.stats}
+            return ahead.answer
+        known = ahead.changes if ahead is not None else None
     budget = budget if budget is not None else Budget(default_seconds())
     result = SearchResult(query=query)
-    maybe_refresh(refresh_first, root, home, rows, result.stats, progress)
+    maybe_refresh(refresh_first, root, home, rows, result.stats, progress, known=known)
     return _search_index(result, budget, **options)
 
 

@@ -185,6 +185,17 @@ def check(root: Path, home: str | None) -> tuple[int | None, Changes | None]:
     return None, Changes(data, stamp, now, sources)
 
 
+def changes_from(
+    root: Path, home: str | None, stamp: str, now: dict[str, str], sources: dict[str, list[Any]]
+) -> Changes | None:
+    """The :class:`Changes` another process's :func:`check` found (it sends its parts), when
+    the manifest it read (``stamp``) is still the one on disk; else None."""
+    loaded = _load(root, home)
+    if loaded is None or loaded[1] != stamp:
+        return None
+    return Changes(loaded[0], stamp, now, sources)
+
+
 def changed_sources(root: Path, home: str | None) -> Changes | None:
     """The changed store files when they are all a refresh must look at (see :func:`check`)."""
     return check(root, home)[1]
