@@ -86,18 +86,8 @@ def stat_signature(path: str) -> str:
 
 def changed_signatures(noted: dict[str, str]) -> Iterator[tuple[str, str]]:
     """``(path, signature)`` of each noted path whose :func:`stat_signature` differs
-    from the one noted: the same states, in one loop without a call per path (a
-    fresh search stats every noted path; the call was a third of the time)."""
-    stat = os.stat
+    from the one noted (a fresh search checks every noted path this way)."""
     for path, noted_state in noted.items():
-        try:
-            st = stat(path)
-        except OSError:
-            state = "missing"
-        else:
-            if S_ISDIR(st.st_mode):
-                state = f"d:{st.st_mtime_ns}"
-            else:
-                state = f"f:{st.st_size}:{st.st_mtime_ns}"
+        state = stat_signature(path)
         if state != noted_state:
             yield path, state
