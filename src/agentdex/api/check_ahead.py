@@ -46,8 +46,9 @@ T = TypeVar("T")
 
 #: the longest the parent waits for the child's answer before checking itself
 WAIT_SECONDS = 5.0
-#: what the child sends the parent when something changed (cancels its answer)
-CHANGED_SIGNAL = signal.SIGUSR1
+#: what the child sends the parent when something changed (cancels its answer); the
+#: attribute is looked up safely because this module is imported off Linux too
+CHANGED_SIGNAL: int = getattr(signal, "SIGUSR1", 0)
 
 
 @dataclass(slots=True)
@@ -160,12 +161,11 @@ class PendingCheck:
 
 
 def _start_check(root: str | os.PathLike[str] | None, home: str | None) -> PendingCheck | None:
-    """Fork a child that runs the no-change check; None where forking is not safe.
+    """Fork a child that runs the no-change check; None when the fork fails.
 
-    Only with :data:`CHANGED_SIGNAL` handled: the child sends it when something changed.
+    Only from :func:`answered_ahead`, which checked that forking is safe and
+    handles :data:`CHANGED_SIGNAL` (the child sends it when something changed).
     """
-    if not _can_fork():
-        return None
     import orjson
 
     from agentdex.index.manifest import check
