@@ -45,10 +45,9 @@ def refresh(
     find per-project stores (Aider). When that set grew, one more (cheap:
     unchanged files cost a stat) refresh picks up the stores it reveals.
     """
-    if known is None:
-        fast, known = _check(root, home) if not full and rows is None else (None, None)
-    else:
-        fast = None
+    fast = None
+    if known is None and not full and rows is None:
+        fast, known = _check(root, home)
     if fast is not None:
         return fast
     from agentdex.index.refresh import refresh as _refresh
