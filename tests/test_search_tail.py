@@ -21,7 +21,7 @@ from agentdex.api import search as api
 from agentdex.index import refresh as refresh_mod
 from agentdex.index.store import Location, index_root
 from test_index_fixtures import ROWS, register, store_dir, write_file
-from test_search_oracle import REGEXES, corpora, oracle, queries
+from test_search_oracle import REGEXES, _engine_set, corpora, oracle, queries
 
 pytestmark = pytest.mark.deferred_postings
 
@@ -105,22 +105,10 @@ def test_postings_plus_tail_equal_brute_force(
         recs = first + appended
         for _ in range(5):
             query, case, word, regex = data.draw(queries(recs))
-            result = api.search(
-                query,
-                root=root,
-                refresh_first=False,
-                case=case,
-                word=word,
-                limit=None,
-                dedup=False,
-            )
-            got = {(r["session_id"], r["locator"]) for r in result.results}
+            got = _engine_set(root, query, case, word, regex)
             assert got == oracle(recs, query, case, word, regex), (query, case, word)
         for pattern in data.draw(st.lists(st.sampled_from(REGEXES), min_size=1, max_size=2)):
-            result = api.search(
-                pattern, root=root, refresh_first=False, regex=True, limit=None, dedup=False
-            )
-            got = {(r["session_id"], r["locator"]) for r in result.results}
+            got = _engine_set(root, pattern, "smart", False, True)
             assert got == oracle(recs, pattern, "smart", False, True), pattern
     finally:
         shutil.rmtree(work, ignore_errors=True)
