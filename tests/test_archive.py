@@ -289,6 +289,29 @@ def test_forgetting_one_conversation_of_a_shared_file_keeps_the_others(home: Pat
     assert results("grape") == [(f"grape sb {i}", False) for i in range(6)]
 
 
+def test_forgetting_one_conversation_of_a_gone_file_keeps_the_others_gone(home: Path) -> None:
+    """The other conversation's records keep their (archived) file row: it is not deleted
+    as empty while they wait in the open block, so they still show as kept by the archive."""
+    d = store_dir(home)
+    write_file(
+        d / "shared.jsonl",
+        [rec(f"melon {s} {i}", session=s, ts=i) for i in range(3) for s in ("sa", "sb")],
+    )
+    refresh(home)
+    (d / "shared.jsonl").unlink()
+    refresh(home)
+    archive_api.forget(archive_api.forget_plan(session="sa"))
+    assert results("melon") == [(f"melon sb {i}", True) for i in range(3)]
+    listed = api.conversations(refresh_first=False).conversations
+    assert [(c["session_id"], c["prompts"], c["source_gone"]) for c in listed] == [
+        ("sb", 3, True)
+    ]
+    shown = history.show("sb")
+    assert [(r["text"], r["source_gone"]) for r in shown["records"]] == [
+        (f"melon sb {i}", True) for i in range(3)
+    ]
+
+
 def test_forget_by_project(home: Path) -> None:
     d = store_dir(home)
     write_file(d / "s1.jsonl", [rec("olive in app", cwd="/work/app", ts=1)])

@@ -577,6 +577,8 @@ class IndexWriter:
         upsert_titles(self.db, agent, titles)
 
     def file_record_count(self, file_id: int) -> int:
+        """How many records the file has, this batch's included (the open block is sealed)."""
+        self.blocks.flush()
         row = self.db.execute("SELECT count(*) FROM record_rows WHERE file_id = ?", (file_id,))
         return int(row.fetchone()[0])
 
