@@ -303,9 +303,7 @@ def test_forgetting_one_conversation_of_a_gone_file_keeps_the_others_gone(home: 
     archive_api.forget(archive_api.forget_plan(session="sa"))
     assert results("melon") == [(f"melon sb {i}", True) for i in range(3)]
     listed = api.conversations(refresh_first=False).conversations
-    assert [(c["session_id"], c["prompts"], c["source_gone"]) for c in listed] == [
-        ("sb", 3, True)
-    ]
+    assert [(c["session_id"], c["prompts"], c["source_gone"]) for c in listed] == [("sb", 3, True)]
     shown = history.show("sb")
     assert [(r["text"], r["source_gone"]) for r in shown["records"]] == [
         (f"melon sb {i}", True) for i in range(3)

@@ -12,8 +12,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from agentdex.api import search as api
-from agentdex.api.conversations import PROMPT_SQL, REPLY_SQL, TOOL_SQL
 from agentdex.http.app import create_app
+from agentdex.index.context_stats import PROMPT_SQL, REPLY_SQL, TOOL_SQL
 from agentdex.mcp.tools._base import Settings
 from agentdex.mcp.tools.search import LIST_SESSIONS
 from agentdex.records import KINDS, ROLES, conversation_part

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentdex.api.index import maybe_refresh, reader, refresh
 from agentdex.errors import UsageError
+from agentdex.index.context_stats import PROMPT_SQL, REPLY_SQL, TOOL_SQL
 from agentdex.records import iso_utc
 
 if TYPE_CHECKING:
@@ -35,13 +36,6 @@ class ConversationsResult:
         }
 
 
-#: SQL twins of :func:`agentdex.records.conversation_part` over the index's role/kind
-#: columns (``tests/test_conversation_counts.py`` holds them to the Python definition).
-PROMPT_SQL = "kind = 'prompt'"
-REPLY_SQL = "kind = 'message' AND role = 'assistant'"
-TOOL_SQL = "kind IN ('tool_call', 'tool_result')"
-
-
 def _prompt_logs() -> str:
     """The catalogue's prompt-log stores as an SQL list: their entries repeat the prompts
     a conversation's transcript holds, so they count only where there is no transcript."""
@@ -65,6 +59,36 @@ def _gone_sql(engine: Engine) -> str:
 
 
 def _session_rows(engine: Engine, where: str, params: list[object]) -> list[tuple[Any, ...]]:
+    """One row per conversation with a context matching ``where`` (over context columns).
+
+    Read from the per-context totals the writer keeps (:mod:`agentdex.index.context_stats`);
+    a generation written before them is aggregated over its records as it always was.
+    """
+    from agentdex.index import context_stats
+
+    if not context_stats.present(engine.db):
+        return _session_rows_from_records(engine, where, params)
+    told = f"c.store NOT IN ({_prompt_logs()})"
+    prompts = (
+        f"CASE WHEN sum(({told}) * s.records) > 0 THEN sum(({told}) * s.prompts)"
+        " ELSE sum(s.prompts) END"
+    )
+    return list(
+        engine.db.execute(
+            "SELECT agent, session_id, min(s.first_ts), max(s.last_ts), sum(s.records),"
+            f" max(project), max(cwd), {prompts}, sum(s.replies), sum(s.tools),"
+            " group_concat(DISTINCT store), max(s.archived > 0)"
+            " FROM contexts c JOIN context_stats s ON s.context_id = c.id"
+            f" WHERE {where} GROUP BY agent, session_id",
+            params,
+        )
+    )
+
+
+def _session_rows_from_records(
+    engine: Engine, where: str, params: list[object]
+) -> list[tuple[Any, ...]]:
+    """:func:`_session_rows` aggregated over every record (and the oracle its tests use)."""
     logs = _prompt_logs()
     told = f"store NOT IN ({logs})"
     prompts = (

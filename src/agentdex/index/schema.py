@@ -170,6 +170,17 @@ def m003_record_contexts(db: sqlite3.Connection) -> None:
     )
 
 
+@migration
+def m004_context_stats(db: sqlite3.Connection) -> None:
+    """Per-context totals for listing conversations (:mod:`agentdex.index.context_stats`).
+
+    An existing generation is summed once here; the writer keeps it level from then on.
+    """
+    from agentdex.index.context_stats import create_and_fill
+
+    create_and_fill(db)
+
+
 def migrate(db: sqlite3.Connection) -> list[str]:
     """Apply pending migrations in order; returns the names applied now."""
     db.execute(

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from agentdex.archive.keys import ARCHIVE_PARSER, archived_path
+from agentdex.index import context_stats
 from agentdex.index import postings as postings_mod
 from agentdex.index.memory import release_free_memory
 from agentdex.index.postings import LONG_TOKEN, PostingsWriter, role_kind, rust_safe
@@ -179,6 +180,10 @@ class IndexWriter:
         #: contexts whose records were deleted, or added, since the writer opened
         self.touched_contexts: set[int] = set()
         self.added_contexts: set[int] = set()
+        #: ``context_stats`` bookkeeping: records from this id on are not summed yet, and
+        #: these contexts lost records (or moved to the archive) since the last commit
+        self._stats_from = self.blocks.next_record
+        self._stats_recount: set[int] = set()
         self.db.execute("BEGIN IMMEDIATE")
         #: whether records added now go to the postings: true when the postings hold every
         #: record (no tail); a small refresh leaves new records as the tail instead (readers
@@ -290,12 +295,14 @@ class IndexWriter:
         ).fetchone()
         if not count:
             return 0
-        self.touched_contexts.update(
+        lost = [
             row[0]
             for row in self.db.execute(
                 f"SELECT DISTINCT context_id FROM record_rows WHERE {where}", args
             )
-        )
+        ]
+        self.touched_contexts.update(lost)
+        self._stats_recount.update(lost)
         self.db.execute(f"DELETE FROM record_rows WHERE {where}", args)
         from_rid = None if whole else int(first)
         self.db.execute(
@@ -334,12 +341,14 @@ class IndexWriter:
         self.files[path] = self.db.execute(
             f"SELECT {FILE_COLUMNS} FROM files WHERE id = ?", (old[0],)
         ).fetchone()
-        self.touched_contexts.update(
+        moved = [
             row[0]
             for row in self.db.execute(
                 "SELECT DISTINCT context_id FROM record_rows WHERE file_id = ?", (old[0],)
             )
-        )
+        ]
+        self.touched_contexts.update(moved)
+        self._stats_recount.update(moved)
         return True
 
     def drop_records(self, file_id: int, rids: set[int]) -> int:
@@ -400,6 +409,7 @@ class IndexWriter:
     def commit(self) -> None:
         """Commit the batch: SQLite, then the postings, then the markers (module docstring)."""
         self.blocks.flush()
+        self._update_context_stats()
         if self.archive is not None:
             self.archive.commit()
             self._set_meta("archived_rid", self.blocks.next_record)
@@ -430,6 +440,16 @@ class IndexWriter:
         self.db.execute("BEGIN IMMEDIATE")
         self.pending = 0
         self.last_commit = time.monotonic()
+
+    def _update_context_stats(self) -> None:
+        """Bring ``context_stats`` level with the flushed records, in the open transaction."""
+        next_rid = self.blocks.next_record
+        if next_rid > self._stats_from:
+            context_stats.merge_added(self.db, self._stats_from)
+        if self._stats_recount:
+            context_stats.recount(self.db, self._stats_recount)
+            self._stats_recount.clear()
+        self._stats_from = next_rid
 
     def maybe_commit(self, commit_bytes: int, commit_seconds: float) -> None:
         if self.pending >= commit_bytes or time.monotonic() - self.last_commit > commit_seconds:
@@ -470,6 +490,7 @@ class IndexWriter:
     def close(self, ok: bool) -> None:
         try:
             if ok:
+                self._update_context_stats()
                 self.db.execute("COMMIT")
             else:
                 self.db.execute("ROLLBACK")
