@@ -282,3 +282,47 @@ def test_the_config_switch(tmp_path: Path) -> None:
     config.write_text('archive = "no"\n')
     with pytest.raises(ConfigError, match="archive"):
         load_config(config)
+
+
+def _index_copies(word: str) -> list[str]:
+    """Where the index's own files still hold ``word``: raw bytes of every file, each text
+    block decompressed, and tantivy's term dictionary (deleted documents included)."""
+    import sqlite3
+    import zlib
+
+    from agentdex.index import postings
+    from agentdex.index.store import index_root
+
+    needle = word.encode()
+    found = []
+    root = index_root()
+    for path in sorted(root.rglob("*")):
+        if path.is_file() and needle in path.read_bytes():
+            found.append(str(path.relative_to(root)))
+    for gen in sorted(root.glob("gen-*")):
+        blocks = (gen / "text.blocks").read_bytes()
+        db = sqlite3.connect(gen / "index.db")
+        for offset, size in db.execute("SELECT offset, lower_size FROM blocks"):
+            if needle in zlib.decompress(blocks[offset : offset + size]):
+                found.append(f"{gen.name}/text.blocks@{offset}")
+        db.close()
+        if any(term == word for term, _ in postings.all_terms(gen / "postings", ())):
+            found.append(f"{gen.name}/postings terms")
+    return found
+
+
+def test_forget_purge_leaves_no_copy_in_the_index_files(
+    histories: dict[str, Any], run_cli: Callable[..., Any]
+) -> None:
+    """Without --purge the bytes stay until a rebuild (as docs/archive.md says); with it,
+    no file of the index (nor the archive beside it) holds the forgotten words."""
+    assert _index_copies("exponential")  # the truncated transcript's archived reply
+    plain = run_cli("forget", "aaaa1111")
+    assert plain.returncode == 0 and "--purge" in plain.stderr
+    assert _index_copies("exponential"), "expected the documented leftover before a rebuild"
+    assert run_cli("search", "exponential").returncode == 1  # gone from every answer
+    purged = data(run_cli("forget", "bbbb2222", "--purge", "--json"))
+    assert purged["purged"] is True and purged["records_after_purge"] == 0
+    assert purged["index_records_removed"] == 1
+    for word in ("exponential", "races", "deploy"):
+        assert _index_copies(word) == [], word

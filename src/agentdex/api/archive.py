@@ -417,18 +417,36 @@ def _collect(
 
 
 def forget(
-    plan: ForgetPlan, *, root: str | os.PathLike[str] | None = None, home: str | None = None
+    plan: ForgetPlan,
+    *,
+    root: str | os.PathLike[str] | None = None,
+    home: str | None = None,
+    purge: bool = False,
 ) -> dict[str, Any]:
-    """Forget the planned conversations for good: tombstones, then archive and index removal."""
+    """Forget the planned conversations for good: tombstones, then archive and index removal.
+
+    The index's own files (append-only text blocks, tantivy's deleted
+    documents, the term list) keep the forgotten text's bytes until the
+    generation is rebuilt; ``purge`` rebuilds it now (as ``index --full``
+    does), so no file of agentdex's holds them afterwards.
+    """
     from agentdex.archive.manage import forget as run_forget
 
     removed = run_forget(_root(root, home), plan.sessions, plan.target)
-    return {
+    result: dict[str, Any] = {
         "target": plan.target,
         "forgotten": plan.conversations,
         "index_records_removed": removed,
         "archive_records_removed": sum(c["archive_records"] for c in plan.conversations),
+        "purged": False,
     }
+    if purge:
+        from agentdex.api.index import index_status, refresh
+
+        refresh(root, home=home, full=True)
+        result["purged"] = True
+        result["records_after_purge"] = index_status(root, home=home)["records"]
+    return result
 
 
 def is_forgotten(agent: str, session_id: str, home: str | None = None) -> bool:

@@ -23,6 +23,12 @@ from agentdex.cli._common import console, emit_json, fail, home_of, json_option
     help="Every conversation whose project or working dir is PATH or inside it.",
 )
 @click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
+@click.option(
+    "--purge",
+    is_flag=True,
+    help="Also rebuild the index now, so none of its files keeps the text"
+    " (takes as long as `agentdex index --full`).",
+)
 @json_option
 @click.pass_context
 def forget(
@@ -31,6 +37,7 @@ def forget(
     session: str | None,
     project: str | None,
     yes: bool,
+    purge: bool,
     as_json: bool,
 ) -> None:
     """Remove conversations from the index and the archive, for good.
@@ -38,7 +45,9 @@ def forget(
     REF is a session id, a unique prefix of one, or a search result reference
     SESSION@LOCATOR. A tombstone keeps them out of every later refresh and
     rebuild (agentdex never changes the agents' own files, which still hold
-    them). Asks for confirmation on a terminal unless --yes.
+    them). They leave every answer at once; the index's files keep the
+    text's bytes until it is rebuilt, which --purge does now. Asks for
+    confirmation on a terminal unless --yes.
     """
     from agentdex.api import archive as api
 
@@ -48,7 +57,7 @@ def forget(
         _describe(plan.conversations)
         if not click.confirm(f"Forget {len(plan.conversations)} conversation(s)?", default=False):
             fail("nothing forgotten", 1)
-    result = api.forget(plan, home=home)
+    result = api.forget(plan, home=home, purge=purge)
     if as_json:
         emit_json(result)
         return
@@ -57,6 +66,14 @@ def forget(
         f"{result['index_records_removed']} index records, "
         f"{result['archive_records_removed']} archived records removed"
     )
+    if purge:
+        click.echo(f"index rebuilt without them ({result['records_after_purge']} records)")
+    else:
+        click.echo(
+            "note: the index's files keep the text's bytes until it is rebuilt:"
+            " `agentdex index --full` (or forget with --purge)",
+            err=True,
+        )
 
 
 def _describe(conversations: list[dict[str, object]]) -> None:
