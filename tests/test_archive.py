@@ -395,3 +395,22 @@ def test_a_corrupt_archive_is_reported_never_rebuilt(home: Path) -> None:
         refresh(home)
     assert Location(index_root()).current() == generation  # the index was not rebuilt
     assert results("hazel") == [("hazel", False)]
+
+
+def test_an_archive_whose_schema_a_kill_left_unfinished_reads_as_none_yet(home: Path) -> None:
+    """A first writer killed while an older agentdex created the archive table by table
+    left only some tables: readers see no archive (no traceback), the next writer finishes."""
+    from agentdex.archive.store import open_reader
+
+    write_file(store_dir(home) / "s1.jsonl", [rec("plum first", ts=1)])
+    folder = archive_path(index_root())
+    folder.mkdir(parents=True)
+    half = sqlite3.connect(folder / "archive.db")
+    half.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
+    half.commit()
+    half.close()
+    assert open_reader(index_root()) is None
+    assert archive_api.status()["records"] == 0
+    refresh(home)  # the writer completes the schema, then archives
+    assert archived_texts() == ["plum first"]
+    assert results("plum") == [("plum first", False)]

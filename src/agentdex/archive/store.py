@@ -27,6 +27,7 @@ text leaves every archive file.
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 import time
 import zlib
@@ -117,6 +118,8 @@ CREATE TABLE IF NOT EXISTS tombstones (
     created_at REAL NOT NULL
 );
 """
+#: every table of the schema: a reader treats a database missing one as no archive yet
+_SCHEMA_TABLES = tuple(re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", _SCHEMA))
 
 
 class ArchiveCorruptError(CorruptError):
@@ -153,6 +156,9 @@ class ArchiveStore:
                 self._migrate()
             else:
                 self.db.execute("PRAGMA query_only=1")
+                if not self._schema_complete():
+                    self.db.close()
+                    raise FileNotFoundError(self.dir / DB_NAME)
             self.blob_file = self._meta("blob_file") or _blob_name(1)
         except sqlite3.DatabaseError as exc:
             raise ArchiveCorruptError(
@@ -170,14 +176,29 @@ class ArchiveStore:
 
     # -- schema and meta ----------------------------------------------------------------
     def _migrate(self) -> None:
+        """Create the schema and its format mark in one transaction (a kill leaves none)."""
         fmt = None
         if self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'meta'").fetchone():
             fmt = self._meta("format")
         if fmt is not None and fmt != FORMAT:
             raise ArchiveCorruptError(f"{self.dir / DB_NAME}: unknown archive format {fmt!r}")
-        self.db.executescript(_SCHEMA)
-        if fmt is None:
-            self.set_meta("format", FORMAT)
+        self.db.executescript("BEGIN IMMEDIATE;\n" + _SCHEMA)  # stays open: committed below
+        try:
+            if fmt is None:
+                self.set_meta("format", FORMAT)
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+
+    def _schema_complete(self) -> bool:
+        """Whether a writer finished creating the schema (one killed by an older agentdex,
+        which created it table by table, may have left only some tables): else no archive."""
+        names = {
+            str(row[0])
+            for row in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        }
+        return set(_SCHEMA_TABLES) <= names
 
     def _meta(self, key: str) -> str | None:
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
