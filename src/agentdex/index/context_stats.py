@@ -53,13 +53,22 @@ CREATE TABLE IF NOT EXISTS context_stats (
 
 
 def create_and_fill(db: sqlite3.Connection) -> None:
-    """Create the table and sum every context (a migration of an existing generation)."""
-    db.executescript(DDL)
-    db.execute("DELETE FROM context_stats")
-    db.execute(
-        f"INSERT INTO context_stats {_TOTALS} GROUP BY r.context_id",
-        (ARCHIVED_LOW, ARCHIVED_HIGH),
-    )
+    """Create the table and sum every context (a migration of an existing generation).
+
+    In one transaction: a reader never finds the table empty while records exist.
+    """
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        db.execute(DDL)
+        db.execute("DELETE FROM context_stats")
+        db.execute(
+            f"INSERT INTO context_stats {_TOTALS} GROUP BY r.context_id",
+            (ARCHIVED_LOW, ARCHIVED_HIGH),
+        )
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
 
 
 def merge_added(db: sqlite3.Connection, from_rid: int) -> None:
