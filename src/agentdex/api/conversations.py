@@ -185,18 +185,6 @@ def conversations(
         parse_query(query, now=now)
     result = ConversationsResult(query=query or None)
     maybe_refresh(refresh_first, root, home, rows, result.stats)
-    return _listing(result, root, home, query, limit, now)
-
-
-def _listing(
-    result: ConversationsResult,
-    root: str | os.PathLike[str] | None,
-    home: str | None,
-    query: str | None,
-    limit: int | None,
-    now: float | None,
-) -> ConversationsResult:
-    """The conversations of the index as it is (refreshed by the caller, or being checked)."""
     with reader(root, home) as engine:
         if engine is None:
             result.status = "no-index"
