@@ -7,10 +7,12 @@ Python: memory one of them frees stays in the process unless told otherwise.
 
 from __future__ import annotations
 
+import functools
 import sys
 from typing import Any
 
 
+@functools.cache
 def _libc() -> Any:
     if not sys.platform.startswith("linux"):
         return None

@@ -295,14 +295,7 @@ class IndexWriter:
         ).fetchone()
         if not count:
             return 0
-        lost = [
-            row[0]
-            for row in self.db.execute(
-                f"SELECT DISTINCT context_id FROM record_rows WHERE {where}", args
-            )
-        ]
-        self.touched_contexts.update(lost)
-        self._stats_recount.update(lost)
+        self._contexts_changing(where, args)
         self.db.execute(f"DELETE FROM record_rows WHERE {where}", args)
         from_rid = None if whole else int(first)
         self.db.execute(
@@ -341,15 +334,21 @@ class IndexWriter:
         self.files[path] = self.db.execute(
             f"SELECT {FILE_COLUMNS} FROM files WHERE id = ?", (old[0],)
         ).fetchone()
-        moved = [
+        self._contexts_changing("file_id = ?", (old[0],))
+        return True
+
+    def _contexts_changing(self, where: str, args: tuple[Any, ...]) -> None:
+        """Note the contexts of the records matching ``where``, about to be deleted or moved
+        to the archive: the archive sync checks their conversations, and their
+        ``context_stats`` are summed again at the next commit."""
+        ids = {
             row[0]
             for row in self.db.execute(
-                "SELECT DISTINCT context_id FROM record_rows WHERE file_id = ?", (old[0],)
+                f"SELECT DISTINCT context_id FROM record_rows WHERE {where}", args
             )
-        ]
-        self.touched_contexts.update(moved)
-        self._stats_recount.update(moved)
-        return True
+        }
+        self.touched_contexts |= ids
+        self._stats_recount |= ids
 
     def drop_records(self, file_id: int, rids: set[int]) -> int:
         """Delete the records ``rids`` of one file, keeping its others; returns how many.
