@@ -51,15 +51,21 @@ def _total(run_cli: Any, word: str) -> int:
     return int(json.loads(done.stdout)["stats"]["total"])
 
 
+def _index_then_grow(home: Path, run_cli: Any) -> None:
+    """Index a small "firstbatch" history (120 records), then add megabytes of
+    "secondbatch" (1,600 records) that the next refresh must write."""
+    _batch(home, "firstbatch", sessions=3, words=20)
+    assert run_cli("index").returncode == 0
+    _batch(home, "secondbatch", sessions=40, words=120)
+
+
 @pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash for ulimit -f")
 def test_a_file_size_limit_mid_index_is_one_line_and_keeps_the_index(
     home: Path, run_cli: Any
 ) -> None:
-    _batch(home, "firstbatch", sessions=3, words=20)
-    assert run_cli("index").returncode == 0
+    _index_then_grow(home, run_cli)
     before = _total(run_cli, "firstbatch")
     assert before == 120
-    _batch(home, "secondbatch", sessions=40, words=120)  # megabytes more to write
     limited = _limited("index")
     assert limited.returncode == 1, limited.stderr[-2000:]
     assert "Traceback" not in limited.stderr
@@ -87,9 +93,7 @@ def test_a_file_size_limit_mid_index_is_one_line_and_keeps_the_index(
 def test_a_search_whose_refresh_fills_the_disk_searches_the_index_as_it_is(
     home: Path, run_cli: Any
 ) -> None:
-    _batch(home, "firstbatch", sessions=3, words=20)
-    assert run_cli("index").returncode == 0
-    _batch(home, "secondbatch", sessions=40, words=120)  # the search's refresh must write MBs
+    _index_then_grow(home, run_cli)  # the search's refresh must write megabytes
     limited = _limited("search", "--json", "firstbatch")
     assert limited.returncode == 0, limited.stderr[-2000:]
     assert "Traceback" not in limited.stderr
