@@ -81,11 +81,12 @@ def test_normalised_are_only_what_must_vary(readme_tour: ModuleType) -> None:
     ]
 
 
-def test_tour_env_unsets_every_location_override(sample_home: ModuleType, tmp_path: Path) -> None:
+def test_tour_env_unsets_every_location_override(sample_home: ModuleType) -> None:
     """No agent variable of the reader's shell can point the tour elsewhere."""
     from agentdex.catalogue import CATALOGUE
 
-    text = sample_home.tour_env_text(tmp_path)
+    # The README's own path: a pytest temp path (longer under xdist) would break the width check.
+    text = sample_home.tour_env_text(Path("/tmp/agentdex-tour"))
     unset = {
         name for line in text.splitlines() if line.startswith("unset ") for name in line.split()[1:]
     }
