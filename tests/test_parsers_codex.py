@@ -292,6 +292,87 @@ def test_ide_wrapper_and_redacted_twins_pair_by_position(tmp_path: Path) -> None
     assert count_roles(path) == {SID: {"prompts": 3, "replies": 2}}
 
 
+def test_structure_decides_what_was_typed_once_a_rollout_has_user_events(tmp_path: Path) -> None:
+    """Codex writes a user event for each typed text (its own titles read only those): a
+    user item no event of its turn vouches for is context Codex added, whatever its text."""
+    path = _write(
+        tmp_path / ROLLOUT,
+        [
+            _meta(),
+            _msg("developer", "<permissions instructions>sandboxed</permissions instructions>"),
+            _msg("user", "[REDACTED]"),  # the AGENTS.md block, redacted by whoever shared it
+            _msg("user", "<skill>\n<name>deploy</name>\nRun make deploy.\n</skill>"),
+            _line("turn_context", {"cwd": "/w/api", "model": "m1"}),
+            _msg("user", "ship the fix"),
+            _event_user("ship the fix"),
+            _msg("user", "The hook says: the tests are red."),  # a hook's added context
+            _line("event_msg", {"type": "token_count", "info": None}),
+            _msg("assistant", "Shipping."),
+            _msg("user", "Here is what changed in the environment: cwd /w/api/b"),
+            _msg("user", "<image name=[Image #1]>\n</image>\nwhy is this red?"),
+            _event_user("why is this red?"),
+            _msg("assistant", "A failing test."),
+        ],
+    )
+    records, cursor, _ = _parse(path)
+    assert [(r.locator, r.text) for r in _prompts(records)] == [
+        ("line:6", "ship the fix"),
+        ("line:12", "<image name=[Image #1]>\n</image>\nwhy is this red?"),
+    ]
+    context = [r for r in records if r.extra.get("no_event")]
+    assert [(r.locator, r.role, r.kind) for r in context] == [
+        ("line:3", "system", "message"),
+        ("line:4", "system", "message"),
+        ("line:8", "system", "message"),
+        ("line:11", "system", "message"),
+    ]
+    assert [r.locator for r in records] == sorted(
+        (r.locator for r in records), key=lambda loc: int(loc.split(":")[1])
+    )  # decided at the turn's end, still given in line order
+    assert cursor.units == count_rollout(path) == 9
+    count_roles = get_parser("codex.rollout_jsonl.v1").count_roles
+    assert count_roles is not None
+    assert count_roles(path) == {SID: {"prompts": 2, "replies": 2}}
+
+
+def test_before_any_user_event_the_text_rules_decide(tmp_path: Path) -> None:
+    """A rollout (or its older part) without user events: every user item not known as
+    injected is typed; from the first event on, items need a twin."""
+    path = _write(
+        tmp_path / ROLLOUT,
+        [
+            _meta(),
+            _msg("user", "<environment_context>x</environment_context>"),
+            _msg("user", "old era prompt"),
+            _msg("assistant", "ok"),
+            _msg("user", "[redacted context]"),
+            _msg("user", "new era prompt"),
+            _event_user("new era prompt"),
+            _msg("assistant", "ok"),
+        ],
+    )
+    records, cursor, _ = _parse(path)
+    assert [r.text for r in _prompts(records)] == ["old era prompt", "new era prompt"]
+    assert [r.locator for r in records if r.extra.get("no_event")] == ["line:5"]
+    assert cursor.units == count_rollout(path) == 6
+    count_roles = get_parser("codex.rollout_jsonl.v1").count_roles
+    assert count_roles is not None
+    assert count_roles(path) == {SID: {"prompts": 2, "replies": 2}}
+
+
+def test_a_turn_holds_a_bounded_number_of_texts(tmp_path: Path) -> None:
+    """Memory stays flat: a turn of endless user texts is decided every HELD_MAX of them."""
+    from agentdex.parsers.codex._items import HELD_MAX
+
+    lines: list[Any] = [_meta(), _event_user("go")]
+    lines += [_msg("user", f"note {n}") for n in range(HELD_MAX * 2 + 3)]
+    path = _write(tmp_path / ROLLOUT, lines)
+    records, cursor, _ = _parse(path)
+    assert cursor.units == count_rollout(path) == len(records) == HELD_MAX * 2 + 3
+    assert [r.text for r in _prompts(records)] == ["go"]
+    assert cursor.resume_offset < path.stat().st_size  # the last, undecided texts: re-read
+
+
 def test_item_completed_and_echo_events(tmp_path: Path) -> None:
     item = {"type": "UserMessage", "content": [{"type": "text", "text": "from the app"}]}
     path = _write(
@@ -485,6 +566,11 @@ def _session() -> list[Any]:
     ]
 
 
+def _kept(first: list[Record], cursor: ParseCursor) -> list[Record]:
+    """What the index keeps of a parse before resuming: records before the resume point."""
+    return [r for r in first if r.offset is None or r.offset < cursor.resume_offset]
+
+
 @pytest.mark.parametrize("cut", [1, 4, 8, 11, 12])
 def test_resume_gives_the_same_records_as_a_full_parse(tmp_path: Path, cut: int) -> None:
     lines = _session()
@@ -495,6 +581,7 @@ def test_resume_gives_the_same_records_as_a_full_parse(tmp_path: Path, cut: int)
         handle.write("\n".join(json.dumps(line) for line in lines[cut:]) + "\n")
     resumed = ParseCursor(offset=cursor.resume_offset, line=cursor.resume_line, state=cursor.state)
     second, resumed, _ = _parse(path, resumed)
+    first = _kept(first, cursor)
     strip = [(r.to_json() | {"source_path": ""}, r.offset, r.extra) for r in first + second]
     assert strip == [(r.to_json() | {"source_path": ""}, r.offset, r.extra) for r in full]
     assert [r.text for r in full] == [
@@ -617,6 +704,7 @@ def test_units_always_equal_the_independent_raw_count(
         offset=partial.resume_offset, line=partial.resume_line, state=partial.state
     )
     second, resumed, _ = _parse(grow, resumed)
+    first = _kept(first, partial)
     assert [(r.locator, r.text, r.kind, r.model, r.session_id) for r in first + second] == [
         (r.locator, r.text, r.kind, r.model, r.session_id) for r in full
     ]

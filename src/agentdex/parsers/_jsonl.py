@@ -36,6 +36,14 @@ class LineStream:
     cursor holds the resume point, the state and the unit count as of the
     last complete line (plus the units of a decodable torn tail, which is
     re-read next time and therefore not committed).
+
+    A parser that must see later lines before it can decide what an earlier
+    one gives (Codex pairs a typed text with its twin at the end of a turn)
+    calls :meth:`hold` on the first such line and :meth:`release` once it
+    has yielded everything decided: while a hold is open, nothing from the
+    held line on is committed, so a resume re-reads those lines (the index
+    drops the records at or past the resume point) and decides again with
+    what has been appended since.
     """
 
     def __init__(
@@ -59,12 +67,34 @@ class LineStream:
             self.start_offset = self.start_line = 0
         self._line_units = 0
         self._committed: dict[str, Any] | None = None
+        self._line: JsonlLine | None = None
+        self._done = False
+        #: (state, offset, line) to resume from while a hold is open.
+        self._held: tuple[dict[str, Any], int, int] | None = None
 
     def produced(self) -> None:
         """The current line produced a record (counted once per line)."""
         if not self._line_units:
             self._line_units = 1
             self.units += 1
+
+    def produced_earlier(self, lines: int) -> None:
+        """``lines`` held lines (not the current one) produced records now (also after
+        :meth:`lines` ended, when the parser decides what is still held at the end)."""
+        self.units += lines
+        if self._done:
+            self.cursor.units = self.units
+
+    def hold(self) -> None:
+        """Commit nothing from the current line on (before the parser touches the state)."""
+        if self._held is None and self._line is not None:
+            state = copy.deepcopy(self.state)
+            state["units"] = self.units
+            self._held = (state, self._line.offset, self._line.lineno - 1)
+
+    def release(self) -> None:
+        """Everything read so far is decided: commit normally again."""
+        self._held = None
 
     def lines(self) -> Iterator[tuple[JsonlLine, dict[str, Any]]]:
         """Yield each decodable JSON object line; non-objects get a diagnostic."""
@@ -78,6 +108,7 @@ class LineStream:
             )
             for line in reader:
                 self._line_units = 0
+                self._line = line
                 if not line.complete:
                     # A torn tail: snapshot what is committed before touching it.
                     self.state["units"] = self.units
@@ -89,11 +120,15 @@ class LineStream:
         except OSError as exc:
             self.diagnostics.add(self.ref.path, "", f"unreadable: {exc.strerror or exc}")
         finally:
+            self._done = True
             self.state["units"] = self.units
             committed = self._committed if self._committed is not None else self.state
             self.cursor.state = committed
             self.cursor.units = self.units
-            if reader is not None:
+            if self._held is not None:  # re-read the held lines next time
+                self.cursor.state = self._held[0]
+                self.cursor.resume_offset, self.cursor.resume_line = self._held[1:]
+            elif reader is not None:
                 self.cursor.resume_offset = reader.resume_offset
                 self.cursor.resume_line = reader.resume_line
             else:

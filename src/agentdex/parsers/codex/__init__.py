@@ -35,11 +35,12 @@ Rollouts (``codex.rollout_jsonl.v1``)
     and every user message of a subagent rollout (``thread_source:
     subagent``) becomes ``user``/``message``: an agent wrote it, not a person.
 
-    **User text once** (:mod:`._rollout`): the ``response_item`` and
-    ``event_msg`` twins of a typed text pair up within a turn, by position
-    and, when it helps, by text, so a redacted or re-wrapped twin is still
-    recognized. ``agent_message``/``agent_reasoning`` events echo response
-    items and are skipped.
+    **Typed by structure, once** (:mod:`._rollout`): once a rollout has
+    user events, a user item is typed only when an event of its turn is its
+    twin (else it is injected context, whatever its text); twins pair by
+    text, else by position, and only the first is kept.
+    ``agent_message``/``agent_reasoning`` events echo response items and
+    are skipped.
 
     **Unit** (``cursor.units`` and ``count_raw``): one line that gives a
     record, outside copied parent history. **Roles** (``count_roles``):

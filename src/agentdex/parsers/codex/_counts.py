@@ -4,9 +4,12 @@ parser's code paths.
 Rollout units and roles are counted per *turn*: the stretch between two
 agent outputs (a reply, reasoning, a tool call or output). In a turn, the
 person's texts appear as ``a`` user items and ``b`` user events; twins pair
-up, so the turn holds ``max(a, b)`` typed texts. Text Codex or an IDE
-composed (injected prefixes, an IDE wrapper with no request) is counted
-on its own, never paired.
+up, so the turn gives ``max(a, b)`` units. Once the rollout has had a user
+event, the events are what was typed (Codex's own rule for its titles): the
+turn's prompts are its events; an item left without one is context. Before
+that, the items are. Text Codex or an IDE composed (injected prefixes, an
+IDE wrapper with no request) is counted on its own, never paired. A turn
+holding ``HELD_MAX`` such texts is closed early (the parser decides it then).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from agentdex.parsers._jsonl import raw_objects
 from agentdex.parsers.base import RoleCounts, prompts_by_session
 from agentdex.parsers.codex._items import (
     DELEGATION_PREFIX,
+    HELD_MAX,
     IDE_WRAPPERS,
     INJECTED_PREFIXES,
     ITEM_TYPES,
@@ -91,6 +95,7 @@ class _Tally:
         self.session = ""
         self.items: list[str] = []
         self.events: list[str] = []
+        self.events_seen = False
 
     def role(self, name: str, n: int = 1) -> None:
         entry = self.roles.setdefault(self.session, {"prompts": 0, "replies": 0})
@@ -98,10 +103,8 @@ class _Tally:
 
     def end_turn(self) -> None:
         self.units += max(len(self.items), len(self.events))
-        prompts = max(
-            sum(s.startswith("prompt") for s in self.items),
-            sum(s.startswith("prompt") for s in self.events),
-        )
+        typed = self.events if self.events_seen else self.items
+        prompts = sum(s.startswith("prompt") for s in typed)
         if prompts:
             self.role("prompts", prompts)
         self.items, self.events = [], []
@@ -142,11 +145,13 @@ def _tally_rollout(path: Path) -> _Tally:
         if ltype == "event_msg":
             text = _event_text(payload)
             if text:
+                tally.events_seen = True
                 sort = _user_sort(text, subagent)
                 if sort == "injected":
                     tally.units += 1
                 else:
                     tally.events.append(sort)
+                    _close_full_turn(tally)
             continue
         if ltype == "compacted":
             tally.units += isinstance(payload.get("message"), str) and bool(
@@ -158,6 +163,11 @@ def _tally_rollout(path: Path) -> _Tally:
         _count_item(tally, payload, subagent)
     tally.end_turn()
     return tally
+
+
+def _close_full_turn(tally: _Tally) -> None:
+    if len(tally.items) + len(tally.events) >= HELD_MAX:
+        tally.end_turn()
 
 
 def _count_item(tally: _Tally, payload: dict[str, Any], subagent: bool) -> None:
@@ -188,6 +198,7 @@ def _count_item(tally: _Tally, payload: dict[str, Any], subagent: bool) -> None:
                 tally.units += 1
             else:
                 tally.items.append(sort)
+                _close_full_turn(tally)
         else:
             tally.units += 1
 

@@ -49,6 +49,8 @@ TOOL_CALLS = ("function_call", "custom_tool_call", "local_shell_call", "web_sear
 TOOL_OUTPUTS = ("function_call_output", "custom_tool_call_output")
 #: Payload types a bare (unwrapped, early era) line may have.
 ITEM_TYPES = ("message", "reasoning", "agent_message", *TOOL_CALLS, *TOOL_OUTPUTS)
+#: Typed-looking user texts a rollout turn holds at most before deciding them.
+HELD_MAX = 256
 USER_ITEM_TYPES = ("UserMessage", "userMessage", "user_message")
 MESSAGE_ROLES = ("user", "assistant", "developer", "system", "tool")
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
@@ -95,7 +97,7 @@ def typed_text(text: str) -> str:
 
 def text_key(text: str) -> str:
     """Identity of a user text for pairing twins (the typed part, whitespace-insensitive)."""
-    typed = "".join(typed_text(text).split())
+    typed = "".join(_IMAGE.sub("", typed_text(text)).split())
     return hashlib.sha1(typed.encode(), usedforsecurity=False).hexdigest()[:20]
 
 
@@ -105,8 +107,13 @@ def is_injected(text: str) -> bool:
     return head.startswith(INJECTED_PREFIXES) or typed_text(text).strip() == ""
 
 
-def user_items(text: str, subagent: bool) -> list[Item]:
-    """The records a user text gives: the typed part first, then any IDE context."""
+def user_items(text: str, subagent: bool, *, by_agent: bool | None = None) -> list[Item]:
+    """The records a user text gives: the typed part first, then any IDE context.
+
+    The typed part is a ``prompt`` unless an agent wrote it (a subagent's
+    rollout, a delegation); ``by_agent``, when given, decides that instead
+    (the twin event of a user item says who typed it).
+    """
     head = text.lstrip()
     if head.startswith(INJECTED_PREFIXES):
         return [("system", "message", text, {"injected": True})]
@@ -118,6 +125,7 @@ def user_items(text: str, subagent: bool) -> list[Item]:
         if not text:
             return context
     typed_by_agent = head.startswith(DELEGATION_PREFIX) or subagent
+    typed_by_agent = typed_by_agent if by_agent is None else by_agent
     return [("user", "message" if typed_by_agent else "prompt", text, {}), *context]
 
 

@@ -1,30 +1,43 @@
 """Codex JSONL rollouts (``codex.rollout_jsonl.v1``): the resumable parser.
 
-**User text once.** Codex writes what a person typed twice: as a
-``response_item`` user message and as an ``event_msg`` (``user_message``,
-or a user ``item_completed``). The two are not always equal: the item may
-carry an IDE wrapper the event lacks, one side may have images stripped or
-text redacted, whitespace differs. So twins are found by position, helped
-by text: an arriving user text pairs with an unpaired user text of the
-other kind written since the agent last produced output (a reply,
-reasoning, a tool call or result), preferring one with the same typed text
-(whitespace-insensitive); only the first of a pair is kept. An event with
-no twin (an era that logs only events) is kept. Pending texts live in
-``cursor.state``, so a resume sees the same pairs as a full parse.
+**What the person typed is decided by structure.** Codex writes a typed
+text twice: as a ``response_item`` user message (what the model saw) and
+as an ``event_msg`` (``user_message``, or a user ``item_completed``: what
+the person typed; Codex's own titles and first-message previews read only
+these events). It also writes user-role items nobody typed: instructions,
+environment context, notices. So, once a rollout has user events, a user
+item is typed only when an event of the same turn is its twin; an item
+without one is injected context, whatever its text says, even redacted or
+re-worded. Rollouts (or their older parts) without user events fall back
+to the text rules of :mod:`._items` (known injected prefixes, IDE wrappers).
+
+A turn is the stretch between two agent outputs (a reply, reasoning, a
+tool call or result). Its typed-looking user texts are held until it ends
+(at most :data:`HELD_MAX` at once), then paired: each event with an item of
+the same typed text (whitespace-insensitive, an IDE wrapper's request),
+else with the nearest unpaired item (a redacted or re-wrapped twin). The
+first of a pair is kept (the event decides whether it is a prompt or text
+an agent wrote); an unpaired event is kept. While texts are held, the
+stream commits nothing from the first held line on (:meth:`LineStream.hold`),
+so a resume decides the turn again with whatever was appended.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from agentdex.parsers._agent_common import number_parts
 from agentdex.parsers._jsonl import LineStream
 from agentdex.parsers.base import ParseCursor, SourceRef
 from agentdex.parsers.codex._items import (
+    DELEGATION_PREFIX,
+    HELD_MAX,
     ITEM_TYPES,
     Item,
+    blocks_text,
     event_user_text,
     is_injected,
     is_subagent,
@@ -36,22 +49,65 @@ from agentdex.parsers.codex._items import (
 from agentdex.readers import Diagnostics
 from agentdex.records import Record, parse_timestamp
 
-#: Unpaired user texts kept at once (they are cleared at each agent output).
-PENDING_MAX = 256
+
+@dataclass(slots=True)
+class _Held:
+    """A typed-looking user text waiting for its turn to end."""
+
+    origin: str  # "item" or "event"
+    text: str
+    lineno: int
+    offset: int
+    timestamp: float | None
+    context: tuple[Any, ...]  # (session, model, cwd, branch) as of its line
 
 
-def is_twin(state: dict[str, Any], origin: str, text: str) -> bool:
-    """True when ``text`` pairs with a pending user text of the other origin (drop it)."""
-    pending: list[list[str]] = state["pending"]
-    key = text_key(text)
-    others = [i for i, (other, _) in enumerate(pending) if other != origin]
-    if others:
-        same = [i for i in others if pending[i][1] == key]
-        del pending[(same or others)[0]]
-        return True
-    pending.append([origin, key])
-    del pending[:-PENDING_MAX]
-    return False
+def _nearest(candidates: list[int], at: int) -> int:
+    """The candidate closest to ``at``, the earlier one on a tie."""
+    return min(candidates, key=lambda i: (abs(i - at), i > at))
+
+
+def pair_turn(held: list[_Held]) -> dict[int, int]:
+    """Twins among a turn's held texts: index -> its partner's index (both directions)."""
+    partner: dict[int, int] = {}
+    keys = [text_key(h.text) for h in held]
+    items = [i for i, h in enumerate(held) if h.origin == "item"]
+    events = [i for i, h in enumerate(held) if h.origin == "event"]
+    for same_text in (True, False):
+        for event in events:
+            if event in partner:
+                continue
+            free = [
+                i for i in items if i not in partner and (keys[i] == keys[event] or not same_text)
+            ]
+            if free:
+                item = _nearest(free, event)
+                partner[item], partner[event] = event, item
+    return partner
+
+
+def resolve_turn(
+    held: list[_Held], events_seen: bool, subagent: bool
+) -> list[tuple[_Held, list[Item]]]:
+    """What each held text gives, in line order (a dropped twin gives nothing)."""
+    partner = pair_turn(held)
+    decided: list[tuple[_Held, list[Item]]] = []
+    for index, entry in enumerate(held):
+        twin = partner.get(index)
+        if twin is not None and twin < index:
+            continue  # the second of a pair: its twin stands for both
+        if entry.origin == "event" or twin is not None:
+            event = entry if entry.origin == "event" else held[twin or 0]
+            by_agent = subagent or event.text.lstrip().startswith(DELEGATION_PREFIX)
+            given = user_items(entry.text, subagent, by_agent=by_agent)
+            if entry.origin == "event":
+                given = [(r, k, t, {**e, "from_event": True}) for r, k, t, e in given]
+        elif events_seen:  # a user item no event vouches for: context Codex added
+            given = [("system", "message", entry.text, {"injected": True, "no_event": True})]
+        else:
+            given = user_items(entry.text, subagent)
+        decided.append((entry, given))
+    return decided
 
 
 def envelope(obj: dict[str, Any]) -> tuple[str | None, dict[str, Any] | None]:
@@ -74,7 +130,7 @@ _INITIAL: dict[str, Any] = {
     "model": None,
     "subagent": False,
     "copying": False,
-    "pending": [],
+    "events": False,  # a user event has been seen (so items need a twin to be typed)
 }
 
 
@@ -88,7 +144,6 @@ def _context(state: dict[str, Any], payload: dict[str, Any], ltype: str, path: A
             state["model"] = payload["model"]
         return
     meta_id = payload.get("id")
-    state["pending"] = []  # twins never straddle a session header
     if not state["meta_seen"]:
         state["meta_seen"] = True
         state["session"] = meta_id if isinstance(meta_id, str) and meta_id else None
@@ -103,26 +158,23 @@ def _context(state: dict[str, Any], payload: dict[str, Any], ltype: str, path: A
         state["copying"] = True
 
 
-def _line_items(state: dict[str, Any], ltype: str | None, payload: dict[str, Any]) -> list[Item]:
-    """The records one (non-copied) conversational line gives, after the user-once rule."""
+def _user_text(ltype: str | None, payload: dict[str, Any]) -> tuple[str, str] | None:
+    """(origin, text) of a user item or user event with text; None for any other line."""
     if ltype == "response_item":
-        items = items_of(payload, state["subagent"])
-        is_user = payload.get("role") == "user" and (payload.get("type") in (None, "message"))
-        if items and is_user and items[0][0] != "system" and is_twin(state, "item", items[0][2]):
-            return []
-        if any(role in ("assistant", "tool") for role, *_ in items):
-            state["pending"] = []  # the agent answered: earlier texts have no twin to come
-        return items
+        if payload.get("role") == "user" and payload.get("type") in (None, "message"):
+            text = blocks_text(payload.get("content"))
+            return ("item", text) if text.strip() else None
+        return None
     if ltype == "event_msg":
-        text = event_user_text(payload)
-        if not text or not text.strip():
-            return []
-        if not is_injected(text) and is_twin(state, "event", text):
-            return []
-        return [
-            (r, k, t, {**e, "from_event": True})
-            for r, k, t, e in user_items(text, state["subagent"])
-        ]
+        typed = event_user_text(payload)
+        return ("event", typed) if typed and typed.strip() else None
+    return None
+
+
+def _line_items(state: dict[str, Any], ltype: str | None, payload: dict[str, Any]) -> list[Item]:
+    """The records a line that is not a held user text gives."""
+    if ltype == "response_item":
+        return items_of(payload, state["subagent"])
     if ltype == "compacted":
         message = payload.get("message")
         if isinstance(message, str) and message.strip():
@@ -130,48 +182,106 @@ def _line_items(state: dict[str, Any], ltype: str | None, payload: dict[str, Any
     return []
 
 
+class _Rollout:
+    """One parse: the stream, the held texts of the current turn, record building."""
+
+    def __init__(self, ref: SourceRef, cursor: ParseCursor, diag: Diagnostics) -> None:
+        self.ref, self.source = ref, os.fspath(ref.path)
+        self.stream = LineStream(ref, cursor, diag, _INITIAL)
+        self.state = self.stream.state
+        self.held: list[_Held] = []
+
+    def context(self) -> tuple[Any, ...]:
+        state = self.state
+        session = state["session"] or session_from_name(self.ref.path)
+        return session, state["model"], state["cwd"], state["branch"]
+
+    def records(
+        self, lineno: int, offset: int, timestamp: float | None, context: tuple[Any, ...],
+        items: list[Item],
+    ) -> list[Record]:  # fmt: skip
+        session, model, cwd, branch = context
+        return number_parts(
+            [
+                Record(
+                    agent=self.ref.agent,
+                    store=self.ref.store,
+                    source_path=self.source,
+                    locator=f"line:{lineno}",
+                    session_id=session,
+                    role=role,
+                    kind=kind,
+                    text=text,
+                    timestamp=timestamp,
+                    model=model,
+                    cwd=cwd,
+                    branch=branch,
+                    host=self.ref.host,
+                    offset=offset,
+                    extra={k: v for k, v in extra.items() if v is not None},
+                )
+                for role, kind, text, extra in items
+            ]
+        )
+
+    def end_turn(self) -> Iterator[Record]:
+        """Decide the held texts (the turn ended, or too many are held) and release."""
+        if not self.held:
+            return
+        decided = resolve_turn(self.held, self.state["events"], self.state["subagent"])
+        self.held = []
+        given = [(h, items) for h, items in decided if items]
+        self.stream.produced_earlier(len(given))
+        for entry, items in given:
+            yield from self.records(
+                entry.lineno, entry.offset, entry.timestamp, entry.context, items
+            )
+        self.stream.release()
+
+    def hold(self, origin: str, text: str, line: Any, timestamp: float | None) -> Iterator[Record]:
+        self.stream.hold()
+        if origin == "event":
+            self.state["events"] = True
+        self.held.append(_Held(origin, text, line.lineno, line.offset, timestamp, self.context()))
+        if len(self.held) >= HELD_MAX:
+            yield from self.end_turn()
+
+
 def parse_rollout(ref: SourceRef, cursor: ParseCursor, diag: Diagnostics) -> Iterator[Record]:
     """Stream the records of one JSONL rollout."""
-    stream = LineStream(ref, cursor, diag, _INITIAL)
-    state = stream.state
-    source = os.fspath(ref.path)
-    for line, obj in stream.lines():
+    run = _Rollout(ref, cursor, diag)
+    state = run.state
+    for line, obj in run.stream.lines():
         ltype, payload = envelope(obj)
         if payload is None:
             if "payload" in obj:
                 diag.add(ref.path, f"line:{line.lineno}", "payload is not an object")
             continue
+        if ltype == "session_meta":
+            yield from run.end_turn()  # a turn never straddles a session header
         if ltype in ("session_meta", "turn_context"):
             _context(state, payload, ltype, ref.path)
             continue
         if state["copying"]:
             continue
-        items = _line_items(state, ltype, payload)
-        if not items:
-            continue
-        stream.produced()
-        session = state["session"] or session_from_name(ref.path)
         timestamp = parse_timestamp(obj.get("timestamp")) or parse_timestamp(
             payload.get("timestamp")
         )
-        records = [
-            Record(
-                agent=ref.agent,
-                store=ref.store,
-                source_path=source,
-                locator=f"line:{line.lineno}",
-                session_id=session,
-                role=role,
-                kind=kind,
-                text=text,
-                timestamp=timestamp,
-                model=state["model"],
-                cwd=state["cwd"],
-                branch=state["branch"],
-                host=ref.host,
-                offset=line.offset,
-                extra={k: v for k, v in extra.items() if v is not None},
-            )
-            for role, kind, text, extra in items
-        ]
-        yield from number_parts(records)
+        user = _user_text(ltype, payload)
+        if user is not None and not is_injected(user[1]):
+            yield from run.hold(user[0], user[1], line, timestamp)
+            continue
+        if user is not None:  # text Codex composed: never a twin, never held
+            if user[0] == "event":
+                state["events"] = True
+            items = [(r, k, t, {**e, "from_event": True} if user[0] == "event" else e)
+                     for r, k, t, e in user_items(user[1], state["subagent"])]  # fmt: skip
+        else:
+            items = _line_items(state, ltype, payload)
+        if any(role in ("assistant", "tool") for role, *_ in items):
+            yield from run.end_turn()  # the agent answered: the turn's texts are decided
+        if not items:
+            continue
+        run.stream.produced()
+        yield from run.records(line.lineno, line.offset, timestamp, run.context(), items)
+    yield from run.end_turn()
