@@ -93,6 +93,111 @@ class Record:
         return data
 
 
+#: The most tokens one model call can have in any one count; more is bad input (a
+#: corrupt line, a cumulative total mistaken for a call), skipped and counted by ``audit``.
+MAX_CALL_TOKENS = 10_000_000
+
+#: The token counts of :class:`Usage`, in order (``total_tokens`` is derived from them).
+USAGE_COUNTS = (
+    "input_tokens",
+    "cache_read_tokens",
+    "cache_write_tokens",
+    "output_tokens",
+    "reasoning_tokens",
+    "cache_write_1h_tokens",
+)
+
+
+@dataclass(slots=True)
+class Usage:
+    """The tokens of one model call, normalized across agents (``docs/usage.md``).
+
+    ``input_tokens`` are prompt tokens billed at the fresh rate (no cache reads,
+    no cache writes); ``output_tokens`` are everything generated, reasoning
+    included, and ``reasoning_tokens`` the part of them that was reasoning
+    (0 where the agent does not say). ``cache_write_1h_tokens`` is the part of
+    ``cache_write_tokens`` written with a one-hour lifetime (priced higher than
+    the default five minutes; Claude only).
+
+    ``call_id`` names the call for de-duplication: the same call written by
+    several files (a resumed or forked conversation copies its history) has
+    the same id and is counted once. ``locator``/``offset`` say where it was
+    read, as for :class:`Record`; a parser emits usage through
+    :meth:`agentdex.parsers.base.ParseCursor.add_usage`.
+    """
+
+    agent: str
+    store: str
+    source_path: str
+    locator: str
+    session_id: str
+    call_id: str
+    input_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    output_tokens: int = 0
+    reasoning_tokens: int = 0
+    cache_write_1h_tokens: int = 0
+    timestamp: float | None = None
+    model: str | None = None
+    cwd: str | None = None
+    project: str | None = None
+    branch: str | None = None
+    worktree: str | None = None
+    host: str | None = None
+    offset: int = -1
+
+    @property
+    def total_tokens(self) -> int:
+        """input + cache read + cache write + output (reasoning is part of output)."""
+        return (
+            self.input_tokens
+            + self.cache_read_tokens
+            + self.cache_write_tokens
+            + self.output_tokens
+        )
+
+    def counts(self) -> tuple[int, ...]:
+        """The :data:`USAGE_COUNTS` in order."""
+        return (
+            self.input_tokens,
+            self.cache_read_tokens,
+            self.cache_write_tokens,
+            self.output_tokens,
+            self.reasoning_tokens,
+            self.cache_write_1h_tokens,
+        )
+
+    def problem(self) -> str | None:
+        """Why this usage is bad input (not a whole number, negative, absurd), or None."""
+        for name, value in zip(USAGE_COUNTS, self.counts(), strict=True):
+            why = count_problem(value)
+            if why is not None:
+                return f"{name} {why}"
+        if self.reasoning_tokens > self.output_tokens:
+            return "reasoning_tokens exceed output_tokens"
+        if self.cache_write_1h_tokens > self.cache_write_tokens:
+            return "cache_write_1h_tokens exceed cache_write_tokens"
+        return None
+
+
+def count_problem(value: object, limit: int | None = MAX_CALL_TOKENS) -> str | None:
+    """Why ``value`` is not a token count of one call (at most ``limit``), or None.
+
+    >>> count_problem(12), count_problem(-1), count_problem("12"), count_problem(2e7)
+    (None, 'is negative (-1)', "is not a number ('12')", 'is absurd (20000000.0 > 10000000)')
+    """
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return f"is not a number ({value!r:.40})"
+    if isinstance(value, float) and not (math.isfinite(value) and value.is_integer()):
+        return f"is not a whole number ({value!r})"
+    if value < 0:
+        return f"is negative ({value})"
+    if limit is not None and value > limit:
+        return f"is absurd ({value} > {limit})"
+    return None
+
+
 #: :class:`Record` fields but ``text`` and ``extra``, in order: how stores of records
 #: (the index, the archive) select them, for :func:`record_from_columns`
 RECORD_COLUMNS = (

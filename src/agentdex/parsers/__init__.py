@@ -2,19 +2,24 @@
 
 ``run()`` is the only entry point the engines use: it looks the parser up
 by the catalogue row's id, streams records, and enriches each with the
-project, branch and worktree of its cwd (:mod:`agentdex.gitinfo`).
+project, branch and worktree of its cwd (:mod:`agentdex.gitinfo`); the
+model calls' usage the parser read is left in ``cursor.usage``, enriched the
+same way once the records are done.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TypeVar
 
 from agentdex.discovery import Source
 from agentdex.gitinfo import git_info
 from agentdex.parsers._registry import get_parser
 from agentdex.parsers.base import ParseCursor, ParserSpec, SourceRef
 from agentdex.readers import Diagnostics
-from agentdex.records import Record
+from agentdex.records import Record, Usage
+
+_Item = TypeVar("_Item", Record, Usage)
 
 
 def source_ref(source: Source) -> SourceRef:
@@ -28,8 +33,9 @@ def source_ref(source: Source) -> SourceRef:
     )
 
 
-def enrich(record: Record) -> Record:
-    """Fill project/branch/worktree from the record's cwd (branch kept when recorded)."""
+def enrich(record: _Item) -> _Item:
+    """Fill project/branch/worktree from the record's (or usage's) cwd (branch kept when
+    recorded)."""
     if record.cwd:
         info = git_info(record.cwd)
         record.project = info.project or record.project or record.cwd
@@ -56,6 +62,8 @@ def run(
             yield enrich(record)
     except OSError as exc:
         diagnostics.add(source.path, "", f"unreadable: {exc.strerror or exc}")
+    for usage in cursor.usage:
+        enrich(usage)
 
 
 __all__ = ["ParseCursor", "ParserSpec", "SourceRef", "enrich", "get_parser", "run"]

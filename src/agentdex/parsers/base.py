@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from agentdex.readers import Diagnostics
-from agentdex.records import Record
+from agentdex.records import Record, Usage
 
 
 @dataclass(slots=True)
@@ -30,6 +30,30 @@ class ParseCursor:
     units: int = 0
     #: Session titles found while parsing: session_id -> title.
     titles: dict[str, str] = field(default_factory=dict)
+    #: Model calls' token usage read in this run, in file order (:meth:`add_usage`).
+    usage: list[Usage] = field(default_factory=list)
+    #: Usage entries skipped as bad input (each with a diagnostic); ``audit`` counts them.
+    usage_skipped: int = 0
+
+    def add_usage(self, usage: Usage, diag: Diagnostics) -> bool:
+        """Keep ``usage`` unless a count is bad input (then skip it, counted); kept?
+
+        A call whose every count is 0 (a placeholder, e.g. Claude Code's
+        ``<synthetic>`` replies) carries no tokens and is left out silently.
+        """
+        why = usage.problem()
+        if why is not None:
+            self.skip_usage(diag, usage.source_path, usage.locator, why)
+            return False
+        if usage.total_tokens == 0:
+            return False
+        self.usage.append(usage)
+        return True
+
+    def skip_usage(self, diag: Diagnostics, path: str | Path, locator: str, why: str) -> None:
+        """Count one usage entry skipped as bad input, with a diagnostic saying why."""
+        self.usage_skipped += 1
+        diag.add(path, locator, f"usage skipped: {why}")
 
 
 @dataclass(slots=True)

@@ -32,6 +32,17 @@ Transcripts (``claude-code.transcript_jsonl.v1``)
       ``custom-title`` beating ``ai-title`` beating ``summary``; later lines
       of the same rank win.
 
+    **Usage** (``cursor.usage``): one per API message, named by
+    ``message.id`` (else ``requestId``, else the line's ``uuid``). Claude Code
+    writes a message once per content block, each line repeating the input and
+    cache counts while ``output_tokens`` grows, so the message's last line in
+    the file gives its counts (``input_tokens`` -> input,
+    ``cache_read_input_tokens`` -> cache read, ``cache_creation_input_tokens``
+    -> cache write, its ``cache_creation.ephemeral_1h_input_tokens`` part ->
+    ``cache_write_1h_tokens``, ``output_tokens`` -> output, thinking included;
+    no reasoning split is recorded) and its first line the time. Lines of model
+    ``<synthetic>`` (written by Claude Code, not by a model) carry no usage.
+
     ``cwd`` comes from each line's ``cwd`` (it changes mid-session; the slug
     is never decoded, so ``cwd`` stays None when no line has one), the branch
     from ``gitBranch``, the model from ``message.model``. The session is the
@@ -78,9 +89,10 @@ from agentdex.parsers._claude_counts import (
     count_transcript_roles,
 )
 from agentdex.parsers._jsonl import LineStream, clip, compact_json, raw_objects
+from agentdex.parsers._usage import read_counts
 from agentdex.parsers.base import ParseCursor, ParserSpec, SourceRef
 from agentdex.readers import Diagnostics, guard
-from agentdex.records import Kind, Record, Role, parse_timestamp
+from agentdex.records import Kind, Record, Role, Usage, parse_timestamp
 
 #: Title line types, by strength: a title the user set beats one the model wrote.
 TITLE_RANK = {"summary": 1, "ai-title": 2, "custom-title": 3}
@@ -193,6 +205,67 @@ def _note_title(
         cursor.titles[session] = title.strip()
 
 
+_CLAUDE_REQUIRED = ("input_tokens", "output_tokens")
+_CLAUDE_OPTIONAL = ("cache_read_input_tokens", "cache_creation_input_tokens")
+
+
+def _call_id(obj: dict[str, Any], message: dict[str, Any]) -> str | None:
+    for value in (message.get("id"), obj.get("requestId"), obj.get("uuid")):
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def _note_usage(
+    calls: dict[str, Usage],
+    obj: dict[str, Any],
+    message: dict[str, Any],
+    where: tuple[SourceRef, str, int, str],
+    cursor: ParseCursor,
+    diag: Diagnostics,
+) -> Usage | None:
+    """The assistant line's usage as its message's (a later line of it replaces the counts)."""
+    raw = message.get("usage")
+    model = message.get("model")
+    if raw is None or model == "<synthetic>":
+        return None
+    ref, locator, offset, session = where
+    counts = read_counts(raw, _CLAUDE_REQUIRED, _CLAUDE_OPTIONAL)
+    one_hour: Any = 0
+    if isinstance(raw, dict) and isinstance(raw.get("cache_creation"), dict):
+        one_hour = raw["cache_creation"].get("ephemeral_1h_input_tokens") or 0
+    if isinstance(counts, str):
+        cursor.skip_usage(diag, ref.path, locator, counts)
+        return None
+    call = _call_id(obj, message)
+    if call is None:
+        cursor.skip_usage(diag, ref.path, locator, "no message id")
+        return None
+    usage = Usage(
+        agent=ref.agent,
+        store=ref.store,
+        source_path=os.fspath(ref.path),
+        locator=locator,
+        session_id=session,
+        call_id=call,
+        input_tokens=counts["input_tokens"],
+        cache_read_tokens=counts["cache_read_input_tokens"],
+        cache_write_tokens=counts["cache_creation_input_tokens"],
+        output_tokens=counts["output_tokens"],
+        cache_write_1h_tokens=one_hour,
+        timestamp=parse_timestamp(obj.get("timestamp")),
+        model=model if isinstance(model, str) else None,
+        host=ref.host,
+        offset=offset,
+    )
+    earlier = calls.get(call)
+    if earlier is not None:
+        usage.timestamp = earlier.timestamp if earlier.timestamp is not None else usage.timestamp
+        usage.session_id = earlier.session_id
+    calls[call] = usage
+    return usage
+
+
 def parse_transcript(ref: SourceRef, cursor: ParseCursor, diag: Diagnostics) -> Iterator[Record]:
     """Stream the records of one transcript (main session or subagent file)."""
     parent, file_agent = _subagent_of(ref.path)
@@ -204,6 +277,7 @@ def parse_transcript(ref: SourceRef, cursor: ParseCursor, diag: Diagnostics) -> 
     )
     state = stream.state
     source = os.fspath(ref.path)
+    calls: dict[str, Usage] = {}
     for line, obj in stream.lines():
         if isinstance(obj.get("cwd"), str) and obj["cwd"]:
             state["cwd"] = obj["cwd"]
@@ -228,6 +302,11 @@ def parse_transcript(ref: SourceRef, cursor: ParseCursor, diag: Diagnostics) -> 
                 continue
             sidechain = bool(obj.get("isSidechain")) or parent is not None or file_agent is not None
             items = _line_items(obj, sidechain)
+            if ltype == "assistant":
+                where = (ref, f"{qualifier}line:{line.lineno}", line.offset, session)
+                usage = _note_usage(calls, obj, obj["message"], where, cursor, diag)
+                if usage is not None:
+                    usage.cwd, usage.branch = state["cwd"], state["branch"]
         else:
             continue
         if not items:
@@ -263,6 +342,8 @@ def parse_transcript(ref: SourceRef, cursor: ParseCursor, diag: Diagnostics) -> 
                 offset=line.offset,
                 extra=record_extra,
             )
+    for usage in calls.values():
+        cursor.add_usage(usage, diag)
 
 
 def count_transcript(path: Path) -> int:

@@ -42,6 +42,10 @@ Rollouts (``codex.rollout_jsonl.v1``)
     ``agent_message``/``agent_reasoning`` events echo response items and
     are skipped.
 
+    **Usage** (``cursor.usage``, :mod:`._usage`): one call per rise of
+    ``token_count``'s cumulative ``total_token_usage``, named by the event's
+    counts so a forked rollout's copy of its parent's events is the same call.
+
     **Unit** (``cursor.units`` and ``count_raw``): one line that gives a
     record, outside copied parent history. **Roles** (``count_roles``):
     typed prompts and assistant replies, counted turn by turn

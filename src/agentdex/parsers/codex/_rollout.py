@@ -46,6 +46,7 @@ from agentdex.parsers.codex._items import (
     text_key,
     user_items,
 )
+from agentdex.parsers.codex._usage import is_token_count, note_token_count
 from agentdex.readers import Diagnostics
 from agentdex.records import Record, parse_timestamp
 
@@ -131,6 +132,7 @@ _INITIAL: dict[str, Any] = {
     "subagent": False,
     "copying": False,
     "events": False,  # a user event has been seen (so items need a twin to be typed)
+    "usage_total": None,
 }
 
 
@@ -261,6 +263,9 @@ def parse_rollout(ref: SourceRef, cursor: ParseCursor, diag: Diagnostics) -> Ite
             yield from run.end_turn()  # a turn never straddles a session header
         if ltype in ("session_meta", "turn_context"):
             _context(state, payload, ltype, ref.path)
+            continue
+        if is_token_count(ltype, payload):  # copied ones too: they keep their parent's name
+            note_token_count(run.stream, line, obj, payload, ref, cursor, diag)
             continue
         if state["copying"]:
             continue
