@@ -132,6 +132,81 @@ def test_multi_line_output_reasoning_and_commands(tmp_path: Path) -> None:
     assert spec.count_roles(chat) == {session: {"prompts": 2, "replies": 2}}
 
 
+def _roles(chat: Path) -> dict[str, dict[str, int]]:
+    spec = get_parser(CHAT)
+    assert spec.count_roles is not None
+    return spec.count_roles(chat)
+
+
+def test_a_paste_whose_line_breaks_were_rewritten_is_one_prompt(tmp_path: Path) -> None:
+    """Shaped after a real v0.50 history from Windows (its repository has no licence): a
+    pasted log shows as ``####`` lines with blank lines between and no two-space breaks,
+    while the input history holds it as one entry. Aider answers a prompt before it reads
+    the next input, so what follows a prompt with only blank lines between continues it;
+    commands that print nothing (``/clear``) still stand alone."""
+    chat = tmp_path / ".aider.chat.history.md"
+    chat.write_text(
+        "# aider chat started at 2024-08-20 21:16:21\n\n"
+        "> Aider v0.50.1  \n\n"
+        "#### /clear\n\n"
+        "#### /add instructions.md\n\n"
+        "> Added instructions.md to the chat\n\n"
+        "#### VM46:2327\n\n####\n\n#### GET https://shop.example/auth 400\n\n"
+        "#### handleLoaders @ VM46:1963\n\n"
+        "> Tokens: 9.1k sent, 312 received.  \n\n"
+        "The redirect URI is not registered.\n\n"
+        "#### /clear\n\n"
+        "#### still failing\n\n"
+        "Check the callback.\n"
+    )
+    records, cursor, _ = parse(CHAT, chat)
+    users = [(r.locator, r.kind, r.text) for r in records if r.role == "user"]
+    assert users == [
+        ("line:5", "message", "/clear"),
+        ("line:7", "message", "/add instructions.md"),
+        (
+            "line:11",
+            "prompt",
+            "VM46:2327\n\nGET https://shop.example/auth 400\nhandleLoaders @ VM46:1963",
+        ),
+        ("line:23", "message", "/clear"),
+        ("line:25", "prompt", "still failing"),
+    ]
+    assert cursor.units == count_raw(CHAT, chat) == 5
+    assert _roles(chat) == {f"{tmp_path}@2024-08-20 21:16:21": {"prompts": 2, "replies": 2}}
+
+
+def test_an_architects_plan_and_an_ask_echo_are_not_typed_twice(tmp_path: Path) -> None:
+    """Architect mode logs the plan it hands to its editor as a ``####`` input (equal to
+    the reply just given); ``/ask X`` is followed by Aider's echo ``#### X``."""
+    plan = "Changes to make:\n\n1) Add backend/app.py\n- Create the FastAPI app."
+    chat = tmp_path / ".aider.chat.history.md"
+    chat.write_text(
+        "# aider chat started at 2025-08-06 12:06:30\n\n"
+        "#### Make this app a web service.  \n\n"
+        + plan
+        + "\n\n> Tokens: 1.6k sent, 1.7k received.  \n\n"
+        + "".join(f"#### {line}  \n" for line in plan.split("\n"))
+        + "\nbackend/app.py\n```python\napp = FastAPI()\n```\n\n"
+        "> Applied edit to backend/app.py  \n\n"
+        "#### /ask is nodes.py still used?  \n\n"
+        "#### is nodes.py still used?  \n\n"
+        "No.\n\n"
+        "#### <blank>  \n"
+    )
+    records, cursor, _ = parse(CHAT, chat)
+    users = [(r.kind, r.text, r.extra.get("handoff")) for r in records if r.role == "user"]
+    assert users == [
+        ("prompt", "Make this app a web service.", None),
+        ("message", plan, True),
+        ("message", "/ask is nodes.py still used?", None),
+        ("prompt", "is nodes.py still used?", None),
+        ("message", "<blank>", None),
+    ]
+    assert cursor.units == count_raw(CHAT, chat) == 5
+    assert _roles(chat) == {f"{tmp_path}@2025-08-06 12:06:30": {"prompts": 2, "replies": 3}}
+
+
 def test_models_and_blocks(tmp_path: Path) -> None:
     chat = tmp_path / ".aider.chat.history.md"
     chat.write_text(

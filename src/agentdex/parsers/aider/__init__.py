@@ -6,12 +6,19 @@ Chat history (``aider.chat_history_md.v1``)
     kinds of lines:
 
     * ``#### `` lines: what the person typed, one line each; consecutive
-      ones are one input. An input is a ``user``/``prompt``, except an Aider
-      command (``/add``, ``/run``, ``/undo``...: the first line is
-      ``/word``) or an answer to one of Aider's questions (``Add file to
-      the chat? (Y)es/(N)o ... [Yes]: all``), which is ``user``/``message``;
-      ``/ask``, ``/code``, ``/architect``, ``/context`` and ``/help`` with
-      text are requests to the model and stay prompts.
+      ones are one input (so is a ``####`` run that follows a prompt with
+      only blank lines between: Aider answers a prompt before it reads the
+      next input, and copies whose line breaks were rewritten show a paste
+      that way). An input is a ``user``/``prompt``, except an Aider command
+      (``/add``, ``/run``, ``/undo``...: the first line is ``/word``), an
+      answer to one of Aider's questions (``Add file to the chat? (Y)es/(N)o
+      ... [Yes]: all``), an empty input (``<blank>``) and an architect's
+      plan handed to its editor (an input equal to the reply just given,
+      ``extra.handoff``), which are ``user``/``message``. ``/ask``,
+      ``/code``, ``/architect``, ``/context`` and ``/help`` with text are
+      requests to the model and stay prompts, unless Aider's echo of the
+      request follows (``#### X`` after ``#### /ask X``): then the echo is
+      the prompt and ``/ask X`` the command.
     * Aider's own output (token reports, applied edits, commits, errors):
       a line ``> text`` ending in exactly two spaces after text (Aider
       strips a message, then adds a two-space line break). A ``> `` line
@@ -156,10 +163,12 @@ def _output_body(line: str) -> str:
 _ROLES: dict[str, tuple[Role, Kind]] = {
     "prompt": ("user", "prompt"),
     "command": ("user", "message"),
+    "handoff": ("user", "message"),
     "output": ("tool", "tool_result"),
     "reply": ("assistant", "message"),
     "reasoning": ("assistant", "reasoning"),
 }
+_INPUTS = ("prompt", "command", "handoff")
 _THINKING = re.compile(r"^</?thinking-content-[0-9a-f]+>\s*$")
 
 
@@ -178,6 +187,8 @@ def _pieces(kind: str, lines: list[tuple[int, str]]) -> list[tuple[int, str, str
         for name, part in parts:
             merged[name].extend(part)
         groups = [("reasoning", merged["reasoning"]), ("reply", merged["reply"])]
+    elif kind == "blank":
+        groups = []
     else:
         groups = [(kind, lines)]
     pieces = []
@@ -186,10 +197,110 @@ def _pieces(kind: str, lines: list[tuple[int, str]]) -> list[tuple[int, str, str
         if not text:
             continue
         first = next(lineno for lineno, line in group if line.strip())
-        if name == "input":
-            name = "command" if is_command(text) else "prompt"
         pieces.append((first, name, text))
     return pieces
+
+
+Block = tuple[str, list[tuple[int, str]]]
+
+
+def blocks(handle: TextIO) -> Iterator[Block]:
+    """Runs of lines of one kind (``start``, ``input``, ``output``, ``reply``); a reply run
+    of blank lines only is ``blank``."""
+    kind: str | None = None
+    lines: list[tuple[int, str]] = []
+    for lineno, line_kind, body in classify(handle):
+        if line_kind != kind or line_kind == "start":
+            if kind is not None:
+                yield _named(kind, lines)
+            kind, lines = line_kind, []
+        lines.append((lineno, body))
+    if kind is not None:
+        yield _named(kind, lines)
+
+
+def _named(kind: str, lines: list[tuple[int, str]]) -> Block:
+    if kind == "reply" and not any(line.strip() for _, line in lines):
+        return "blank", lines
+    return kind, lines
+
+
+def _text(lines: list[tuple[int, str]]) -> str:
+    return "\n".join(line for _, line in lines).strip()
+
+
+def _flat(text: str) -> str:
+    return " ".join(_REASONING.sub("", text).split())
+
+
+_REASONING = re.compile(r"<thinking-content-([0-9a-f]+)>.*?(?:</thinking-content-\1>|\Z)", re.S)
+
+
+def _asks(text: str) -> str | None:
+    """The request of ``/ask X`` (``/code``, ``/architect``...), else None."""
+    found = _COMMAND.match(text.split("\n", 1)[0].strip())
+    return found.group(2) if found and found.group(1) in _ASKING and found.group(2) else None
+
+
+def _sort_input(text: str, last_reply: str) -> str:
+    """``prompt``, or ``command``: an Aider command, an answer, an empty input
+    (``<blank>``) or an architect's plan handed to its editor (the reply just given)."""
+    if text in ("", "<blank>") or is_command(text):
+        return "command"
+    if last_reply and _flat(text) == last_reply:
+        return "handoff"
+    return "prompt"
+
+
+def inputs(stream: Iterator[Block]) -> Iterator[Block]:
+    """Blocks with each user input whole and sorted (kind ``prompt``, ``command``, ``handoff``).
+
+    Aider writes an input as ``#### `` lines ending in two spaces, with a blank line
+    before it; copies whose line breaks were rewritten (a Windows paste) show one
+    input as ``####`` lines with blank lines between. Aider answers a prompt before
+    it reads the next input, so an input that follows a prompt with only blank
+    lines between continues it, except the echo of ``/ask X``: ``X`` is the
+    request (the prompt) and ``/ask X`` the command that sent it.
+    """
+    pending: list[tuple[int, str]] | None = None
+    blanks: list[Block] = []
+    last_reply = ""
+
+    def settle() -> Iterator[Block]:
+        nonlocal pending, blanks
+        if pending is not None:
+            yield _sort_input(_text(pending), last_reply), pending
+        yield from blanks
+        pending, blanks = None, []
+
+    for kind, lines in stream:
+        if kind == "blank":
+            if pending is not None:
+                blanks.append((kind, lines))
+            else:
+                yield kind, lines
+            continue
+        if kind == "input" and pending is not None:
+            before = _text(pending)
+            asked = _asks(before)
+            if asked is not None and " ".join(asked.split()) == " ".join(_text(lines).split()):
+                yield "command", pending
+                yield from blanks
+                pending, blanks = lines, []
+                continue
+            if _sort_input(before, last_reply) == "prompt":
+                pending, blanks = [*pending, *lines], []
+                continue
+        yield from settle()
+        if kind == "input":
+            pending = list(lines)
+            continue
+        if kind == "reply":
+            last_reply = _flat(_text(lines))
+        elif kind == "start":
+            last_reply = ""
+        yield kind, lines
+    yield from settle()
 
 
 def parse_chat_history(
@@ -201,43 +312,33 @@ def parse_chat_history(
     session = f"{cwd}@start"
     ts: float | None = None
     model: str | None = None
-    block: list[tuple[int, str]] = []
-    block_kind: str | None = None  # "input", "output", "reply"
-
-    def flush() -> Iterator[Record]:
-        if block_kind is None:
-            return
-        for lineno, kind, text in _pieces(block_kind, block):
-            role, record_kind = _ROLES[kind]
-            yield make_record(
-                ref,
-                f"line:{lineno}",
-                session,
-                role,
-                record_kind,
-                clip(text) if kind == "output" else text,
-                timestamp=ts,
-                cwd=cwd,
-                model=model if role == "assistant" else None,
-            )
-
     with open(path, encoding="utf-8", errors="replace") as handle:
-        for lineno, kind, body in classify(handle):
+        for kind, lines in inputs(blocks(handle)):
             if kind == "start":
-                yield from flush()
-                block, block_kind, model = [], None, None
+                model, body = None, lines[0][1]
                 ts = _local_ts(body)
                 session = f"{cwd}@{body.strip()}"
                 continue
-            if kind == "output" and (found := _MODEL_RE.match("> " + body)):
-                model = found.group(1)
-            if kind != block_kind:
-                yield from flush()
-                if kind == "input":
-                    cursor.units += 1
-                block, block_kind = [], kind
-            block.append((lineno, body))
-    yield from flush()
+            if kind == "output":
+                for _, body in lines:
+                    if found := _MODEL_RE.match("> " + body):
+                        model = found.group(1)
+            if kind in _INPUTS:
+                cursor.units += 1
+            for lineno, piece, text in _pieces(kind, lines):
+                role, record_kind = _ROLES[piece]
+                yield make_record(
+                    ref,
+                    f"line:{lineno}",
+                    session,
+                    role,
+                    record_kind,
+                    clip(text) if piece == "output" else text,
+                    timestamp=ts,
+                    cwd=cwd,
+                    model=model if role == "assistant" else None,
+                    **({"extra": {"handoff": True}} if piece == "handoff" else {}),
+                )
 
 
 def parse_input_history(

@@ -3,7 +3,9 @@
 ``count_roles`` labels every line first (an index-based scan that looks
 ahead for the end of each ``> `` message), then counts runs of labels, so
 it shares the documented rules with the parser but not its streaming
-state machine.
+state machine. Runs of ``####`` lines are folded into inputs the documented
+way: a run after a prompt with only blank lines between continues it,
+except the echo of ``/ask X``.
 """
 
 from __future__ import annotations
@@ -22,16 +24,8 @@ _REASONING = re.compile(r"<thinking-content-([0-9a-f]+)>.*?(?:</thinking-content
 
 
 def count_chat_history(path: Path) -> int:
-    """Runs of consecutive ``####`` lines (one user input each)."""
-    count = 0
-    previous_was_prompt = False
-    with open(path, encoding="utf-8", errors="replace") as handle:
-        for line in handle:
-            is_prompt = line.startswith("####")
-            if is_prompt and not previous_was_prompt:
-                count += 1
-            previous_was_prompt = is_prompt
-    return count
+    """User inputs: runs of ``####`` lines, folded (see the module docstring)."""
+    return sum(1 for label, _ in _folded(path) if label in ("prompt", "command"))
 
 
 def count_input_history(path: Path) -> int:
@@ -92,38 +86,92 @@ def _message_end(lines: list[str], first: int) -> int:
     return first
 
 
-def count_roles(path: Path) -> RoleCounts:
-    """Per run (session ``<dir>@<start>``): inputs that are not tool commands, and replies."""
+def _runs(path: Path) -> list[tuple[str, list[str]]]:
+    """Runs of equal labels; a ``text`` run of blank lines only is ``blank``."""
     with open(path, encoding="utf-8", errors="replace") as handle:
         lines = handle.read().split("\n")
-    labels = _labels(lines)
-    counts: RoleCounts = {}
-    session = f"{path.parent}@start"
     runs: list[tuple[str, list[str]]] = []
-    for label, line in zip(labels, lines, strict=True):
-        if label == "start":
-            _tally(counts, session, runs)
-            session, runs = f"{path.parent}@{line[len(_START) :].strip()}", []
-        elif runs and runs[-1][0] == label:
+    for label, line in zip(_labels(lines), lines, strict=True):
+        if runs and runs[-1][0] == label and label != "start":
             runs[-1][1].append(line)
         else:
             runs.append((label, [line]))
-    _tally(counts, session, runs)
+    return [("blank" if lab == "text" and not "".join(ls).strip() else lab, ls) for lab, ls in runs]
+
+
+def _body(run: list[str]) -> str:
+    return "\n".join(line[4:].strip() for line in run).strip()
+
+
+def _squash(text: str) -> str:
+    return " ".join(_REASONING.sub("", text).split())
+
+
+def _is_prompt(body: str, reply: str) -> bool:
+    first = body.split("\n", 1)[0]
+    if body in ("", "<blank>") or _CONFIRMATION.search(first):
+        return False
+    command = _COMMAND.match(first)
+    if command is not None and not (command.group(1) in _ASKING and command.group(2)):
+        return False
+    return not (reply and _squash(body) == reply)
+
+
+def _folded(path: Path) -> list[tuple[str, str]]:
+    """``(label, text)`` per run, inputs folded and labelled ``prompt`` or ``command``."""
+    out: list[tuple[str, str]] = []
+    pending: str | None = None
+    reply = ""
+    for label, run in _runs(path):
+        if label == "blank":
+            continue
+        if label == "in" and pending is not None:
+            body = _body(run)
+            asked = _COMMAND.match(pending.split("\n", 1)[0])
+            echo = asked and asked.group(1) in _ASKING and asked.group(2)
+            if echo and " ".join(str(echo).split()) == " ".join(body.split()):
+                out.append(("command", pending))
+                pending = body
+                continue
+            if _is_prompt(pending, reply):
+                pending = pending + "\n" + body
+                continue
+        if pending is not None:
+            out.append(("prompt" if _is_prompt(pending, reply) else "command", pending))
+            pending = None
+        if label == "in":
+            pending = _body(run)
+            continue
+        text = "\n".join(run)
+        if label == "text":
+            reply = _squash(text)
+        elif label == "start":
+            reply = ""
+        out.append((label, text))
+    if pending is not None:
+        out.append(("prompt" if _is_prompt(pending, reply) else "command", pending))
+    return out
+
+
+def count_roles(path: Path) -> RoleCounts:
+    """Per run (session ``<dir>@<start>``): prompts, and replies (text outside reasoning)."""
+    counts: RoleCounts = {}
+    session = f"{path.parent}@start"
+    prompts = replies = 0
+    for label, text in _folded(path):
+        if label == "start":
+            _tally(counts, session, prompts, replies)
+            session = f"{path.parent}@{text[len(_START) :].strip()}"
+            prompts = replies = 0
+        elif label == "prompt":
+            prompts += 1
+        elif label == "text":
+            replies += bool(_REASONING.sub("", text).strip())
+    _tally(counts, session, prompts, replies)
     return counts
 
 
-def _tally(counts: RoleCounts, session: str, runs: list[tuple[str, list[str]]]) -> None:
-    prompts = replies = 0
-    for label, lines in runs:
-        if label == "in":
-            first = lines[0][4:].strip()
-            command = _COMMAND.match(first)
-            asking = command is not None and command.group(1) in _ASKING and command.group(2)
-            answer = _CONFIRMATION.search(first) is not None
-            prompts += not answer and (command is None or bool(asking))
-        elif label == "text":
-            outside = _REASONING.sub("", "\n".join(lines))
-            replies += bool(outside.strip())
+def _tally(counts: RoleCounts, session: str, prompts: int, replies: int) -> None:
     if prompts or replies or session in counts:
         entry = counts.setdefault(session, {"prompts": 0, "replies": 0})
         entry["prompts"] += prompts
