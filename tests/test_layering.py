@@ -15,7 +15,7 @@ import agentdex
 
 PACKAGE = Path(agentdex.__file__).parent
 
-BOTTOM = {"records", "errors", "paths", "catalogue", "config", "nesting"}
+BOTTOM = {"records", "errors", "paths", "catalogue", "config", "nesting", "secrets"}
 READ = {"readers", "uris", "gitinfo", "discovery", "parsers"}
 ENGINES = {"index", "search", "context", "sessions", "worktrees", "archive"}
 API = {"api"}

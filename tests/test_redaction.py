@@ -10,8 +10,15 @@ import re
 
 import pytest
 
-from agentdex.api.redaction import PATTERNS, redact
+from agentdex.secrets import PATTERNS, count_kinds
+from agentdex.secrets import redact as _redact
 from conftest import REPO_DIR
+
+
+def redact(text: str) -> tuple[str, object]:
+    masked, findings = _redact(text)
+    return masked, count_kinds(findings)
+
 
 A36 = "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"  # 36 alphanumerics
 JWT = (
@@ -112,6 +119,14 @@ POSITIVES: dict[str, list[tuple[str, str]]] = {
         ("auth_token: tkn-998877", "auth_token: [REDACTED:secret-assignment]"),
         ("passphrase = 'open sesame'", "passphrase = '[REDACTED:secret-assignment]'"),
     ],
+    "credential-assignment": [
+        ("SENDGRID_KEY=SG7xk2Lq9vT4mW8pR3zY6nB1", "SENDGRID_KEY=[REDACTED:credential-assignment]"),
+        (
+            '"encryption_key": "q8Zr2Lw9Xv4Tn7Kp1Ms6Yb3H"',
+            '"encryption_key": "[REDACTED:credential-assignment]"',
+        ),
+        ("db_creds: Zk3xQ9wLp2Vn8Rt5Ys7M", "db_creds: [REDACTED:credential-assignment]"),
+    ],
 }
 
 #: Text that looks close to a secret and must come out unchanged.
@@ -137,6 +152,22 @@ NEGATIVES = [
     "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE\n-----END PUBLIC KEY-----",
     "tokenizer = AutoTokenizer.from_pretrained(name)",
     "xoxo hugs",
+    # only looks random: git SHAs, UUIDs, digests, base64 data, long identifiers, paths
+    "commit 3f786850e387550fdab836ed7e6dc881de23001b fixed it",
+    "cache_key = 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+    'api_key_id = "0f8fad5b-d9cb-469f-a165-70867728950e"',
+    '{"sessionId": "0f8fad5b-d9cb-469f-a165-70867728950e"}',
+    "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk",
+    '"integrity": "sha512-Q2VudHJhbCBpbnRlZ3JpdHkgdmFsdWUgaGVyZSBmb3IgdGVzdHM="',
+    "key: src/agentdex/config_service_handler/ConfigServiceHandlerManager75.py",
+    "class RequestHandlerFactoryConfigManager2: pass",
+    "private_key_path = ~/.ssh/id_ed25519_work",
+    "apiKey = process.env.OPENROUTER_API_KEY;",
+    "expectedToken: expectedToken,",
+    "OPENAI_API_KEY=your-key-here",
+    "api_key: <your key>",
+    "  - Token: gho_************************************",
+    'f.Add("http://localhost:3000@attacker.com")',
 ]
 
 

@@ -1,0 +1,352 @@
+"""Find secrets in text and mask them: ``redact(text) -> (masked, findings)``.
+
+A bottom-layer module (it imports nothing from agentdex), so every layer may
+call it: the index and the archive redact each record before they store it,
+``export --redact`` and a team push run it before anything leaves the machine.
+
+Each :class:`SecretPattern` is documented in ``docs/resume-and-export.md``
+and tested with a real-shaped secret and with look-alikes that must stay
+(``tests/test_redaction.py``; git SHAs, UUIDs, hashes, base64 data and long
+identifiers included). Patterns are tried in order, most specific first: a
+GitHub token inside a ``token=`` assignment is labelled ``github-token``,
+and a later pattern never masks inside an earlier one's match. The secret
+(the ``secret`` group, or the whole match) becomes ``[REDACTED:<kind>]``;
+the context of a match (``Bearer``, ``password=``, ``postgres://user:``) is
+kept. A :class:`Finding` says which kind was masked and where its label is
+in the masked text; it never holds the value.
+
+Speed: each pattern has *needles*, lower-case substrings one of which any
+match contains; a pattern whose needles are all absent from the text is not
+run. Most records hold none, so most records cost one ``lower()`` and a few
+substring scans. Redaction is a safety net, not a guarantee: an unusual
+secret can slip through.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+
+#: Values of ``key = value`` assignments that are types or placeholders, not secrets.
+_NOT_A_VALUE = (
+    r"(?!(?:str|string|int|bool|boolean|number|none|null|nil|true|false|undefined|any|bytes"
+    r"|optional)\b)"
+)
+_UNQUOTED = r"[^\s\"'`,;&()<>\[\]{}]{4,}(?=$|[\s\"'`,;&)\]}>])"
+_KEYWORDS = (
+    r"password|passwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|"
+    r"secret[_-]?key|private[_-]?key|client[_-]?secret|auth[_-]?token"
+)
+#: names that hold a credential when their value looks random (``STRIPE_KEY=...``)
+_CREDENTIAL_NAMES = r"key|keys|credentials?|creds?|pwd|pass|auth|apikey"
+LABEL = "[REDACTED:{}]"
+_LABEL_START = "[REDACTED:"
+
+
+Check = Callable[[str], bool]
+
+
+@dataclass(frozen=True, slots=True)
+class SecretPattern:
+    """One kind of secret: the ``secret`` group (or the whole match) is masked.
+
+    ``needles``: substrings one of which every match contains; the pattern
+    is skipped on a text without any. A case-insensitive pattern (``(?i)``)
+    has lower-case needles and runs on the lower-cased text (``fast``,
+    several times quicker than ``(?i)``); a case-sensitive one has needles
+    as written. ``check``: an extra test of the value (entropy, placeholder),
+    when the regex alone is too broad.
+    """
+
+    name: str
+    description: str
+    regex: re.Pattern[str]
+    needles: tuple[str, ...]
+    check: Check | None = None
+    #: a quick regex any match contains, for a pattern whose needles would be many
+    gate: re.Pattern[str] | None = None
+    #: the same pattern without ``(?i)``, for the lower-cased text (None: case-sensitive)
+    fast: re.Pattern[str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One masked secret: its kind and where its ``[REDACTED:<kind>]`` label starts
+    and ends in the masked text (character offsets). Never the value."""
+
+    kind: str
+    start: int
+    end: int
+
+
+def _p(
+    name: str,
+    description: str,
+    pattern: str,
+    needles: tuple[str, ...],
+    check: Check | None = None,
+    gate: str | None = None,
+) -> SecretPattern:
+    fast = None
+    if pattern.startswith("(?i)"):
+        fast = re.compile(pattern.removeprefix("(?i)").replace("REDACTED", "redacted"))
+    gated = None if gate is None else re.compile(gate)
+    return SecretPattern(name, description, re.compile(pattern), needles, check, gated, fast)
+
+
+def shannon_bits(value: str) -> float:
+    """Shannon entropy of ``value`` in bits per character."""
+    counts = Counter(value)
+    size = len(value)
+    return -sum(n / size * math.log2(n / size) for n in counts.values())
+
+
+_HEX = re.compile(r"[0-9a-fA-F]+")
+_UUID = re.compile(r"[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
+_SEPARATORS = re.compile(r"[/.:\\-]+")
+#: a word of a name: letters and underscores, digits only at its end
+_WORD = re.compile(r"[A-Za-z_]*[A-Za-z][A-Za-z_]*[0-9]{0,4}|[0-9]{1,4}")
+
+
+def looks_random(value: str) -> bool:
+    """Does an assigned value look like a generated credential?
+
+    16+ characters, letters *and* digits, at least 3.5 bits of entropy per
+    character; not hex alone (git SHAs, digests), not a UUID, not a dotted or
+    slashed path of words (``module.Class``, ``src/app.py``), not ``$VAR``.
+    """
+    value = value.strip("\"'")
+    if len(value) < 16 or value.startswith(("$", "${", "%", "<", "[REDACTED")):
+        return False
+    if _HEX.fullmatch(value) or _UUID.fullmatch(value):
+        return False
+    if not (any(c.isdigit() for c in value) and any(c.isalpha() for c in value)):
+        return False
+    parts = _SEPARATORS.split(value)
+    if len(parts) > 1 and all(_WORD.fullmatch(part) for part in parts if part):
+        return False  # a path or a dotted name: every part a word (``src/app_v2/main.py``)
+    return shannon_bits(value) >= 3.5
+
+
+#: a dotted reference (``process.env.API_KEY``) or a camelCase variable named after what
+#: it holds (``expectedToken``, ``apiKey``)
+_REFERENCE = re.compile(
+    r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+"
+    r"|[a-z]+(?:[A-Z][a-z]+)*(?:Token|Key|Secret|Password|Passwd|Pass|Pwd|Credentials?)"
+)
+_PLACEHOLDER = re.compile(
+    r"(?i)<[^>]*>|\.\.\.+|[x*•.]{3,}|.*\*{4,}.*|changeme|placeholder|example|dummy|redacted"
+    r"|your[-_ ].*|.*[-_ ]here"
+)
+
+
+def plausible_value(value: str) -> bool:
+    """Could this assigned value be a real secret? Not a reference to one.
+
+    A bare ``process.env.API_KEY``, ``self.token`` or camelCase ``expectedToken``
+    names a variable; ``<token>``, ``your-key-here``, ``****`` and
+    ``gho_****`` (already masked by the tool that printed it) hold nothing.
+    """
+    quoted = value[:1] in {'"', "'"}
+    value = value.strip("\"'")
+    if not quoted and _REFERENCE.fullmatch(value):
+        return False
+    return _PLACEHOLDER.fullmatch(value) is None
+
+
+PATTERNS: tuple[SecretPattern, ...] = (
+    _p(
+        "private-key",
+        "a PEM private key block, BEGIN to END (or to the end of the text when cut)",
+        r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?"
+        r"(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)",
+        ("KEY",),
+    ),
+    _p(
+        "jwt",
+        "a JSON Web Token: three base64url parts, the first two starting `eyJ`",
+        r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*",
+        ("eyJ",),
+    ),
+    _p(
+        "anthropic-key",
+        "an Anthropic API key `sk-ant-...` (20+ characters after the prefix)",
+        r"\bsk-ant-[A-Za-z0-9_-]{20,}",
+        ("sk-",),
+    ),
+    _p(
+        "openai-key",
+        "an OpenAI-style key `sk-...`, `sk-proj-...` (20+ characters, at least one digit)",
+        r"\bsk-(?=[A-Za-z0-9_-]{20,})(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]+",
+        ("sk-",),
+    ),
+    _p(
+        "github-token",
+        "a GitHub token: `ghp_`, `gho_`, `ghu_`, `ghs_`, `ghr_` + 36 characters, or a "
+        "fine-grained `github_pat_...`",
+        r"\b(?:(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b",
+        (),
+        gate=r"gh[pousr]_|github_pat_",
+    ),
+    _p(
+        "aws-access-key-id",
+        "an AWS access key id: `AKIA`, `ASIA` (and the other AWS id prefixes) + 16 "
+        "upper-case letters or digits",
+        r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|APKA|AROA)[A-Z0-9]{16}\b",
+        (),
+        gate=r"A(?:KIA|SIA|BIA|CCA|GPA|IDA|IPA|NPA|NVA|PKA|ROA)[A-Z0-9]{16}",
+    ),
+    _p(
+        "aws-secret-access-key",
+        "the 40-character value of an `aws_secret_access_key` assignment",
+        r"(?i)aws_?secret_?access_?key[\"']?\s*[:=]\s*[\"']?(?P<secret>[A-Za-z0-9/+=]{40})"
+        r"(?![A-Za-z0-9/+=])",
+        ("secret",),
+    ),
+    _p(
+        "slack-token",
+        "a Slack token `xoxb-`, `xoxp-`, `xoxa-`, `xoxo-`, `xoxs-`, `xoxr-` or an app "
+        "token `xapp-`",
+        r"\b(?:xox[abposr]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{10,})",
+        ("xox", "xapp"),
+    ),
+    _p(
+        "slack-webhook",
+        "the secret path of a Slack incoming webhook `hooks.slack.com/services/...`",
+        r"https://hooks\.slack\.com/services/(?P<secret>[A-Za-z0-9/_-]{20,})",
+        ("://",),
+    ),
+    _p(
+        "stripe-key",
+        "a Stripe secret or restricted key `sk_live_`, `sk_test_`, `rk_live_`, `rk_test_`",
+        r"\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}",
+        ("_live_", "_test_"),
+    ),
+    _p(
+        "google-api-key",
+        "a Google API key `AIza` + 35 characters",
+        r"\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])",
+        ("AIza",),
+    ),
+    _p(
+        "bearer-token",
+        "the token after `Bearer ` (16+ characters with at least one digit, so prose such "
+        "as 'bearer authentication' stays)",
+        r"\b[Bb]earer\s+(?P<secret>(?=[A-Za-z0-9._~+/-]*\d)[A-Za-z0-9._~+/-]{16,}=*)",
+        ("Bearer", "bearer"),
+    ),
+    _p(
+        "basic-auth",
+        "the credentials after `Authorization: Basic `",
+        r"(?i)\bauthorization[\"']?\s*:\s*[\"']?basic\s+(?P<secret>[A-Za-z0-9+/]{8,}=*)",
+        ("auth",),
+    ),
+    _p(
+        "url-password",
+        "the password in a URL `scheme://user:password@host`",
+        r"(?i)(?<![a-z0-9+.-])[a-z][a-z0-9+.-]*://[^\s:/@\[\]]+:(?P<secret>[^\s@/\[\]]+)(?=@)",
+        ("://",),
+        check=lambda value: not (value.isdigit() and len(value) <= 5),  # a port, not a password
+    ),
+    _p(
+        "secret-assignment",
+        "the value of an assignment whose key ends in password, passwd, passphrase, secret, "
+        "token, api_key/apikey, access_key, secret_key, private_key, client_secret or "
+        'auth_token (`KEY=value`, `key: value`, `"key": "value"`): a quoted value of 4+ '
+        "characters, or a bare one of 4+ characters that is not a call, an index, a "
+        "variable reference (`$X`, `process.env.X`, `camelCase`) or a type name (`str`, "
+        "`string`, `null`...); placeholders (`<key>`, `your-key-here`, `****`) stay",
+        rf"(?i)(?:{_KEYWORDS})[\"']?\s*[:=](?!=)\s*"
+        rf"(?P<secret>\"(?!\[REDACTED){_NOT_A_VALUE}[^\"\n]{{4,}}\""
+        rf"|'(?!\[REDACTED){_NOT_A_VALUE}[^'\n]{{4,}}'"
+        rf"|(?!\[REDACTED|\$){_NOT_A_VALUE}{_UNQUOTED})",
+        ("pass", "secret", "token", "key"),
+        check=plausible_value,
+    ),
+    _p(
+        "credential-assignment",
+        "the value of an assignment whose key ends in key, credential(s), cred(s), pwd, pass "
+        "or auth (`STRIPE_KEY=...`, `encryption_key: ...`) when the value "
+        "looks generated: 16+ characters, letters and digits, at least 3.5 bits of entropy "
+        "a character, and not hex alone (git SHAs, digests), a UUID or a path",
+        rf"(?i)(?:{_CREDENTIAL_NAMES})[\"']?\s*[:=](?!=)\s*"
+        r"(?P<secret>\"[^\"\s]{16,}\"|'[^'\s]{16,}'|[A-Za-z0-9+/=_.~-]{16,}(?![^\s\"'`,;)\]}>]))",
+        ("key", "cred", "pwd", "pass", "auth"),
+        check=looks_random,
+    ),
+)
+
+
+def _needles(patterns: tuple[SecretPattern, ...]) -> tuple[str, ...]:
+    """Every pattern's needles, lower-cased, each once: one pass over them tells which
+    patterns can match (most texts hold none)."""
+    if patterns is PATTERNS:
+        return _NEEDLES
+    return tuple(dict.fromkeys(needle.lower() for p in patterns for needle in p.needles))
+
+
+def redact(text: str, patterns: tuple[SecretPattern, ...] = PATTERNS) -> tuple[str, list[Finding]]:
+    """``text`` with every secret masked as ``[REDACTED:<kind>]``, and what was masked.
+
+    Cheap when there is nothing to find: ``redact(t)[0] is t`` then.
+    """
+    if len(text) < 8:
+        return text, []
+    lowered = text.lower()
+    same = len(lowered) == len(text)  # spans in the lower-cased text are spans in ``text``
+    spans: list[tuple[int, int, str]] = []  # (start, end, kind) of each secret in ``text``
+    present = {needle for needle in _needles(patterns) if needle in lowered}
+    for pattern in patterns:
+        if pattern.gate is not None:
+            if pattern.gate.search(text if pattern.fast is None else lowered) is None:
+                continue
+        elif pattern.fast is None:  # case-sensitive needles: the lower-cased ones were a hint
+            if not any(needle in text for needle in pattern.needles if needle.lower() in present):
+                continue
+        elif present.isdisjoint(pattern.needles):
+            continue
+        grouped = "secret" in pattern.regex.groupindex
+        if pattern.fast is not None and same:
+            matches = pattern.fast.finditer(lowered)
+        else:
+            matches = pattern.regex.finditer(text)
+        for match in matches:
+            start, end = match.span("secret") if grouped else match.span()
+            value = text[start:end]
+            if value.startswith(_LABEL_START) or value[1:].startswith(_LABEL_START):
+                continue  # masked already
+            if pattern.check is not None and not pattern.check(value):
+                continue
+            if value[:1] in {'"', "'"} and value[-1:] == value[:1] and len(value) > 1:
+                start, end = start + 1, end - 1  # keep the quotes
+            if any(s < end and start < e for s, e, _ in spans):
+                continue  # inside an earlier, more specific match
+            spans.append((start, end, pattern.name))
+    if not spans:
+        return text, []
+    spans.sort()
+    parts: list[str] = []
+    findings: list[Finding] = []
+    at = 0
+    size = 0
+    for start, end, kind in spans:
+        parts.append(text[at:start])
+        size += start - at
+        label = LABEL.format(kind)
+        findings.append(Finding(kind, size, size + len(label)))
+        parts.append(label)
+        size += len(label)
+        at = end
+    parts.append(text[at:])
+    return "".join(parts), findings
+
+
+_NEEDLES = tuple(dict.fromkeys(needle.lower() for p in PATTERNS for needle in p.needles))
+
+
+def count_kinds(findings: list[Finding]) -> Counter[str]:
+    """How many secrets of each kind ``findings`` holds."""
+    return Counter(finding.kind for finding in findings)
