@@ -1,4 +1,4 @@
-"""Listing conversations (``agentdex sessions``) on a big index: totals table against records.
+"""Listing conversations (``agentdex conversations``) on a big index: totals table against records.
 
     python bench/generate_corpus.py /tmp/adx-1g --size-mb 1000
     python bench/bench_sessions.py /tmp/adx-1g --work /tmp/adx-sessions [--runs 11]
@@ -7,7 +7,7 @@ Builds the index of HOME under ``--work`` when there is none (the cold
 build's seconds are reported, and are comparable to ``bench_search.py``'s
 only on a quiet machine), then reports medians over ``--runs``:
 
-* ``fresh_*``: a whole ``agentdex sessions --json`` process, with and
+* ``fresh_*``: a whole ``agentdex conversations --json`` process, with and
   without its refresh check (``--no-refresh``);
 * ``in_process``: the listing query alone, read from the per-context totals
   (``context_stats``) and aggregated over every record (the query before
@@ -102,7 +102,7 @@ def main() -> None:
         started = time.perf_counter()
         subprocess.run([*agentdex, "index", "--json"], capture_output=True, env=env, check=True)
         report["cold_index_s"] = round(time.perf_counter() - started, 1)
-    listing = [*agentdex, "sessions", "--json"]
+    listing = [*agentdex, "conversations", "--json"]
     report["fresh_ms"] = median_wall(listing, env, args.runs)
     report["fresh_no_refresh_ms"] = median_wall([*listing, "--no-refresh"], env, args.runs)
     report["in_process"] = run_json(

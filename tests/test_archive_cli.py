@@ -70,7 +70,7 @@ def test_search_sessions_and_show_mark_what_only_the_archive_holds(
         TURNS[3][1]: (True, kept),
         "quokka deploy notes": (True, lost),
     }
-    sessions = data(run_cli("sessions", "--json"))["conversations"]
+    sessions = data(run_cli("conversations", "--json"))["conversations"]
     assert {c["session_id"]: c["source_gone"] for c in sessions} == {
         "aaaa1111-trunc": True,
         "bbbb2222-gone": True,
@@ -84,7 +84,7 @@ def test_search_sessions_and_show_mark_what_only_the_archive_holds(
     ]
     human = run_cli("show", "aaaa1111-trunc")
     assert human.returncode == 0 and human.stdout.count("source gone") == 2
-    listed = run_cli("sessions")  # piped: one line per conversation, the title marked
+    listed = run_cli("conversations")  # piped: one line per conversation, the title marked
     assert listed.stdout.count("(source gone)") == 2
     on_terminal = _on_tty(["search", "quokka deploy", "--no-pager"])
     assert b"source gone" in on_terminal

@@ -85,8 +85,8 @@ def test_nothing_found_is_status_1_like_grep(history: Path, run_cli: Run) -> Non
     assert out.returncode == 1 and out.stdout == "" and "No results" in out.stderr
     as_json = run_cli("search", "quokka", "--json")
     assert as_json.returncode == 1 and json.loads(as_json.stdout)["results"] == []
-    assert run_cli("sessions", "quokka").returncode == 1
-    assert run_cli("sessions").returncode == 0
+    assert run_cli("conversations", "quokka").returncode == 1
+    assert run_cli("conversations").returncode == 0
 
 
 def test_pipe_output_is_one_whole_tab_separated_line_per_result(
@@ -98,13 +98,15 @@ def test_pipe_output_is_one_whole_tab_separated_line_per_result(
     fields = lines[0].split("\t")
     assert fields[0] == "bbbb2222-0000-4000-8000-000000000002@line:1"
     assert fields[1] == "claude-code" and len(fields[-1]) > 100  # the snippet, not cut at 40
-    sessions = run_cli("sessions", env={"COLUMNS": "40"}).stdout.splitlines()
+    sessions = run_cli("conversations", env={"COLUMNS": "40"}).stdout.splitlines()
     assert [line.split("\t")[1] for line in sessions] == [
         "bbbb2222-0000-4000-8000-000000000002",
         "aaaa1111-0000-4000-8000-000000000001",
     ]
     assert sessions[0].split("\t")[2] == "2026-11-21T10:00:01.000Z"  # ISO in pipes
-    titles = [c["title"] for c in json.loads(run_cli("sessions", "--json").stdout)["conversations"]]
+    titles = [
+        c["title"] for c in json.loads(run_cli("conversations", "--json").stdout)["conversations"]
+    ]
     assert [line.split("\t")[7] for line in sessions] == titles  # whole, as the API gives them
     assert len(titles[0]) > 40
 
@@ -148,7 +150,7 @@ def test_json_errors_are_json_on_stdout_with_the_same_status(history: Path, run_
     assert (
         both.returncode == 2 and "two output formats" in json.loads(both.stdout)["error"]["message"]
     )
-    assert run_cli("sessions", "--json", "--ndjson").returncode == 2
+    assert run_cli("conversations", "--json", "--ndjson").returncode == 2
     global_json = run_cli("--json", "show", "nosuchsession")
     assert global_json.returncode == 3 and "error" in json.loads(global_json.stdout)
     human = run_cli("show", "nosuchsession")
@@ -156,7 +158,7 @@ def test_json_errors_are_json_on_stdout_with_the_same_status(history: Path, run_
 
 
 def test_sessions_ndjson(history: Path, run_cli: Run) -> None:
-    out = run_cli("sessions", "--ndjson")
+    out = run_cli("conversations", "--ndjson")
     rows = [json.loads(line) for line in out.stdout.splitlines()]
     assert [r["session_id"][:4] for r in rows] == ["bbbb", "aaaa"]
     assert all(r["time_source"] == "recorded" for r in rows)
@@ -283,7 +285,7 @@ def test_stores_without_times_are_marked(home: Path, run_cli: Run) -> None:
     (home / ".config" / "cursor" / "prompt_history.json").write_text('["explain the flow"]')
     sources = json.loads(run_cli("sources", "--json").stdout)["sources"]
     assert [row["times"] for row in sources] == ["file-mtime"]
-    sessions = json.loads(run_cli("sessions", "--json").stdout)["conversations"]
+    sessions = json.loads(run_cli("conversations", "--json").stdout)["conversations"]
     assert [c["time_source"] for c in sessions] == ["file-mtime"]
 
 

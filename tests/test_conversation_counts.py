@@ -82,10 +82,10 @@ def test_library_http_and_mcp_report_the_same_counts(fixture_home: Path) -> None
 
 
 def test_cli_sessions_json_and_text(fixture_home: Path, run_cli: Any) -> None:
-    out = run_cli("--home", str(fixture_home), "sessions", "--no-refresh", "--json")
+    out = run_cli("--home", str(fixture_home), "conversations", "--no-refresh", "--json")
     assert out.returncode == 0, out.stderr
     _check(_by_session(json.loads(out.stdout)))
-    out = run_cli("--home", str(fixture_home), "sessions", "--no-refresh")
+    out = run_cli("--home", str(fixture_home), "conversations", "--no-refresh")
     line = next(x for x in out.stdout.splitlines() if x.split("\t")[1] == CLINE_TASK)
     assert line.split("\t")[3:6] == ["5", "6", "12"]
     assert line.endswith("\tadd a retry to the checkout client")

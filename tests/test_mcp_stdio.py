@@ -354,7 +354,7 @@ def test_search_and_list_sessions_match_the_cli(home: Path, run_cli: Any) -> Non
     def ids(name: str) -> list[str]:
         return [c["session_id"] for c in listed[name]["conversations"]]
 
-    cli = run_cli("--home", str(home), "sessions", "--json")
+    cli = run_cli("--home", str(home), "conversations", "--json")
     assert cli.returncode == 0, cli.stderr
     everything = [c["session_id"] for c in json.loads(cli.stdout)["conversations"]]
     assert ids("all") == everything  # newest activity first, as the CLI lists them

@@ -129,14 +129,14 @@ def test_bad_queries_exit_2_with_one_line(
 
 
 def test_sessions_command(indexed: Path, run_cli: Run) -> None:
-    out = run_cli("sessions", "--no-refresh", "--json")
+    out = run_cli("conversations", "--no-refresh", "--json")
     data = json.loads(out.stdout)
     assert [c["session_id"] for c in data["conversations"]] == ["s2", "s1"]
     s1 = data["conversations"][1]
     assert (s1["prompts"], s1["replies"], s1["tool_events"], s1["records"]) == (1, 1, 1, 3)
     assert s1["message_count"] == 2  # prompts + replies: tool traffic is not a message
     assert data["conversations"][1]["title"] == "How to add retry backoff?"
-    out = run_cli("sessions", "--no-refresh", "--json", "jitter")
+    out = run_cli("conversations", "--no-refresh", "--json", "jitter")
     assert [c["session_id"] for c in json.loads(out.stdout)["conversations"]] == ["s1"]
 
 

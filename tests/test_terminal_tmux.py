@@ -136,11 +136,11 @@ def _rows(screen: str) -> list[str]:
     return [row for row in screen.splitlines() if row.strip()]
 
 
-def test_sessions_table_keeps_title_and_time_at_80_columns(pane: Pane) -> None:
-    screen = pane.run("agentdex sessions -n 8")
+def test_conversations_table_keeps_title_and_time_at_80_columns(pane: Pane) -> None:
+    screen = pane.run("agentdex conversations -n 8")
     rows = _rows(screen)
     header = next(row for row in rows if row.startswith("agent"))
-    assert header.split() == ["agent", "session", "last", "p/r/t", "project", "title"]
+    assert header.split() == ["agent", "id", "last", "messages", "project", "title"]
     table = [row for row in rows if row.startswith("claude-code")]
     assert len(table) == 8
     title_at = header.index("title")
@@ -148,7 +148,7 @@ def test_sessions_table_keeps_title_and_time_at_80_columns(pane: Pane) -> None:
         assert len(row) <= 80
         assert "ago" in row  # the time column
         title = row[title_at:]
-        assert title.startswith("Conversation ") and len(title) >= 28  # readable
+        assert title.startswith("Conversation ") and len(title) >= 24  # readable
     assert "…" in table[0]  # the project column gave way, cut with an ellipsis
 
 

@@ -154,7 +154,7 @@ def test_search_facets_keyboard_and_open_a_hit(page: Page, server: dict[str, Any
     ref = page.locator(".result.selected a.ref").inner_text()
     page.keyboard.press("Enter")
     expect(page.locator("article.msg.focus")).to_have_attribute("data-ref", ref)
-    expect(page.locator(".conv-head")).to_contain_text("project shop")
+    expect(page.locator(".conv-head")).to_contain_text("project ~/src/shop")
     expect(page.locator(".conv-head")).to_contain_text("branch main")
     expect(page.locator(".conv-head")).to_contain_text("claude-sonnet-4-5")
     expect(page.locator("article.msg.focus")).to_contain_text("retry")

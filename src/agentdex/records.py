@@ -26,7 +26,7 @@ def conversation_part(role: str, kind: str) -> Part | None:
     ``tool`` (a call or its result); None for reasoning, summaries and the
     harness text kept as ``message`` under another role.
 
-    The one definition behind ``sessions`` counts and ``audit``'s role check.
+    The one definition behind ``conversations`` counts and ``audit``'s role check.
     """
     if kind == "prompt":
         return "prompt"

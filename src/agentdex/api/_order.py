@@ -54,6 +54,47 @@ def conversation_order(
     return [item for _, item in merged]
 
 
+def launch_place(
+    items: Iterable[T],
+    project: Callable[[T], str | None],
+    cwd: Callable[[T], str | None],
+    timestamp: Callable[[T], float | None],
+) -> tuple[str | None, str | None]:
+    """A conversation's project and cwd: where it was launched.
+
+    The one notion every surface uses (the listing, ``show``, ``export``,
+    ``resume``, the page): the project of the earliest item that has one
+    (items without a time come after timed ones; ties keep the given order),
+    with that item's cwd; a conversation with no project gets the earliest cwd.
+    """
+    ranked = sorted(
+        enumerate(items),
+        key=lambda pair: (timestamp(pair[1]) is None, timestamp(pair[1]) or 0.0, pair[0]),
+    )
+    for _, item in ranked:
+        if project(item):
+            return project(item), cwd(item)
+    for _, item in ranked:
+        if cwd(item):
+            return None, cwd(item)
+    return None, None
+
+
+def record_place(records: Iterable[dict[str, object]]) -> tuple[str | None, str | None]:
+    """:func:`launch_place` of records in their JSON form (``show --json``'s ``records``)."""
+    from agentdex.records import parse_timestamp
+
+    def text(value: object) -> str | None:
+        return value if isinstance(value, str) and value else None
+
+    return launch_place(
+        records,
+        lambda r: text(r.get("project")),
+        lambda r: text(r.get("cwd")),
+        lambda r: parse_timestamp(r.get("timestamp")),
+    )
+
+
 def split_ref(ref: str) -> tuple[str, str | None]:
     """``<session>@<locator>`` -> (session, locator); a bare session id has no locator.
 

@@ -26,12 +26,17 @@ class ConversationsResult:
     status: str = "ok"
     conversations: list[dict[str, Any]] = field(default_factory=list)
     stats: dict[str, Any] = field(default_factory=dict)
+    #: the home listed (paths under it read ``~/...`` on a terminal and in the page)
+    home: str | None = None
+    warnings: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "query": self.query,
             "status": self.status,
             "stats": self.stats,
+            "home": self.home,
+            "warnings": self.warnings,
             "conversations": self.conversations,
         }
 
@@ -105,6 +110,60 @@ def _session_rows_from_records(
     )
 
 
+#: A conversation's place, per context: (agent, session_id, project, cwd, worktree, first_ts).
+_PLACES_SQL = (
+    "SELECT c.agent, c.session_id, c.project, c.cwd, c.worktree, s.first_ts"
+    " FROM contexts c JOIN context_stats s ON s.context_id = c.id WHERE {where} ORDER BY c.id"
+)
+_PLACES_FROM_RECORDS_SQL = (
+    "SELECT agent, session_id, project, cwd, worktree, min(timestamp)"
+    " FROM records WHERE {where} GROUP BY context_id ORDER BY context_id"
+)
+
+
+@dataclass(slots=True)
+class Place:
+    """Where a conversation ran: its launch project and cwd, and every folder it touched."""
+
+    project: str | None = None
+    cwd: str | None = None
+    #: every cwd, project and worktree of its contexts (what ``--here`` matches)
+    folders: set[str] = field(default_factory=set)
+
+
+def _places(engine: Engine, where: str, params: list[object]) -> dict[tuple[str, str], Place]:
+    """Each conversation's :class:`Place`: the project (and cwd) it was launched in.
+
+    One notion everywhere (``show``, ``export``, the listing, the page): the
+    project of the earliest record that has one (:func:`agentdex.api._order.launch_place`).
+    """
+    from agentdex.api._order import launch_place
+    from agentdex.index import context_stats
+
+    sql = _PLACES_SQL if context_stats.present(engine.db) else _PLACES_FROM_RECORDS_SQL
+    by_conversation: dict[tuple[str, str], list[tuple[Any, ...]]] = {}
+    for row in engine.db.execute(sql.format(where=where), params):
+        by_conversation.setdefault((row[0], row[1]), []).append(row)
+    out: dict[tuple[str, str], Place] = {}
+    for key, rows in by_conversation.items():
+        project, cwd = launch_place(rows, lambda r: r[2], lambda r: r[3], lambda r: r[5])
+        folders = {p for r in rows for p in (r[2], r[3], r[4]) if p}
+        out[key] = Place(project, cwd, folders)
+    return out
+
+
+def _places_of(engine: Engine, session_ids: set[str]) -> dict[tuple[str, str], Place]:
+    """:func:`_places` of the conversations with these ids (all of their contexts)."""
+    ids = sorted(session_ids)
+    out: dict[tuple[str, str], Place] = {}
+    for i in range(0, len(ids), 900):
+        chunk = ids[i : i + 900]
+        out.update(
+            _places(engine, f"session_id IN ({','.join('?' * len(chunk))})", list[object](chunk))
+        )
+    return out
+
+
 def conversation_title(engine: Engine, agent: str, session_id: str) -> str | None:
     row = engine.db.execute(
         "SELECT title FROM titles WHERE agent = ? AND session_id = ?", (agent, session_id)
@@ -121,7 +180,7 @@ def conversation_title(engine: Engine, agent: str, session_id: str) -> str | Non
     return text[:77] + "…" if len(text) > 80 else text
 
 
-def _conversation_json(engine: Engine, row: tuple[Any, ...]) -> dict[str, Any]:
+def _conversation_json(engine: Engine, row: tuple[Any, ...], place: Place | None) -> dict[str, Any]:
     """One conversation: its counts say who said what (``docs/search.md``).
 
     ``prompts`` (typed by a person; a prompt log's copies count only when the
@@ -133,9 +192,8 @@ def _conversation_json(engine: Engine, row: tuple[Any, ...]) -> dict[str, Any]:
     ``source_gone``: some of its records are kept only by agentdex's archive
     (the agent deleted, truncated or rewrote the file that held them).
     """
-    (agent, session_id, first, last, count, project, cwd, prompts, replies, tools, stores, gone) = (
-        row
-    )
+    (agent, session_id, first, last, count, _, _, prompts, replies, tools, stores, gone) = row
+    project, cwd = (place.project, place.cwd) if place else (None, None)
     return {
         "agent": agent,
         "session_id": session_id,
@@ -175,40 +233,66 @@ def conversations(
     limit: int | None = 50,
     rows: Iterable[StoreRow] | None = None,
     now: float | None = None,
+    here: str | None = None,
+    only_here: bool = False,
 ) -> ConversationsResult:
-    """Conversations (newest activity first), optionally only those with a record matching."""
+    """Conversations (newest activity first), optionally only those with a record matching.
+
+    ``here`` (a folder) puts the conversations that ran in it, its git
+    project or its worktree first; ``only_here`` lists only those.
+    """
+    from agentdex.paths import home_dir
+
     if limit is not None and not (0 < limit <= MAX_LIMIT):
         raise UsageError(f"limit must be between 1 and {MAX_LIMIT}")
     if query:
         from agentdex.search.query import parse_query
 
         parse_query(query, now=now)
-    result = ConversationsResult(query=query or None)
+    result = ConversationsResult(query=query or None, home=str(home_dir(home)))
     maybe_refresh(refresh_first, root, home, rows, result.stats)
     with reader(root, home) as engine:
         if engine is None:
             result.status = "no-index"
             result.stats["total"] = 0
+            result.stats["returned"] = 0
             return result
         if query:
             from agentdex.api.search import matching_rows
 
             matched, _, _ = matching_rows(engine, query, now=now)
             keys = {(r[5], r[6]) for r in matched}
-            sessions = {k[1] for k in keys}
+            ids = sorted({k[1] for k in keys})
             found: list[tuple[Any, ...]] = []
-            ids = sorted(sessions)
             for i in range(0, len(ids), 900):
                 chunk = ids[i : i + 900]
                 marks = ",".join("?" * len(chunk))
                 found.extend(_session_rows(engine, f"session_id IN ({marks})", list(chunk)))
+            places = _places_of(engine, set(ids))
             rows_found = [r for r in found if (r[0], r[1]) in keys]
         else:
             rows_found = _session_rows(engine, "1", [])
+            places = _places(engine, "1", [])
         rows_found.sort(key=lambda r: (r[3] is None, -(r[3] or 0.0), r[1]))
+        if here is not None or only_here:
+            from agentdex.api.search import here_roots, inside_any
+
+            inside = inside_any(here_roots(here or os.getcwd()))
+
+            def is_here(row: tuple[Any, ...]) -> bool:
+                place = places.get((row[0], row[1]))
+                return place is not None and any(inside(p) for p in place.folders)
+
+            if only_here:
+                rows_found = [r for r in rows_found if is_here(r)]
+            else:
+                rows_found.sort(key=lambda r: not is_here(r))  # stable: newest first in each
         result.stats["total"] = len(rows_found)
         shown = rows_found[:limit] if limit is not None else rows_found
-        result.conversations = [_conversation_json(engine, r) for r in shown]
+        result.stats["returned"] = len(shown)
+        result.conversations = [
+            _conversation_json(engine, r, places.get((r[0], r[1]))) for r in shown
+        ]
     return result
 
 
@@ -232,6 +316,7 @@ def conversations_for_workdir(
         rows = _session_rows(
             engine, "cwd = ? OR substr(cwd, 1, ?) = ?", [base, len(prefix), prefix]
         )
+        places = _places_of(engine, {r[1] for r in rows})
         out = []
         for row in rows:
             first, last = row[2], row[3]
@@ -239,6 +324,6 @@ def conversations_for_workdir(
                 continue
             if until is not None and (first is None or first > until):
                 continue
-            out.append(_conversation_json(engine, row))
+            out.append(_conversation_json(engine, row, places.get((row[0], row[1]))))
         out.sort(key=lambda c: c["last_activity"] or "", reverse=True)
         return out

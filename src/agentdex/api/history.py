@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentdex.api._order import conversation_order, split_ref
+from agentdex.api._order import conversation_order, launch_place, split_ref
 from agentdex.catalogue import Coverage
 from agentdex.discovery import Discovery, Source, discover
 from agentdex.errors import AgentdexError, NotFoundError, UsageError
@@ -225,12 +225,24 @@ def show(ref: str, home: str | None = None, *, agent: str | None = None) -> dict
     data = {
         "session_id": first.session_id,
         "agent": first.agent,
-        "project": next((r.project for r in records if r.project), None),
+        "project": launch_place(records, _project, _cwd, _time)[0],
         "focus": focus,
         "records": [{**r.to_json(), "source_gone": id(r) in gone_ids} for r in records],
     }
     _check_focus(data, locator)
     return data
+
+
+def _project(record: Record) -> str | None:
+    return record.project
+
+
+def _cwd(record: Record) -> str | None:
+    return record.cwd
+
+
+def _time(record: Record) -> float | None:
+    return record.timestamp
 
 
 def _check_focus(data: dict[str, Any], locator: str | None) -> None:

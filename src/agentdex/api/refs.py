@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from agentdex.api._order import conversation_order, split_ref
+from agentdex.api._order import conversation_order, launch_place, split_ref
 from agentdex.api.conversations import conversation_title
 from agentdex.api.index import reader
 from agentdex.errors import NotFoundError, UsageError
@@ -57,7 +57,9 @@ def resolve_ref(
             "session_id": sid,
             "agent": agent,
             "title": conversation_title(engine, agent, sid),
-            "project": next((h.project for h in ordered if h.project), None),
+            "project": launch_place(
+                ordered, lambda h: h.project, lambda h: h.cwd, lambda h: h.timestamp
+            )[0],
             "position": position,
             "records": records,
         }

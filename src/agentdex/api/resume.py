@@ -18,6 +18,7 @@ import sys
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from agentdex.api._order import record_place
 from agentdex.api.history import _holds, show
 from agentdex.catalogue import ResumeRow, resume_row
 from agentdex.errors import AgentdexError, NotFoundError, UnsupportedError
@@ -61,8 +62,8 @@ def plan(ref: str, home: str | None = None) -> ResumePlan:
         agent=data["agent"],
         session_id=data["session_id"],
         supported=False,
-        cwd=_first(records, "cwd"),
-        project=_first(records, "project"),
+        cwd=record_place(records)[1] or _first(records, "cwd"),
+        project=record_place(records)[0],
         branch=_first(records, "branch"),
         worktree=_first(records, "worktree"),
         host=_first(records, "host"),

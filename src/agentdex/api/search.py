@@ -443,20 +443,33 @@ def _search_index(
     return result
 
 
-def _here(engine: Engine, here: str) -> tuple[Callable[[tuple[Any, ...]], bool], Any]:
-    """The ``--here`` place as a row predicate and as an exact postings query."""
+def here_roots(here: str) -> list[str]:
+    """``--here``: the folder, and the git project and worktree holding it."""
     from agentdex.gitinfo import git_info
-    from agentdex.search.plan import context_ids
-    from agentdex.search.query import Field
 
     base = os.path.normpath(os.path.abspath(os.path.expanduser(here)))
     info = git_info(base)
-    roots = sorted({p.rstrip("/") or "/" for p in (base, info.project, info.worktree) if p})
+    return sorted({p.rstrip("/") or "/" for p in (base, info.project, info.worktree) if p})
+
+
+def inside_any(roots: list[str]) -> Callable[[str | None], bool]:
+    """A test: is a path one of ``roots`` or inside one?"""
 
     def inside(path: str | None) -> bool:
         if not path:
             return False
         return any(path == r or path.startswith(r.rstrip("/") + "/") for r in roots)
+
+    return inside
+
+
+def _here(engine: Engine, here: str) -> tuple[Callable[[tuple[Any, ...]], bool], Any]:
+    """The ``--here`` place as a row predicate and as an exact postings query."""
+    from agentdex.search.plan import context_ids
+    from agentdex.search.query import Field
+
+    roots = here_roots(here)
+    inside = inside_any(roots)
 
     def predicate(row: tuple[Any, ...]) -> bool:
         return inside(row[8]) or inside(row[9]) or inside(row[10])

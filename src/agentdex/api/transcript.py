@@ -19,6 +19,7 @@ import os
 from collections import Counter
 from typing import Any
 
+from agentdex.api._order import record_place
 from agentdex.errors import AgentdexError, NotFoundError
 
 #: What the page asks for by default; 0 means "never cut".
@@ -120,7 +121,7 @@ def conversation(
         "title": _title(data["agent"], data["session_id"], raw, home),
         "focus": focus,
         "project": data["project"],
-        "cwd": next((r["cwd"] for r in raw if r["cwd"]), None),
+        "cwd": record_place(raw)[1],
         "branches": _distinct([r["branch"] for r in raw]),
         "worktrees": _distinct([r["worktree"] for r in raw]),
         "models": _distinct([r["model"] for r in raw]),

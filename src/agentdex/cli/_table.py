@@ -23,8 +23,11 @@ class Column:
     #: shrink no further than this (before the flexible column gives way)
     floor: int = 0
     right: bool = False
-    #: "end" (default: keep the start), "start" (paths: keep the end), "plain" (ids: no ellipsis)
+    #: "end" (default: keep the start), "start" (paths: keep the end), "plain" (ids: no
+    #: ellipsis), "never" (numbers: the column keeps its full width, or is dropped)
     cut: str = "end"
+    #: kept (when the content is that wide) until the flexible column is down to its floor
+    keep: int = 0
     #: takes the width that is left; shrinks after every other column
     flex: bool = False
     #: may disappear when nothing else helps
@@ -47,12 +50,23 @@ def fit(columns: Sequence[Column], rows: Sequence[Sequence[str]], width: int | N
 
     order = [i for i, col in enumerate(columns) if not col.flex]
     flex = [i for i, col in enumerate(columns) if col.flex]
-    for i in order + flex:  # each column down to its floor, the flexible one last
-        excess = overflow()
-        if excess <= 0:
+
+    def floor(i: int) -> int:
+        if columns[i].cut == "never":
+            return natural[i]
+        return max(columns[i].floor, min(len(columns[i].header), natural[i]))
+
+    def shrink(i: int, to: int) -> None:
+        widths[i] = max(to, widths[i] - overflow())
+
+    for i in order:  # first down to what a column keeps, then the flexible one to its floor
+        if overflow() > 0:
+            shrink(i, max(floor(i), min(columns[i].keep, natural[i])))
+    kept = [i for i in order if columns[i].keep]
+    for i in flex + kept + order:  # then down to the floors, the flexible one first
+        if overflow() <= 0:
             return widths
-        floor = max(columns[i].floor, min(len(columns[i].header), natural[i]))
-        widths[i] = max(floor, widths[i] - excess)
+        shrink(i, floor(i))
     for i in order:  # then drop what may go
         if overflow() <= 0:
             return widths

@@ -1,7 +1,14 @@
-"""``agentdex sessions``: list conversations (agent chats) from the index."""
+"""``agentdex conversations``: list conversations (agent chats) from the index.
+
+``agentdex sessions`` is its old name, kept as an alias that says so:
+``agentdex session`` (singular) runs agentdex's own sessions, and one word
+should mean one thing.
+"""
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
 from typing import Any
 
 import click
@@ -17,45 +24,103 @@ from agentdex.cli._common import (
 )
 from agentdex.cli._table import Column
 
-#: On a terminal: title and last activity stay readable at 80 columns; the rest shrinks.
-COLUMNS = (
+#: On a terminal wider than :data:`WIDE`: every count in its own column. Counts and
+#: times are never cut (their floor is their width); tools and project give way first.
+WIDE_COLUMNS = (
     Column("agent", floor=11, style="bold cyan"),
-    Column("session", floor=8, cut="plain"),
-    Column("last", floor=8, right=True, style="dim"),
-    Column("p/r/t", floor=5, right=True),
-    Column("project", floor=10, cut="start", droppable=True, style="green"),
+    Column("id", floor=8, cut="plain"),
+    Column("last", right=True, cut="never", style="dim"),
+    Column("prompts", right=True, cut="never"),
+    Column("replies", right=True, cut="never"),
+    Column("tools", right=True, cut="never", droppable=True),
+    Column("project", floor=10, keep=28, cut="start", droppable=True, style="green"),
     Column("title", floor=24, flex=True),
 )
+#: Narrower: one count, ``messages`` (prompts plus replies: the exchange as the person saw it).
+COLUMNS = (
+    Column("agent", floor=11, style="bold cyan"),
+    Column("id", floor=8, cut="plain"),
+    Column("last", right=True, cut="never", style="dim"),
+    Column("messages", right=True, cut="never"),
+    Column("project", floor=10, keep=28, cut="start", droppable=True, style="green"),
+    Column("title", floor=24, flex=True),
+)
+WIDE = 110
 
 #: Said under a listing with times its stores do not record.
 MTIME_NOTE = "~ these stores keep no times: the file's modification time is shown"
+#: Said (stderr, and in JSON ``warnings``) when the old name is used.
+ALIAS_NOTE = (
+    "'agentdex sessions' is the old name of 'agentdex conversations' (an alias, kept);"
+    " 'agentdex session' runs agentdex's own sessions"
+)
+
+HELP = """List conversations (agent chats), newest activity first.
+
+    With QUERY (same language as `agentdex search`), only conversations
+    holding a matching message (exit status 1 when none does). Each shows
+    agent, id, last activity, prompts (typed by a person), replies (the
+    agent's answers), tools (tool calls and results), project (where the
+    conversation was launched) and title. On a terminal the id is cut to the
+    shortest prefix that stays unique; in a pipe each conversation is one
+    tab-separated line: agent, id, last activity (ISO-8601), prompts,
+    replies, tools, project, title. Past -n, a note on stderr says how many
+    were left out.
+    """
 
 
-@click.command("sessions", cls=QueryCommand)
-@click.argument("query", nargs=-1)
-@json_option
-@ndjson_option
-@click.option("-n", "--limit", type=int, default=50, show_default=True)
-@click.option("--no-refresh", is_flag=True, help="List from the index as it is (no refresh).")
-@click.pass_context
-def sessions(
+def _options(function: Callable[..., Any]) -> Callable[..., Any]:
+    for option in reversed(
+        (
+            click.argument("query", nargs=-1),
+            json_option,
+            ndjson_option,
+            click.option("-n", "--limit", type=int, default=50, show_default=True),
+            click.option(
+                "--here", is_flag=True, help="This project/worktree's conversations first."
+            ),
+            click.option(
+                "--only-here", is_flag=True, help="Only this project/worktree's conversations."
+            ),
+            click.option(
+                "--no-refresh", is_flag=True, help="List from the index as it is (no refresh)."
+            ),
+            click.pass_context,
+        )
+    ):
+        function = option(function)
+    return function
+
+
+@click.command("conversations", cls=QueryCommand, help=HELP)
+@_options
+def conversations(ctx: click.Context, **options: Any) -> None:
+    _run(ctx, alias=False, **options)
+
+
+@click.command(
+    "sessions",
+    cls=QueryCommand,
+    help="The old name of `agentdex conversations` (same options, same output).\n\n"
+    "`agentdex session` runs agentdex's own sessions; this lists agent chats.",
+)
+@_options
+def sessions(ctx: click.Context, **options: Any) -> None:
+    _run(ctx, alias=True, **options)
+
+
+def _run(
     ctx: click.Context,
+    *,
+    alias: bool,
     query: tuple[str, ...],
     as_json: bool,
     ndjson: bool,
     limit: int,
+    here: bool,
+    only_here: bool,
     no_refresh: bool,
 ) -> None:
-    """List conversations, newest activity first.
-
-    With QUERY (same language as `agentdex search`), only conversations
-    holding a matching message (exit status 1 when none does). Each shows
-    agent, id, last activity, p/r/t (prompts the person typed / replies the
-    agent gave / tool calls and results), project and title. On a terminal
-    the id is cut to a prefix `agentdex show` accepts; in a pipe each
-    conversation is one tab-separated line: agent, id, last activity
-    (ISO-8601), prompts, replies, tool events, project, title.
-    """
     from agentdex.api import search as api
     from agentdex.cli._format import pinned_now
 
@@ -66,7 +131,11 @@ def sessions(
         refresh_first=not no_refresh,
         limit=limit,
         now=pinned_now(),
+        here=os.getcwd() if (here or only_here) else None,
+        only_here=only_here,
     )
+    if alias:
+        result.warnings.append(ALIAS_NOTE)
     if as_json:
         emit_json(result.to_json())
     elif ndjson:
@@ -79,8 +148,18 @@ def sessions(
 
         with paged():
             _human(result.conversations, home_of(ctx))
+        _footer(result.stats)
+    if alias:
+        click.echo(f"agentdex: note: {ALIAS_NOTE}", err=True)
     if query and not result.conversations:
         ctx.exit(1)  # like grep: a query that matches nothing is status 1
+
+
+def _footer(stats: dict[str, Any]) -> None:
+    """How many were left out, as ``search`` says it (stderr, after the listing)."""
+    total, returned = stats.get("total", 0), stats.get("returned", 0)
+    if total > returned:
+        click.echo(f"({returned} of {total} conversations; -n for more)", err=True)
 
 
 def _human(conversations: list[dict[str, Any]], home: str | None) -> None:
@@ -110,21 +189,25 @@ def _human(conversations: list[dict[str, Any]], home: str | None) -> None:
             )
         return
     base = str(home_dir(home))
-    rows = [
-        (
-            c["agent"],
-            c["session_id"],
-            _approx(c) + relative_time(c["last_activity"]),
-            f"{c['prompts']}/{c['replies']}/{c['tool_events']}",
-            tilde(c["project"], base) if c["project"] else "-",
-            " ".join(_title(c).split()),
+    wide = settings.width is None or settings.width >= WIDE
+    rows = []
+    for c in conversations:
+        counts = (
+            [str(c["prompts"]), str(c["replies"]), str(c["tool_events"])]
+            if wide
+            else [str(c["message_count"])]
         )
-        for c in conversations
-    ]
-    for line in render(COLUMNS, rows, settings.width):
+        project = tilde(c["project"], base) if c["project"] else "-"
+        when = _approx(c) + relative_time(c["last_activity"])
+        rows.append((c["agent"], c["session_id"], when, *counts, project, _one_line(_title(c))))
+    for line in render(WIDE_COLUMNS if wide else COLUMNS, rows, settings.width):
         out.print(line, no_wrap=True, overflow="ignore", crop=False)
     if any(_approx(c) for c in conversations):
         out.print(f"[dim]{MTIME_NOTE}[/]", soft_wrap=True)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
 
 
 def _approx(conversation: dict[str, Any]) -> str:

@@ -83,6 +83,6 @@ def conversations(
     limit: int = Query(50, ge=1, le=api.MAX_LIMIT),
     refresh: bool = True,
 ) -> dict[str, Any]:
-    """Same JSON as ``agentdex sessions --json``: ``{query, status, stats, conversations}``."""
+    """Same JSON as ``agentdex conversations --json``: ``{query, status, stats, conversations}``."""
     home = getattr(request.app.state, "home", None)
     return api.conversations(q, home=home, limit=limit, refresh_first=refresh).to_json()

@@ -1,6 +1,6 @@
 """Per-context totals kept beside the records, so listing conversations reads no record rows.
 
-``agentdex sessions`` shows, per conversation, its first and last activity and
+``agentdex conversations`` shows, per conversation, its first and last activity and
 how many prompts, replies and tool events it holds. Aggregating that over
 every record on each call cost 2 s on a 1 GB history. The writer keeps one
 ``context_stats`` row per context instead (a context is one conversation's

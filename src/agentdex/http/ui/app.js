@@ -5,7 +5,7 @@
 import { api, ApiError, onUnauthorized, redeemLoginCode, setToken, token } from "./api.js";
 import { mount as mountContext } from "./context.js";
 import { mount as mountConversation } from "./conversation.js";
-import { clear, h } from "./dom.js";
+import { clear, h, setPlace } from "./dom.js";
 import { mountConversations, mountSources } from "./lists.js";
 import { mount as mountSearch } from "./search.js";
 import { mountSessions, mountWorktrees } from "./workspaces.js";
@@ -112,7 +112,7 @@ async function start(refusedMessage) {
     return;
   }
   try {
-    await api("/api/v0/limits");
+    setPlace(await api("/api/v0/limits"));
   } catch (error) {
     if (error instanceof ApiError && error.status === 401) {
       showLogin(refusedMessage || "The server refused the stored token; log in again.");

@@ -7,7 +7,6 @@ import { api, stream } from "./api.js";
 import {
   ago,
   badge,
-  basename,
   bytes,
   clear,
   copy,
@@ -16,6 +15,7 @@ import {
   goneMark,
   h,
   plural,
+  tilde,
   time,
   toast,
   when,
@@ -224,10 +224,10 @@ export function mount(main, route) {
       badge(conv.agent, "agent"),
       h("span.chip", { title: "session id" }, h("code", {}, conv.session_id)),
       conv.project
-        ? h("span.chip", { title: conv.project }, "project ", h("strong", {}, basename(conv.project)))
+        ? h("span.chip", { title: conv.project }, "project ", h("strong", {}, tilde(conv.project)))
         : null,
       ...conv.branches.map((b) => h("span.chip.branch", { title: "branch" }, "branch ", h("strong", {}, b))),
-      ...conv.worktrees.map((w) => h("span.chip", { title: w }, "worktree ", h("strong", {}, basename(w)))),
+      ...conv.worktrees.map((w) => h("span.chip", { title: w }, "worktree ", h("strong", {}, tilde(w)))),
       ...conv.models.map((m) => h("span.chip", { title: "model" }, m)),
     ];
     const kinds = Object.entries(conv.kind_counts)

@@ -64,23 +64,40 @@ export function plural(n, word, many = `${word}s`) {
   return `${count(n)} ${n === 1 ? word : many}`;
 }
 
+// What the server reads (GET /api/v0/limits): its home, so paths read `~/...` as in the
+// CLI, and its pinned "now" ($AGENTDEX_NOW), so ages read as the CLI prints them.
+const place = { home: null, now: null };
+
+export function setPlace({ home, now }) {
+  place.home = home || null;
+  place.now = now ? Date.parse(now) : null;
+}
+
+/** "2d ago", as the CLI writes it: whole units, rounded down ("just now" under a minute). */
 export function ago(iso) {
   if (!iso) return "";
-  const seconds = (Date.now() - Date.parse(iso)) / 1000;
+  const seconds = ((place.now ?? Date.now()) - Date.parse(iso)) / 1000;
   if (!Number.isFinite(seconds)) return "";
   if (seconds < 0) return "in the future";
-  const steps = [
-    [60, "s", 1],
-    [3600, "min", 60],
-    [86400, "h", 3600],
-    [86400 * 60, "d", 86400],
-    [86400 * 730, "mo", 86400 * 30],
+  const units = [
+    [86400 * 365, "y"],
+    [86400 * 30, "mo"],
+    [86400, "d"],
+    [3600, "h"],
+    [60, "m"],
   ];
-  if (seconds < 45) return "just now";
-  for (const [limit, unit, size] of steps) {
-    if (seconds < limit) return `${Math.round(seconds / size)}${unit} ago`;
+  for (const [size, unit] of units) {
+    if (seconds >= size) return `${Math.floor(seconds / size)}${unit} ago`;
   }
-  return `${Math.round(seconds / (86400 * 365))}y ago`;
+  return "just now";
+}
+
+/** A path as the CLI shows it on a terminal: `~/...` under the home, else whole. */
+export function tilde(path) {
+  if (!path) return "";
+  const home = place.home && place.home.replace(/\/+$/, "");
+  if (home && path === home) return "~";
+  return home && path.startsWith(`${home}/`) ? `~/${path.slice(home.length + 1)}` : path;
 }
 
 /** "2026-11-19 15:40" in the viewer's time zone (full ISO in the title). */
@@ -105,10 +122,10 @@ export function basename(path) {
   return parts.length ? parts[parts.length - 1] : String(path);
 }
 
-/** A path shown by its last part, the whole path in the tooltip. */
+/** A path as the CLI shows it (`~/...`), the whole path in the tooltip. */
 export function pathLabel(path, cls = "path") {
   if (!path) return null;
-  return h(`span.${cls}`, { title: path }, basename(path));
+  return h(`span.${cls}`, { title: path }, tilde(path));
 }
 
 export function badge(text, kind = "") {

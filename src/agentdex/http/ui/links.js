@@ -1,6 +1,6 @@
 // Links to conversations, shared by every view that lists them.
 
-import { ago, badge, basename, goneMark, h, plural } from "./dom.js";
+import { ago, badge, goneMark, h, pathLabel, plural } from "./dom.js";
 
 /** Link to a conversation, at one record when `ref` is SESSION@LOCATOR (the CLI's REF). */
 export function conversationHref(ref, agent) {
@@ -16,7 +16,7 @@ export function conversationItem(conv) {
     " ",
     badge(conv.agent, "agent"),
     h("span.dim", {}, ` ${plural(conv.message_count, "message")} · ${ago(conv.last_activity)}`),
-    conv.project ? h("span.path", { title: conv.project }, ` ${basename(conv.project)}`) : null,
+    conv.project ? [" ", pathLabel(conv.project)] : null,
     conv.source_gone ? [" ", goneMark()] : null,
   );
 }

@@ -2,7 +2,7 @@
 // (every agent store found on this machine and whether it parsed).
 
 import { api } from "./api.js";
-import { ago, badge, basename, bytes, clear, count, debounce, errorBox, fill, h, plural } from "./dom.js";
+import { ago, badge, bytes, clear, count, debounce, errorBox, fill, h, plural, tilde } from "./dom.js";
 import { conversationHref } from "./links.js";
 
 const LIMIT = 1000;
@@ -64,7 +64,7 @@ export function mountConversations(main, route) {
                   h("a", { href: conversationHref(c.session_id, c.agent) }, c.title || c.session_id),
                 ),
                 h("td", {}, badge(c.agent, "agent")),
-                h("td.path", { title: c.project || c.cwd || "" }, basename(c.project || c.cwd || "")),
+                h("td.path", { title: c.project || c.cwd || "" }, tilde(c.project || c.cwd || "")),
                 h("td.num", {}, count(c.message_count)),
                 h("td", { title: c.last_activity || "" }, ago(c.last_activity)),
               ),
@@ -110,11 +110,7 @@ export function mountSources(main) {
             ),
             h("td.num", {}, bytes(s.size)),
             h("td", { title: s.modified || "" }, ago(s.modified)),
-            h(
-              "td.path",
-              { title: s.path },
-              s.path.startsWith(`${data.home}/`) ? `~/${s.path.slice(data.home.length + 1)}` : s.path,
-            ),
+            h("td.path", { title: s.path }, tilde(s.path)),
             h(
               "td.dim",
               {},

@@ -5,7 +5,6 @@ import { api } from "./api.js";
 import {
   ago,
   badge,
-  basename,
   clear,
   count,
   debounce,
@@ -13,7 +12,9 @@ import {
   fill,
   goneMark,
   h,
+  pathLabel,
   plural,
+  tilde,
 } from "./dom.js";
 import { conversationHref, conversationItem } from "./links.js";
 import { VirtualList } from "./vlist.js";
@@ -70,7 +71,7 @@ function resultRow(hit) {
       {},
       badge(hit.agent, "agent"),
       h("span.rk", {}, `${hit.role}/${hit.kind}`),
-      place ? h("span.path", { title: place }, basename(place)) : null,
+      place ? pathLabel(place) : null,
       hit.branch ? h("span.branch", { title: "branch" }, hit.branch) : null,
       h("span.when", { title: hit.timestamp || "" }, ago(hit.timestamp)),
       hit.source_gone ? goneMark() : null,
@@ -325,7 +326,7 @@ export function mount(main, route) {
 
   function facetButton(filter, label, n, name) {
     const active = hasFilter(state.q, filter);
-    const shown = name === "project" || name === "worktree" ? basename(label) : label;
+    const shown = name === "project" || name === "worktree" ? tilde(label) : label;
     return h(
       "li",
       {},

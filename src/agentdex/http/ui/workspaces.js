@@ -2,7 +2,7 @@
 // session and the agent transcripts recorded in its work directory.
 
 import { api } from "./api.js";
-import { ago, badge, basename, clear, confirmDialog, errorBox, h, plural, time, toast } from "./dom.js";
+import { ago, badge, clear, confirmDialog, errorBox, h, plural, tilde, time, toast } from "./dom.js";
 import { conversationItem } from "./links.js";
 
 function field(label, input) {
@@ -92,7 +92,7 @@ export function mountSessions(main, route) {
                   h(
                     "td.path",
                     { title: s.working_directory || "" },
-                    s.working_directory || h("span.dim", {}, "none"),
+                    s.working_directory ? tilde(s.working_directory) : h("span.dim", {}, "none"),
                     s.worktree ? badge("worktree", "ok") : null,
                   ),
                   h("td", {}, s.agent || ""),
@@ -137,9 +137,9 @@ function mountSession(main, id) {
           h("dt", {}, "id"),
           h("dd", {}, h("code", {}, s.id)),
           h("dt", {}, "work directory"),
-          h("dd.path", {}, s.working_directory || "none"),
+          h("dd.path", { title: s.working_directory || "" }, tilde(s.working_directory) || "none"),
           h("dt", {}, "worktree"),
-          h("dd.path", {}, s.worktree || "none"),
+          h("dd.path", { title: s.worktree || "" }, tilde(s.worktree) || "none"),
           h("dt", {}, "agent"),
           h("dd", {}, s.agent || "none"),
           h("dt", {}, "created"),
@@ -182,7 +182,7 @@ export function mountWorktrees(main, route) {
         if (data.base_branch) body.base_branch = data.base_branch;
         try {
           const made = await api("/api/v0/worktrees", { method: "POST", body, params: { repo } });
-          toast(`Created ${made.created.path}`);
+          toast(`Created ${tilde(made.created.path)}`);
           form.reset();
           load();
         } catch (error) {
@@ -233,7 +233,7 @@ export function mountWorktrees(main, route) {
         params: { path: worktree.path, repo },
       });
       toast(
-        `Removed ${basename(done.removed.path)}; ${plural(done.detached_sessions.length, "session")} detached`,
+        `Removed ${tilde(done.removed.path)}; ${plural(done.detached_sessions.length, "session")} detached`,
       );
     } catch (error) {
       if (error.status === 409 && error.body && error.body.error === "WORKTREE_DIRTY") {
@@ -248,7 +248,7 @@ export function mountWorktrees(main, route) {
             method: "DELETE",
             params: { path: worktree.path, repo, force: true },
           });
-          toast(`Removed ${basename(worktree.path)}`);
+          toast(`Removed ${tilde(worktree.path)}`);
         } catch (again) {
           toast(again.message, "error");
         }
@@ -282,7 +282,7 @@ export function mountWorktrees(main, route) {
               h(
                 "tr",
                 { "data-path": w.path },
-                h("td.path", { title: w.path }, w.path),
+                h("td.path", { title: w.path }, tilde(w.path)),
                 h("td", {}, w.branch || h("span.dim", {}, "detached")),
                 h("td", {}, h("code", {}, w.head || "")),
                 h(
