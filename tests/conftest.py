@@ -16,6 +16,10 @@ from pathlib import Path
 
 import pytest
 
+# Third-party agent plug-ins installed on the developer's machine stay out of the
+# tests (tests/test_plugins.py turns them back on for its own temporary site dir).
+os.environ["AGENTDEX_PLUGINS"] = "0"
+
 import agentdex
 from agentdex.catalogue import CATALOGUE
 

@@ -16,7 +16,7 @@ import agentdex
 PACKAGE = Path(agentdex.__file__).parent
 
 BOTTOM = {"records", "errors", "paths", "catalogue", "config", "nesting", "secrets"}
-READ = {"readers", "uris", "gitinfo", "discovery", "parsers"}
+READ = {"readers", "uris", "gitinfo", "discovery", "parsers", "plugin"}
 ENGINES = {"index", "search", "context", "sessions", "worktrees", "archive"}
 API = {"api"}
 SURFACES = {"cli", "http", "mcp"}

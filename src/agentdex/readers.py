@@ -29,6 +29,8 @@ MAX_LINE_BYTES = 32 * 1024 * 1024
 MAX_JSON_BYTES = 256 * 1024 * 1024
 #: Diagnostics kept per run (the count keeps going).
 MAX_DIAGNOSTICS = 200
+#: Distinct unrecognised (what, name, version) kept per run; sightings are always counted.
+MAX_DRIFT = 500
 
 #: Names that are secrets wherever they appear. Matched case-insensitively.
 SECRET_NAMES = (
@@ -100,16 +102,70 @@ class Diagnostic:
 
 
 @dataclass(slots=True)
+class Drift:
+    """Something an agent wrote that its parser does not recognise (format drift).
+
+    ``what`` says which vocabulary it is missing from: ``record type``,
+    ``subtype``, ``part type``, ``content block``, ``field``... (the agent's own
+    words where it has them); ``name`` is the value or field name seen;
+    ``version`` is the agent version the file says wrote it ("" when it says
+    none). ``count`` counts every sighting; ``path``/``locator`` are the first.
+    """
+
+    what: str
+    name: str
+    version: str
+    count: int
+    path: str
+    locator: str
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "what": self.what,
+            "name": self.name,
+            "version": self.version,
+            "count": self.count,
+            "path": self.path,
+            "locator": self.locator,
+        }
+
+
+@dataclass(slots=True)
 class Diagnostics:
-    """Skips and oddities found while reading; capped, but always counted."""
+    """Skips and oddities found while reading; capped, but always counted.
+
+    :meth:`unrecognised` is the one way every parser reports format drift: a
+    record type, part or field it does not know is counted per kind, name and
+    agent version (``agentdex audit`` lists them), not logged per line.
+    """
 
     items: list[Diagnostic] = field(default_factory=list)
     count: int = 0
+    drift: dict[tuple[str, str, str], Drift] = field(default_factory=dict)
 
     def add(self, path: str | os.PathLike[str], locator: str, message: str) -> None:
         self.count += 1
         if len(self.items) < MAX_DIAGNOSTICS:
             self.items.append(Diagnostic(os.fspath(path), locator, message))
+
+    def unrecognised(
+        self,
+        what: str,
+        name: object,
+        *,
+        version: object = None,
+        path: str | os.PathLike[str] = "",
+        locator: str = "",
+    ) -> None:
+        """Note one ``what`` (``record type``, ``field``...) named ``name`` this parser does not
+        know, as written by agent ``version`` (None or "" when the file does not say)."""
+        label = name if isinstance(name, str) else repr(name)
+        key = (what, label[:200], version if isinstance(version, str) else "")
+        found = self.drift.get(key)
+        if found is not None:
+            found.count += 1
+        elif len(self.drift) < MAX_DRIFT:
+            self.drift[key] = Drift(*key, 1, os.fspath(path), locator)
 
 
 @dataclass(slots=True)

@@ -37,7 +37,10 @@ def conversation_part(role: str, kind: str) -> Part | None:
     return None
 
 
-#: Stable agent ids. The catalogue rows use exactly these; nothing else may.
+#: The built-in agents' stable ids, in listing order. Each is an ``AGENT`` in
+#: ``agentdex/catalogue/<id with _ for ->.py``; third-party agents add theirs
+#: through the ``agentdex.agents`` entry points (``agentdex.catalogue.agents()``
+#: lists them all).
 AGENTS: tuple[str, ...] = (
     "claude-code",
     "codex",

@@ -1,5 +1,10 @@
 """``audit``: every source parsed and checked against its parser's independent counts.
 
+Plus *format drift*: the record types, parts and fields the parsers met and
+did not recognise (``Diagnostics.unrecognised``), one line per agent, agent
+version, kind and name, so a new agent release shows up as a line instead
+of as silently missing history.
+
 Two checks per file. *Units* (``count_raw``): the lines, rows or requests
 that should give records did, so a silent format change is loud. *Roles*
 (``count_roles``): per conversation, the prompts a person typed and the
@@ -46,7 +51,9 @@ def audit(home: str | None = None) -> dict[str, Any]:
         "raw_replies": 0,
         "role_mismatches": 0,
         "abandoned": 0,
+        "drift": 0,
     }
+    drift: dict[tuple[str, str, str, str], dict[str, Any]] = {}
     for source in _by_agent(found.sources):
         entry = source_json(source)
         if source.row.parser is None or source.row.coverage is Coverage.LISTED:
@@ -66,8 +73,30 @@ def audit(home: str | None = None) -> dict[str, Any]:
         totals["raw_replies"] += roles["raw_replies"] or 0
         totals["role_mismatches"] += roles["mismatched"]
         totals["abandoned"] += roles["abandoned"]
+        _add_drift(drift, source.agent, entry["drift"])
         rows.append(entry)
-    return {"home": str(found.home), "warnings": found.warnings, "totals": totals, "sources": rows}
+    totals["drift"] = len(drift)
+    return {
+        "home": str(found.home),
+        "warnings": found.warnings,
+        "totals": totals,
+        "drift": [drift[key] for key in sorted(drift)],
+        "sources": rows,
+    }
+
+
+def _add_drift(
+    into: dict[tuple[str, str, str, str], dict[str, Any]], agent: str, found: list[dict[str, Any]]
+) -> None:
+    """Fold one file's unrecognised items into one line per agent, version, kind and name."""
+    for item in found:
+        key = (agent, item["version"], item["what"], item["name"])
+        line = into.get(key)
+        if line is None:
+            into[key] = {"agent": agent, **item, "files": 1}
+        else:
+            line["count"] += item["count"]
+            line["files"] += 1
 
 
 def audit_source(source: Source) -> dict[str, Any]:
@@ -93,6 +122,7 @@ def audit_source(source: Source) -> dict[str, Any]:
         "roles": roles,
         "diagnostics": [d.to_json() for d in diagnostics.items[:20]],
         "diagnostic_count": diagnostics.count,
+        "drift": [d.to_json() for d in diagnostics.drift.values()],
     }
 
 

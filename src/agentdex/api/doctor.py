@@ -31,6 +31,7 @@ AGENTDEX_ENV = {
     "AGENTDEX_PAGER": "pager for long terminal output (before PAGER)",
     "AGENTDEX_MCP_MAX_BYTES": "size budget of one MCP response",
     "AGENTDEX_WORKTREE_CACHE_TTL": "seconds git worktree lists are cached",
+    "AGENTDEX_PLUGINS": "0 leaves third-party agent plug-ins out",
     "PAGER": "pager for long terminal output",
     "NO_COLOR": "no colour in auto mode",
     "FORCE_COLOR": "colour in auto mode even off a terminal",
@@ -54,6 +55,10 @@ def doctor(home: str | None = None) -> dict[str, Any]:
     except ConfigError as exc:
         config_error, config, enabled = exc.message, Config(), set()
         warnings.append(f"config ignored here: {exc.message}")
+    from agentdex.catalogue import plugin_report
+
+    plugins, refused = plugin_report()
+    warnings.extend(refused)
     missing = missing_config_warning()
     if missing:
         warnings.append(missing)
@@ -71,9 +76,9 @@ def doctor(home: str | None = None) -> dict[str, Any]:
     files: dict[str, list[Source]] = {}
     for source in found.sources:
         files.setdefault(source.store, []).append(source)
-    from agentdex.records import AGENTS
+    from agentdex.catalogue import agents
 
-    rank = {agent: i for i, agent in enumerate(AGENTS)}
+    rank = {agent: i for i, agent in enumerate(agents())}
     stores = [
         _store_report(row, config, enabled, lookups, found.roots, files.get(row.store, []))
         for row in sorted(CATALOGUE, key=lambda r: rank.get(r.agent, len(rank)))
@@ -93,6 +98,7 @@ def doctor(home: str | None = None) -> dict[str, Any]:
         "wsl": _wsl_report(),
         "environment": _environment(),
         "warnings": warnings,
+        "plugins": plugins,
         "stores": stores,
         "totals": {
             status: sum(1 for s in stores if s["status"] == status)
@@ -107,12 +113,15 @@ def _root_lookups(home: Path, warnings: list[str]) -> dict[str, list[dict[str, A
 
     looked: dict[str, list[dict[str, Any]]] = {}
     for name in sorted({row.root for row in CATALOGUE}):
-        resolver = roots.RESOLVERS.get(name)
+        resolver = roots.resolver_for(name)
         if resolver is None:
             looked[name] = []
             continue
         with roots.recording_lookups() as log:
-            resolver(home, lambda message: None)
+            try:
+                resolver(home, lambda message: None)
+            except Exception as exc:  # a plug-in's resolver; discovery warns about it too
+                warnings.append(f"discovery root {name} failed: {exc!r}")
         seen: dict[str, bool] = {}
         for path, exists in log:
             seen.setdefault(str(path), exists)

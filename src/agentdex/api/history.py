@@ -107,9 +107,13 @@ def sources(home: str | None = None, *, check: bool = True) -> dict[str, Any]:
         order = _by_agent(listed)
         by_path = {id(s): p for s, p in zip(listed, probes, strict=True)}
         listed, probes = order, [by_path[id(s)] for s in order]
+    from agentdex.catalogue import plugin_report
+
+    plugins, refused = plugin_report()
     return {
         "home": str(found.home),
-        "warnings": found.warnings,
+        "warnings": [*refused, *found.warnings],
+        "plugins": plugins,
         "sources": [
             source_json(s, p, failures.get(str(s.path)))
             for s, p in zip(listed, probes, strict=True)
@@ -140,9 +144,9 @@ def _project_sources(found: Discovery, projects: set[str]) -> list[Source]:
 
 def _by_agent(found: list[Source]) -> list[Source]:
     """Group sources by agent (catalogue order within an agent) for readable listings."""
-    from agentdex.records import AGENTS
+    from agentdex.catalogue import agents
 
-    rank = {agent: i for i, agent in enumerate(AGENTS)}
+    rank = {agent: i for i, agent in enumerate(agents())}
     return sorted(found, key=lambda s: rank.get(s.agent, len(rank)))
 
 

@@ -1,6 +1,7 @@
 """Aider's per-project history files, found in known project roots (never a disk walk)."""
 
-from agentdex.catalogue.schema import StoreRow
+from agentdex.catalogue.resume import resume_row
+from agentdex.catalogue.schema import Agent, StoreRow
 
 _LOC = {
     "any": "<project>/ for each project named by other stores, $AGENTDEX_PROJECT_ROOTS "
@@ -33,4 +34,14 @@ ROWS = (
         locations=_LOC,
         description="'# <datetime>' then '+'-prefixed prompt lines.",
     ),
+)
+
+AGENT = Agent(
+    id="aider",
+    rows=ROWS,
+    parsers={
+        "aider.chat_history_md.v1": "agentdex.parsers.aider",
+        "aider.input_history.v1": "agentdex.parsers.aider",
+    },
+    resume=resume_row("aider"),
 )

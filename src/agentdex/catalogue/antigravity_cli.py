@@ -1,6 +1,7 @@
 """Antigravity CLI (``agy``) stores under ``~/.gemini/antigravity-cli``."""
 
-from agentdex.catalogue.schema import Coverage, StoreRow
+from agentdex.catalogue.resume import resume_row
+from agentdex.catalogue.schema import Agent, Coverage, StoreRow
 
 _LOC = {
     "linux": "~/.gemini/antigravity-cli",
@@ -46,4 +47,14 @@ ROWS = (
         locations=_LOC,
         description="One DB per conversation of undocumented protobuf steps: listed, not parsed.",
     ),
+)
+
+AGENT = Agent(
+    id="antigravity-cli",
+    rows=ROWS,
+    parsers={
+        "antigravity-cli.history_jsonl.v1": "agentdex.parsers.antigravity_cli",
+        "antigravity-cli.transcript_jsonl.v1": "agentdex.parsers.antigravity_cli",
+    },
+    resume=resume_row("antigravity-cli"),
 )

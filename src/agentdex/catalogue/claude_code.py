@@ -1,6 +1,8 @@
 """Claude Code stores (``$CLAUDE_CONFIG_DIR`` or ``~/.claude``)."""
 
-from agentdex.catalogue.schema import Coverage, StoreRow
+from agentdex.catalogue.claude_extras import ROWS as EXTRA_ROWS
+from agentdex.catalogue.resume import resume_row
+from agentdex.catalogue.schema import Agent, Coverage, StoreRow
 
 _LOC = {"linux": "~/.claude", "macos": "~/.claude", "windows": "%USERPROFILE%\\.claude"}
 _ENV = ("CLAUDE_CONFIG_DIR",)
@@ -55,4 +57,15 @@ ROWS = (
         locations=_LOC,
         description="OAuth credentials: never listed, never opened.",
     ),
+)
+
+AGENT = Agent(
+    id="claude-code",
+    rows=(*ROWS, *EXTRA_ROWS),
+    parsers={
+        "claude-code.transcript_jsonl.v1": "agentdex.parsers.claude_code",
+        "claude-code.history_jsonl.v1": "agentdex.parsers.claude_code",
+        "claude-code.store_sqlite.v1": "agentdex.parsers.claude_store",
+    },
+    resume=resume_row("claude-code"),
 )

@@ -1,6 +1,7 @@
 """Cline stores: VS Code extension global storage (every edition, WSL) and ``~/.cline``."""
 
-from agentdex.catalogue.schema import StoreRow
+from agentdex.catalogue.resume import resume_row
+from agentdex.catalogue.schema import Agent, StoreRow
 
 _EXT = "saoudrizwan.claude-dev"
 
@@ -25,4 +26,13 @@ ROWS = (
         exclude=("*.tmp.*",),
         description="Anthropic-style message list per task; cwd from state/taskHistory.json.",
     ),
+)
+
+AGENT = Agent(
+    id="cline",
+    rows=ROWS,
+    parsers={
+        "cline.api_history_json.v1": "agentdex.parsers.cline",
+    },
+    resume=resume_row("cline"),
 )

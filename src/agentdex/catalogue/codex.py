@@ -1,6 +1,8 @@
 """Codex CLI stores (``$CODEX_HOME`` or ``~/.codex``)."""
 
-from agentdex.catalogue.schema import Coverage, StoreRow
+from agentdex.catalogue.codex_extras import ROWS as EXTRA_ROWS
+from agentdex.catalogue.resume import resume_row
+from agentdex.catalogue.schema import Agent, Coverage, StoreRow
 
 _LOC = {"linux": "~/.codex", "macos": "~/.codex", "windows": "%USERPROFILE%\\.codex"}
 _ENV = ("CODEX_HOME",)
@@ -67,4 +69,17 @@ ROWS = (
         locations=_LOC,
         description="API keys and tokens: never listed, never opened.",
     ),
+)
+
+AGENT = Agent(
+    id="codex",
+    rows=(*ROWS, *EXTRA_ROWS),
+    parsers={
+        "codex.rollout_jsonl.v1": "agentdex.parsers.codex",
+        "codex.rollout_json.v1": "agentdex.parsers.codex",
+        "codex.history_jsonl.v1": "agentdex.parsers.codex",
+        "codex.session_index_jsonl.v1": "agentdex.parsers.codex_titles",
+        "codex.state_sqlite.v1": "agentdex.parsers.codex_titles",
+    },
+    resume=resume_row("codex"),
 )

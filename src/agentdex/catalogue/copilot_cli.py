@@ -1,6 +1,7 @@
 """GitHub Copilot CLI stores (``$COPILOT_HOME``, else ``~/.copilot``)."""
 
-from agentdex.catalogue.schema import StoreRow
+from agentdex.catalogue.resume import resume_row
+from agentdex.catalogue.schema import Agent, StoreRow
 
 _LOC = {"linux": "~/.copilot", "macos": "~/.copilot", "windows": "%USERPROFILE%\\.copilot"}
 _ENV = ("COPILOT_HOME", "XDG_CONFIG_HOME")
@@ -43,4 +44,15 @@ ROWS = (
         description="{commandHistory: [prompt, ...]}, newest first, no timestamps (mtime used).",
         times="file-mtime",
     ),
+)
+
+AGENT = Agent(
+    id="copilot-cli",
+    rows=ROWS,
+    parsers={
+        "copilot-cli.events_jsonl.v1": "agentdex.parsers.copilot_cli",
+        "copilot-cli.history_session_json.v1": "agentdex.parsers.copilot_cli",
+        "copilot-cli.command_history_json.v1": "agentdex.parsers.copilot_cli",
+    },
+    resume=resume_row("copilot-cli"),
 )

@@ -1,6 +1,7 @@
 """Cursor IDE stores (the editor's ``User`` dir, per OS and across the WSL bridge)."""
 
-from agentdex.catalogue.schema import StoreRow
+from agentdex.catalogue.resume import resume_row
+from agentdex.catalogue.schema import Agent, StoreRow
 
 _LOC = {
     "linux": "${XDG_CONFIG_HOME:-~/.config}/Cursor/User",
@@ -44,4 +45,13 @@ ROWS = (
         ),
         times="partly file-mtime",
     ),
+)
+
+AGENT = Agent(
+    id="cursor",
+    rows=ROWS,
+    parsers={
+        "cursor.state_vscdb.v1": "agentdex.parsers.cursor",
+    },
+    resume=resume_row("cursor"),
 )

@@ -1,6 +1,7 @@
 """Cursor CLI (``cursor-agent``) stores."""
 
-from agentdex.catalogue.schema import Coverage, StoreRow
+from agentdex.catalogue.resume import resume_row
+from agentdex.catalogue.schema import Agent, Coverage, StoreRow
 
 ROWS = (
     StoreRow(
@@ -46,4 +47,14 @@ ROWS = (
         description="Per-session meta/blobs DB of undocumented protobuf: listed, not parsed "
         "(the agent-transcripts JSONL carries the same chats).",
     ),
+)
+
+AGENT = Agent(
+    id="cursor-cli",
+    rows=ROWS,
+    parsers={
+        "cursor-cli.transcript_jsonl.v1": "agentdex.parsers.cursor_cli",
+        "cursor-cli.prompt_history_json.v1": "agentdex.parsers.cursor_cli",
+    },
+    resume=resume_row("cursor-cli"),
 )

@@ -1,6 +1,7 @@
 """Gemini CLI stores (``$GEMINI_CLI_HOME/.gemini`` or ``~/.gemini``)."""
 
-from agentdex.catalogue.schema import StoreRow
+from agentdex.catalogue.resume import resume_row
+from agentdex.catalogue.schema import Agent, StoreRow
 
 _LOC = {"linux": "~/.gemini", "macos": "~/.gemini", "windows": "%USERPROFILE%\\.gemini"}
 _ENV = ("GEMINI_CLI_HOME",)
@@ -34,4 +35,14 @@ ROWS = (
         locations=_LOC,
         description="Array of {sessionId, messageId, timestamp, type, message} prompts.",
     ),
+)
+
+AGENT = Agent(
+    id="gemini-cli",
+    rows=ROWS,
+    parsers={
+        "gemini-cli.chat.v1": "agentdex.parsers.gemini_cli",
+        "gemini-cli.logs_json.v1": "agentdex.parsers.gemini_cli",
+    },
+    resume=resume_row("gemini-cli"),
 )

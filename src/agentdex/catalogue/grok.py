@@ -1,6 +1,7 @@
 """Grok CLI stores (``${GROK_HOME:-~/.grok}``)."""
 
-from agentdex.catalogue.schema import Coverage, StoreRow
+from agentdex.catalogue.resume import resume_row
+from agentdex.catalogue.schema import Agent, Coverage, StoreRow
 
 _LOC = {"linux": "~/.grok", "macos": "~/.grok", "windows": "%USERPROFILE%\\.grok"}
 _ENV = ("GROK_HOME",)
@@ -58,4 +59,15 @@ ROWS = (
         locations=_LOC,
         description="Grok's own FTS copy of the sessions: listed, not parsed (duplicates them).",
     ),
+)
+
+AGENT = Agent(
+    id="grok",
+    rows=ROWS,
+    parsers={
+        "grok.chat_history_jsonl.v1": "agentdex.parsers.grok",
+        "grok.prompt_history_jsonl.v1": "agentdex.parsers.grok",
+        "grok.subagent_json.v1": "agentdex.parsers.grok",
+    },
+    resume=resume_row("grok"),
 )

@@ -1,6 +1,7 @@
 """OpenCode stores (``${XDG_DATA_HOME:-~/.local/share}/opencode``)."""
 
-from agentdex.catalogue.schema import StoreRow
+from agentdex.catalogue.resume import resume_row
+from agentdex.catalogue.schema import Agent, StoreRow
 
 _LOC = {
     "linux": "${XDG_DATA_HOME:-~/.local/share}/opencode",
@@ -36,4 +37,14 @@ ROWS = (
         locations=_LOC,
         description="Pre-1.2 file tree: one message per file, parts under storage/part/<msgID>/.",
     ),
+)
+
+AGENT = Agent(
+    id="opencode",
+    rows=ROWS,
+    parsers={
+        "opencode.sqlite.v1": "agentdex.parsers.opencode",
+        "opencode.storage_json.v1": "agentdex.parsers.opencode",
+    },
+    resume=resume_row("opencode"),
 )

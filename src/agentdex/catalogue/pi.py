@@ -1,6 +1,7 @@
 """Pi coding agent (and its omp fork) sessions."""
 
-from agentdex.catalogue.schema import StoreRow
+from agentdex.catalogue.resume import resume_row
+from agentdex.catalogue.schema import Agent, StoreRow
 
 ROWS = (
     StoreRow(
@@ -15,4 +16,13 @@ ROWS = (
         locations={"linux": "~/.pi/agent (omp: ~/.omp/agent)", "macos": "~/.pi/agent"},
         description="Header {type:session, id, cwd}; message/compaction/branch_summary entries.",
     ),
+)
+
+AGENT = Agent(
+    id="pi",
+    rows=ROWS,
+    parsers={
+        "pi.session_jsonl.v1": "agentdex.parsers.pi",
+    },
+    resume=resume_row("pi"),
 )

@@ -1,6 +1,7 @@
 """VS Code (GitHub Copilot Chat) stores, per edition and across the WSL bridge."""
 
-from agentdex.catalogue.schema import StoreRow
+from agentdex.catalogue.resume import resume_row
+from agentdex.catalogue.schema import Agent, StoreRow
 
 _LOC = {
     "linux": "${XDG_CONFIG_HOME:-~/.config}/<edition>/User",
@@ -55,4 +56,14 @@ ROWS = (
         description="ItemTable key inline-chat-history only; secret:// keys never read.",
         times="file-mtime",
     ),
+)
+
+AGENT = Agent(
+    id="vscode-copilot",
+    rows=ROWS,
+    parsers={
+        "vscode-copilot.chat_session.v1": "agentdex.parsers.vscode_copilot",
+        "vscode-copilot.inline_history.v1": "agentdex.parsers.vscode_copilot",
+    },
+    resume=resume_row("vscode-copilot"),
 )

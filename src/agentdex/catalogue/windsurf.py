@@ -1,6 +1,7 @@
 """Windsurf (Codeium Cascade): present on disk, but encrypted."""
 
-from agentdex.catalogue.schema import Coverage, StoreRow
+from agentdex.catalogue.resume import resume_row
+from agentdex.catalogue.schema import Agent, Coverage, StoreRow
 
 ROWS = (
     StoreRow(
@@ -15,4 +16,11 @@ ROWS = (
         locations={"linux": "~/.codeium/windsurf", "macos": "~/.codeium/windsurf"},
         description="High-entropy .pb per conversation: listed by sources, cannot be parsed.",
     ),
+)
+
+AGENT = Agent(
+    id="windsurf",
+    rows=ROWS,
+    parsers={},
+    resume=resume_row("windsurf"),
 )

@@ -20,6 +20,8 @@ def audit(ctx: click.Context, as_json: bool, show_all: bool) -> None:
     parser that drops or invents units, reads harness text as prompts or
     splits a reply shows up as ``mismatch`` naming the conversation; a
     branch the agent no longer shows (Cursor) is listed as ``abandoned``.
+    Record types, parts and fields an agent wrote that agentdex does not
+    recognise are listed per agent and agent version (format drift).
     Exit status is 0 either way (problems are data, not usage errors).
     """
     from agentdex.api import history
@@ -57,6 +59,19 @@ def _human(data: dict[str, Any], show_all: bool) -> None:
                 f"{conv['replies']}/{conv['raw_replies']}",
                 soft_wrap=True,
             )
+    drift = data.get("drift") or []
+    if drift:
+        out.print(
+            "[bold]format drift[/] [dim](written by the agent, not recognised by agentdex)[/]"
+        )
+    for line in drift:
+        version = line["version"] or "version not recorded"
+        out.print(
+            f"  [yellow]{line['agent']}[/] {version}: {line['what']} {line['name']!r} "
+            f"x{line['count']} in {line['files']} file(s)  "
+            f"[dim]first {tilde(line['path'], data['home'])} {line['locator']}[/]",
+            soft_wrap=True,
+        )
     out.print(
         f"{totals['sources']} sources, {totals['records']} records, "
         f"{totals['units']} units parsed of {totals['raw']} counted raw, "
@@ -64,6 +79,7 @@ def _human(data: dict[str, Any], show_all: bool) -> None:
         f"replies {totals['replies']}/{totals['raw_replies']}, "
         f"{totals['problems']} with problems"
         + (f", {totals['abandoned']} abandoned branches" if totals["abandoned"] else "")
+        + (f", {totals['drift']} unrecognised kinds" if totals.get("drift") else "")
     )
 
 

@@ -80,14 +80,22 @@ def _human(data: dict[str, Any], show_all: bool) -> None:
             f"  {var['name']}={escape(var['value'])}  [dim]{escape(var['purpose'])}[/]",
             soft_wrap=True,
         )
+    if data["plugins"]:
+        out.print("[bold]plug-ins[/]")
+    for plugin in data["plugins"]:
+        state = "[green]loaded[/]" if plugin["error"] is None else "[red]left out[/]"
+        dist = f" [dim]({escape(plugin['distribution'])})[/]" if plugin["distribution"] else ""
+        out.print(f"  {state} {escape(plugin['entry_point'])}{dist}", soft_wrap=True)
     for warning in data["warnings"]:
         out.print(f"[yellow]warning:[/] {escape(warning)}", soft_wrap=True)
     out.print("[bold]stores[/]")
+    plugged = {p["agent"]: p["distribution"] for p in data["plugins"] if p["error"] is None}
     agent = ""
     for store in data["stores"]:
         if store["agent"] != agent:
             agent = store["agent"]
-            out.print(f"  [bold]{agent}[/]")
+            via = f" [dim](plug-in {escape(plugged[agent])})[/]" if agent in plugged else ""
+            out.print(f"  [bold]{agent}[/]{via}")
         name = store["store"].removeprefix(agent + ".")
         style = _STYLES.get(store["status"], "white")
         out.print(

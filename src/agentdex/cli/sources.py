@@ -55,10 +55,12 @@ def _human(data: dict[str, Any]) -> None:
     styles = {"ok": "green", "empty": "yellow", "error": "red", "retry": "red", "not-parsed": "dim"}
     agent = None
     unrecorded = False
+    plugged = {p["agent"]: p["distribution"] for p in data.get("plugins", []) if not p["error"]}
     for row in data["sources"]:
         if row["agent"] != agent:
             agent = row["agent"]
-            out.print(f"[bold]{agent}[/]")
+            via = f" [dim](plug-in {escape(plugged[agent])})[/]" if agent in plugged else ""
+            out.print(f"[bold]{agent}[/]{via}")
         status = row.get("parse_status", "-")
         if row.get("index_error"):  # the last index could not read it; the next one retries
             status = "retry"

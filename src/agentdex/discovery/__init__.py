@@ -82,8 +82,7 @@ def discover(
         if wanted_agents is not None and row.agent not in wanted_agents:
             continue
         if row.root not in result.roots:
-            resolver = _roots.RESOLVERS.get(row.root)
-            found = resolver(result.home, _warn) if resolver else []
+            found = _resolve(row, result.home, _warn)
             known = {os.path.normcase(str(root.path)) for root in found}
             for extra in (extra_roots or {}).get(row.root, []):
                 extra = Path(extra).expanduser().absolute()
@@ -112,6 +111,20 @@ def discover(
                         Source(row, Path(path), root, stat.st_size, stat.st_mtime)
                     )
     return result
+
+
+def _resolve(row: StoreRow, home: Path, warn: Callable[[str], None]) -> list[Root]:
+    """The roots of ``row.root``; a declared root that fails (a plug-in's) is a warning."""
+    resolver = _roots.resolver_for(row.root)
+    if resolver is None:
+        return []
+    if row.root in _roots.RESOLVERS:
+        return resolver(home, warn)
+    try:
+        return resolver(home, warn)
+    except Exception as exc:  # a plug-in's resolver must not stop discovery
+        warn(f"discovery root {row.root} of {row.agent} failed: {exc!r}; skipped")
+        return []
 
 
 def configured_rows(config: Config) -> list[StoreRow]:

@@ -10,6 +10,7 @@ OS layouts.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -364,6 +365,22 @@ RESOLVERS: dict[str, Callable[[Path, Warn], list[Root]]] = {
     "windsurf": windsurf,
     "projects": project_roots,
 }
+
+
+def resolver_for(name: str) -> Callable[[Path, Warn], list[Root]] | None:
+    """The resolver of root ``name``: one of :data:`RESOLVERS`, or an agent's declared
+    :class:`~agentdex.catalogue.RootSpec` (:mod:`agentdex.discovery.specroots`)."""
+    resolver = RESOLVERS.get(name)
+    if resolver is not None:
+        return resolver
+    from agentdex.catalogue import ROOT_SPECS
+
+    spec = ROOT_SPECS.get(name)
+    if spec is None:
+        return None
+    from agentdex.discovery.specroots import resolve
+
+    return functools.partial(resolve, name, spec)
 
 
 def register(name: str, resolver: Callable[[Path, Warn], list[Root]]) -> None:

@@ -38,6 +38,22 @@ def windows_app_dirs(editions: tuple[str, ...], app: str | None = None) -> list[
     With ``app`` given, returns ``Roaming/<app>`` dirs instead of editions'
     ``User`` dirs (for stores such as Cursor that share the layout).
     """
+    from agentdex.discovery import observe
+
+    found: list[tuple[Path, str]] = []
+    for profile, host in windows_profiles():
+        roaming = profile / "AppData" / "Roaming"
+        names = (app,) if app else editions
+        for name in names:
+            candidate = roaming / name / "User"
+            observe.note(candidate)
+            if candidate.is_dir():
+                found.append((candidate, host))
+    return found
+
+
+def windows_profiles() -> list[tuple[Path, str]]:
+    """``(profile dir, host)`` for every Windows user profile; empty unless on WSL."""
     if not is_wsl():
         return []
     from agentdex.discovery import observe
@@ -52,13 +68,4 @@ def windows_app_dirs(editions: tuple[str, ...], app: str | None = None) -> list[
             )
     except OSError:
         return []
-    found: list[tuple[Path, str]] = []
-    for entry in users:
-        roaming = Path(entry.path) / "AppData" / "Roaming"
-        names = (app,) if app else editions
-        for name in names:
-            candidate = roaming / name / "User"
-            observe.note(candidate)
-            if candidate.is_dir():
-                found.append((candidate, f"windows:{entry.name}"))
-    return found
+    return [(Path(entry.path), f"windows:{entry.name}") for entry in users]

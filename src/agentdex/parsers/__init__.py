@@ -10,9 +10,8 @@ same way once the records are done.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-from agentdex.discovery import Source
 from agentdex.gitinfo import git_info
 from agentdex.parsers._registry import get_parser
 from agentdex.parsers.base import ParseCursor, ParserSpec, SourceRef
@@ -20,6 +19,9 @@ from agentdex.readers import Diagnostics
 from agentdex.records import Record, Usage
 
 _Item = TypeVar("_Item", Record, Usage)
+
+if TYPE_CHECKING:  # not at run time: plug-ins import this package while the catalogue loads
+    from agentdex.discovery import Source
 
 
 def source_ref(source: Source) -> SourceRef:

@@ -1,8 +1,10 @@
 """Parser registry: versioned parser ids to the module that implements them.
 
-Modules are imported on first use, so start-up pays only for the parsers a
-command touches. Each module exposes ``PARSERS: tuple[ParserSpec, ...]``;
-duplicate ids are rejected when a module is loaded.
+Each agent (built-in or plug-in, :class:`agentdex.catalogue.Agent`) names the
+module of each of its parser ids. Modules are imported on first use, so
+start-up pays only for the parsers a command touches. Each module exposes
+``PARSERS: tuple[ParserSpec, ...]``; duplicate ids are rejected when a module
+is loaded.
 """
 
 from __future__ import annotations
@@ -11,38 +13,19 @@ import importlib
 
 from agentdex.parsers.base import ParserSpec
 
-#: parser id -> module implementing it
-PARSER_MODULES: dict[str, str] = {
-    "claude-code.transcript_jsonl.v1": "agentdex.parsers.claude_code",
-    "claude-code.history_jsonl.v1": "agentdex.parsers.claude_code",
-    "codex.rollout_jsonl.v1": "agentdex.parsers.codex",
-    "codex.rollout_json.v1": "agentdex.parsers.codex",
-    "codex.history_jsonl.v1": "agentdex.parsers.codex",
-    "gemini-cli.chat.v1": "agentdex.parsers.gemini_cli",
-    "gemini-cli.logs_json.v1": "agentdex.parsers.gemini_cli",
-    "vscode-copilot.chat_session.v1": "agentdex.parsers.vscode_copilot",
-    "vscode-copilot.inline_history.v1": "agentdex.parsers.vscode_copilot",
-    "claude-code.store_sqlite.v1": "agentdex.parsers.claude_store",
-    "codex.session_index_jsonl.v1": "agentdex.parsers.codex_titles",
-    "codex.state_sqlite.v1": "agentdex.parsers.codex_titles",
-    "cursor.state_vscdb.v1": "agentdex.parsers.cursor",
-    "cursor-cli.transcript_jsonl.v1": "agentdex.parsers.cursor_cli",
-    "cursor-cli.prompt_history_json.v1": "agentdex.parsers.cursor_cli",
-    "opencode.sqlite.v1": "agentdex.parsers.opencode",
-    "opencode.storage_json.v1": "agentdex.parsers.opencode",
-    "cline.api_history_json.v1": "agentdex.parsers.cline",
-    "aider.chat_history_md.v1": "agentdex.parsers.aider",
-    "aider.input_history.v1": "agentdex.parsers.aider",
-    "pi.session_jsonl.v1": "agentdex.parsers.pi",
-    "grok.chat_history_jsonl.v1": "agentdex.parsers.grok",
-    "grok.prompt_history_jsonl.v1": "agentdex.parsers.grok",
-    "grok.subagent_json.v1": "agentdex.parsers.grok",
-    "antigravity-cli.history_jsonl.v1": "agentdex.parsers.antigravity_cli",
-    "antigravity-cli.transcript_jsonl.v1": "agentdex.parsers.antigravity_cli",
-    "copilot-cli.events_jsonl.v1": "agentdex.parsers.copilot_cli",
-    "copilot-cli.history_session_json.v1": "agentdex.parsers.copilot_cli",
-    "copilot-cli.command_history_json.v1": "agentdex.parsers.copilot_cli",
-}
+
+def __getattr__(name: str) -> dict[str, str]:
+    """``PARSER_MODULES``: parser id -> module, from every agent's ``parsers``.
+
+    Looked up on use, not at import: a plug-in module imports the parser base
+    classes while the catalogue it belongs to is still loading.
+    """
+    if name == "PARSER_MODULES":
+        from agentdex.catalogue import PARSER_MODULES
+
+        return PARSER_MODULES
+    raise AttributeError(name)
+
 
 _LOADED: dict[str, ParserSpec] = {}
 
@@ -52,9 +35,16 @@ def get_parser(parser_id: str) -> ParserSpec:
     spec = _LOADED.get(parser_id)
     if spec is not None:
         return spec
+    from agentdex.catalogue import PARSER_MODULES
+
     module_name = PARSER_MODULES[parser_id]
-    module = importlib.import_module(module_name)
-    for candidate in module.PARSERS:
+    try:
+        candidates = tuple(importlib.import_module(module_name).PARSERS)
+    except ImportError:
+        raise
+    except Exception as exc:  # a plug-in's module that fails must not take the run down
+        raise ImportError(f"{module_name} failed to load: {exc!r}") from exc
+    for candidate in candidates:
         existing = _LOADED.get(candidate.id)
         if existing is not None and existing is not candidate:
             raise ValueError(f"parser id {candidate.id} registered twice")
