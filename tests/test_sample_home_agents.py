@@ -29,6 +29,8 @@ AGENTS = [
     "grok",
     "antigravity-cli",
     "copilot-cli",
+    "roo-code",
+    "kilo-code",
 ]
 
 

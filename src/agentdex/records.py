@@ -56,6 +56,8 @@ AGENTS: tuple[str, ...] = (
     "antigravity-cli",
     "copilot-cli",
     "windsurf",
+    "roo-code",
+    "kilo-code",
 )
 
 

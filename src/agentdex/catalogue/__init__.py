@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from agentdex.catalogue import plugins
-from agentdex.catalogue.resume import ResumeRow, resume_row
+from agentdex.catalogue.resume import ResumeRow
 from agentdex.catalogue.schema import Agent, Coverage, RootSpec, StoreRow
 from agentdex.records import AGENTS
 
@@ -126,6 +126,15 @@ def plugin_report() -> tuple[list[dict[str, object]], list[str]]:
         if p.error is not None
     ]
     return rows, refused
+
+
+def resume_row(agent: str) -> ResumeRow:
+    """The resume row of ``agent``, built-in or plug-in (KeyError when unknown)."""
+    rows: tuple[ResumeRow, ...] = __getattr__("RESUME")
+    for row in rows:
+        if row.agent == agent:
+            return row
+    raise KeyError(agent)
 
 
 def agent_spec(agent_id: str) -> Agent:

@@ -5,26 +5,39 @@ from agentdex.catalogue.schema import Agent, StoreRow
 
 _EXT = "saoudrizwan.claude-dev"
 
-ROWS = (
-    StoreRow(
-        agent="cline",
-        store="cline.tasks",
+
+def task_row(agent: str, root: str, ext: str, description: str, **locations: str) -> StoreRow:
+    """The ``<agent>.tasks`` row of Cline or a fork of it: task folders in the VS Code
+    extension ``ext``'s global storage, every edition and through WSL (plus ``locations``)."""
+    return StoreRow(
+        agent=agent,
+        store=f"{agent}.tasks",
         holds="transcripts",
         format="json",
-        root="cline_tasks",
+        root=root,
         patterns=("tasks/*/api_conversation_history.json",),
-        parser="cline.api_history_json.v1",
+        parser=f"{agent}.api_history_json.v1",
         env=("VSCODE_APPDATA", "AGENTDEX_WSL_USERS_ROOT", "XDG_CONFIG_HOME"),
         locations={
-            "linux": "${XDG_CONFIG_HOME:-~/.config}/<edition>/User/globalStorage/" + _EXT,
-            "macos": "~/Library/Application Support/<edition>/User/globalStorage/" + _EXT,
-            "windows": "%APPDATA%/<edition>/User/globalStorage/" + _EXT,
+            "linux": "${XDG_CONFIG_HOME:-~/.config}/<edition>/User/globalStorage/" + ext,
+            "macos": "~/Library/Application Support/<edition>/User/globalStorage/" + ext,
+            "windows": "%APPDATA%/<edition>/User/globalStorage/" + ext,
             "wsl": "${AGENTDEX_WSL_USERS_ROOT:-/mnt/c/Users}/*/AppData/Roaming/<edition>/User/"
-            "globalStorage/" + _EXT,
-            "cli": "~/.cline/data",
+            "globalStorage/" + ext,
+            **locations,
         },
         exclude=("*.tmp.*",),
-        description="Anthropic-style message list per task; cwd from state/taskHistory.json.",
+        description=description,
+    )
+
+
+ROWS = (
+    task_row(
+        "cline",
+        "cline_tasks",
+        _EXT,
+        "Anthropic-style message list per task; cwd from state/taskHistory.json.",
+        cli="~/.cline/data",
     ),
 )
 

@@ -199,13 +199,25 @@ def opencode_data(home: Path, warn: Warn) -> list[Root]:
 
 def opencode_db(home: Path, warn: Warn) -> list[Root]:
     """The data dir, plus the one file ``$OPENCODE_DB`` names (whatever its name)."""
-    pinned = _override_file("OPENCODE_DB", warn)
-    roots = [Root("opencode_db", root.path) for root in opencode_data(home, warn)]
-    default_name = pinned is not None and (
-        pinned.name == "opencode.db" or fnmatch.fnmatchcase(pinned.name, "opencode-*.db")
+    data = opencode_data(home, warn)
+    return pinned_db("opencode_db", "OPENCODE_DB", data, ("opencode.db", "opencode-*.db"), warn)
+
+
+def pinned_db(
+    name: str, var: str, data: list[Root], patterns: tuple[str, ...], warn: Warn
+) -> list[Root]:
+    """``data`` as roots ``name``, plus the one database file env ``var`` names.
+
+    The file becomes a root of its own (``only``) unless it is one the data
+    dirs' ``patterns`` already find.
+    """
+    pinned = _override_file(var, warn)
+    roots = [Root(name, root.path, root.host) for root in data]
+    default_name = pinned is not None and any(
+        fnmatch.fnmatchcase(pinned.name, pattern) for pattern in patterns
     )
     if pinned is not None and not (default_name and any(pinned.parent == r.path for r in roots)):
-        roots.insert(0, Root("opencode_db", pinned.parent, None, pinned.name))
+        roots.insert(0, Root(name, pinned.parent, None, pinned.name))
     return roots
 
 
@@ -214,17 +226,26 @@ CLINE_EXTENSIONS = ("saoudrizwan.claude-dev",)
 
 def cline_tasks(home: Path, warn: Warn) -> list[Root]:
     """Cline: the extension's global storage per VS Code edition (and WSL), ``~/.cline/data``."""
+    return extension_storage(
+        "cline_tasks", CLINE_EXTENSIONS, home, warn, [home / ".cline" / "data"]
+    )
+
+
+def extension_storage(
+    name: str, extensions: tuple[str, ...], home: Path, warn: Warn, extra: list[Path] | None = None
+) -> list[Root]:
+    """A VS Code extension's global storage (``<User>/globalStorage/<extension id>``) in every
+    edition and Cursor on this machine, then ``extra``, then every edition through WSL."""
     paths = [
         user.path / "globalStorage" / ext
         for user in vscode_user(home, warn) + cursor_user(home, warn)
         if user.host is None
-        for ext in CLINE_EXTENSIONS
+        for ext in extensions
     ]
-    paths.append(home / ".cline" / "data")
-    roots = _existing("cline_tasks", paths)
+    roots = _existing(name, [*paths, *(extra or [])])
     for user_dir, host in wsl.windows_app_dirs(VSCODE_EDITIONS):
-        for ext in CLINE_EXTENSIONS:
-            roots.extend(_existing("cline_tasks", [user_dir / "globalStorage" / ext], host))
+        for ext in extensions:
+            roots.extend(_existing(name, [user_dir / "globalStorage" / ext], host))
     return roots
 
 

@@ -21,8 +21,18 @@ records numbers the further ones ``#1``, ``#2``):
 
 Time: the message's ``ts``, else the time Cline's UI log
 (``ui_messages.json``, entries tagged ``conversationHistoryIndex``) shows
-for it, else the one before, else the task id. cwd: ``state/taskHistory.json``
-(``cwdOnTaskInitialization``), else the environment details.
+for it, else the one before, else the task id. cwd: the task's
+``history_item.json`` (``workspace``: Roo Code from 3.50, Feb 2026), else
+``state/taskHistory.json`` (``cwdOnTaskInitialization``), else the
+environment details.
+
+The same parser reads the Cline forks, Roo Code and the Kilo Code extension
+(``parsers/roo_code.py``, ``parsers/kilo_code.py``): their tasks keep this
+shape, tag what the person typed ``<user_message>`` (Roo-Code ``Task.ts``),
+add ``reasoning`` blocks (``{text, summary}``, or only ``encrypted_content``)
+and mark a condensed-context message ``isSummary`` (a ``summary``, not a
+prompt; Roo-Code ``condense/index.ts``). Block types outside
+:data:`KNOWN_BLOCKS` are reported as format drift.
 
 **Units** (``cursor.units``, ``count_raw``): messages that give a record.
 **Roles** (``count_roles``, :mod:`._counts`): from the UI log when present
@@ -56,7 +66,14 @@ from agentdex.records import Record, parse_timestamp
 
 __all__ = ["PARSERS", "parse_task"]
 
-_CWD_MARK = "Current Working Directory ("
+#: Where the environment details name the cwd: Cline's, and Roo Code's ("# Current
+#: Workspace Directory (/w) Files", Roo-Code ``getEnvironmentDetails.ts``).
+_CWD_MARKS = ("Current Working Directory (", "Current Workspace Directory (")
+#: Content blocks read or knowingly skipped (``image``, signed or encrypted reasoning...);
+#: others are format drift.
+KNOWN_BLOCKS = frozenset(
+    {"text", "image", "tool_use", "tool_result", "thinking", "redacted_thinking", "reasoning"}
+)
 
 
 @lru_cache(maxsize=8)
@@ -70,13 +87,22 @@ def _task_history(path: str, mtime: float) -> dict[str, dict[str, Any]]:
     return {str(item["id"]): item for item in data if isinstance(item, dict) and "id" in item}
 
 
-def _task_info(root: Path, task_id: str) -> dict[str, Any]:
+def _task_info(root: Path, task_dir: Path) -> dict[str, Any]:
+    """The task's history item: Roo Code's per-task ``history_item.json`` (``workspace``),
+    else Cline's ``state/taskHistory.json`` entry (``cwdOnTaskInitialization``)."""
+    own = task_dir / "history_item.json"
+    try:
+        item = json.loads(own.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, ValueError):
+        item = None
+    if isinstance(item, dict):
+        return item
     path = root / "state" / "taskHistory.json"
     try:
         mtime = path.stat().st_mtime
     except OSError:
         return {}
-    return _task_history(str(path), mtime).get(task_id, {})
+    return _task_history(str(path), mtime).get(task_dir.name, {})
 
 
 def _blocks(content: Any) -> tuple[str, list[dict[str, Any]]]:
@@ -89,13 +115,28 @@ def _blocks(content: Any) -> tuple[str, list[dict[str, Any]]]:
 
 
 def _cwd_from(text: str) -> str | None:
-    start = text.find(_CWD_MARK)
-    if start < 0:
-        return None
-    start += len(_CWD_MARK)
-    end = text.find(")", start)
-    value = text[start:end] if end > start else ""
-    return value if value and "\n" not in value else None
+    for mark in _CWD_MARKS:
+        start = text.find(mark)
+        if start < 0:
+            continue
+        start += len(mark)
+        end = text.find(")", start)
+        value = text[start:end] if end > start else ""
+        return value if value and "\n" not in value else None
+    return None
+
+
+def _thought(block: dict[str, Any]) -> str:
+    """The readable reasoning of a ``thinking`` block, or of Roo Code's ``reasoning`` block
+    (``text``; an encrypted-only one has none)."""
+    return str_of(block.get("thinking") or block.get("text")).strip()
+
+
+def _drift(blocks: list[dict[str, Any]], path: Path, loc: str, diagnostics: Diagnostics) -> None:
+    for j, block in enumerate(blocks):
+        btype = block.get("type")
+        if btype not in KNOWN_BLOCKS:
+            diagnostics.unrecognised("content block", btype, path=path, locator=f"{loc}{j}")
 
 
 def ui_message_times(task_dir: Path) -> dict[int, float]:
@@ -128,7 +169,7 @@ class _Task:
 
     def __init__(self, ref: SourceRef, task_id: str, info: dict[str, Any]) -> None:
         self.ref, self.task_id = ref, task_id
-        cwd = info.get("cwdOnTaskInitialization") or info.get("cwd")
+        cwd = info.get("cwdOnTaskInitialization") or info.get("cwd") or info.get("workspace")
         self.cwd: str | None = cwd if isinstance(cwd, str) else None
         self.task_model = opt_str(info.get("modelId"))
 
@@ -174,8 +215,8 @@ class _Task:
                 if text.strip():
                     reply.append(text.strip())
                     reply_at = j if reply_at is None else reply_at
-            elif btype == "thinking" and str_of(block.get("thinking")).strip():
-                thought = str_of(block.get("thinking")).strip()
+            elif btype in ("thinking", "reasoning") and _thought(block):
+                thought = _thought(block)
                 pending.append((j, self.record(where, "assistant", "reasoning", thought, model)))
             elif btype == "tool_use":
                 text = tool_call_text(block.get("name"), block.get("input"))
@@ -211,9 +252,10 @@ def parse_task(ref: SourceRef, cursor: ParseCursor, diagnostics: Diagnostics) ->
         diagnostics.add(path, "", "conversation history is not a JSON array; skipped")
         return
     task_id = path.parent.name
-    task = _Task(ref, task_id, _task_info(Path(ref.root), task_id))
+    info = _task_info(Path(ref.root), path.parent)
+    task = _Task(ref, task_id, info)
     ui_times = ui_message_times(path.parent)
-    previous = parse_timestamp(task_id)
+    previous = parse_timestamp(task_id) or parse_timestamp(info.get("ts"))
     for index, msg in enumerate(data):
         if not isinstance(msg, dict):
             continue
@@ -223,10 +265,14 @@ def parse_task(ref: SourceRef, cursor: ParseCursor, diagnostics: Diagnostics) ->
         loc = f"json:/{index}/{prefix}"
         single = not prefix.endswith("/")
         model = opt_str(dict_of(msg.get("modelInfo")).get("modelId"))
+        _drift(blocks, path, loc, diagnostics)
         if msg.get("role") == "assistant":
             records = list(task.assistant(loc, blocks, single, model))
         else:
             records = list(task.user(loc, blocks, single))
+            if msg.get("isSummary") is True:  # Roo Code's condensed context: not typed
+                for record in records:
+                    record.role, record.kind = "system", "summary"
         if records:
             cursor.units += 1
             for record in records:
