@@ -3,22 +3,9 @@
 // browser never sends to the server.
 
 import { api, ApiError, onUnauthorized, redeemLoginCode, setToken, token } from "./api.js";
-import { mount as mountContext } from "./context.js";
-import { mount as mountConversation } from "./conversation.js";
-import { clear, h, setPlace } from "./dom.js";
-import { mountConversations, mountSources } from "./lists.js";
-import { mount as mountSearch } from "./search.js";
-import { mountSessions, mountWorktrees } from "./workspaces.js";
-
-const VIEWS = {
-  search: mountSearch,
-  c: mountConversation,
-  conversations: mountConversations,
-  context: mountContext,
-  sessions: mountSessions,
-  worktrees: mountWorktrees,
-  sources: mountSources,
-};
+import { clear, h, labelTables, perFrame, setPlace } from "./dom.js";
+import "./pages.js";
+import { navViews, view } from "./views.js";
 
 const main = document.getElementById("main");
 let current = null; // {name, cleanup, update}
@@ -40,10 +27,26 @@ function parseRoute(hash) {
   return { name, rest, params };
 }
 
+function buildNav() {
+  const nav = document.getElementById("nav");
+  clear(nav).append(
+    ...navViews().map((v) =>
+      h("a", { href: `#/${v.name}`, "data-view": v.name, onclick: () => setMenu(false) }, v.title),
+    ),
+  );
+}
+
+/** The nav folded behind the menu button (narrow screens): open or closed. */
+function setMenu(open) {
+  const button = document.getElementById("menu");
+  document.body.classList.toggle("menu-open", open);
+  button.setAttribute("aria-expanded", String(open));
+}
+
 function route() {
   const next = parseRoute(location.hash);
-  const mountView = VIEWS[next.name];
-  if (!mountView) {
+  const spec = view(next.name);
+  if (!spec) {
     location.replace("#/search");
     return;
   }
@@ -51,14 +54,17 @@ function route() {
   if (current && current.cleanup) current.cleanup();
   clear(main);
   main.scrollTop = 0;
+  setMenu(false);
+  const navName = spec.navOf || spec.name;
   for (const link of document.querySelectorAll("#nav a")) {
-    const active =
-      link.dataset.view === next.name || (next.name === "c" && link.dataset.view === "conversations");
+    const active = link.dataset.view === navName;
     link.classList.toggle("active", active);
     if (active) link.setAttribute("aria-current", "page");
     else link.removeAttribute("aria-current");
   }
-  const result = mountView(main, next);
+  document.getElementById("where").textContent = spec.title;
+  document.title = `${spec.title} · agentdex`;
+  const result = spec.mount(main, next);
   current =
     typeof result === "function" ? { name: next.name, cleanup: result } : { name: next.name, ...result };
 }
@@ -73,7 +79,7 @@ function showLogin(message) {
     type: "password",
     autocomplete: "off",
     "aria-label": "Token",
-    placeholder: "token",
+    placeholder: "Token, e.g. the 43 characters agentdex serve printed",
   });
   const note = h("p#login-message.error", { role: "alert", hidden: !message }, message || "");
   const form = h(
@@ -149,5 +155,13 @@ window.addEventListener("hashchange", () => {
   if (document.body.classList.contains("ready")) route();
 });
 onUnauthorized(() => showLogin("The server refused the token; log in again."));
+buildNav();
+new MutationObserver(perFrame(() => labelTables(main))).observe(main, { childList: true, subtree: true });
+document
+  .getElementById("menu")
+  .addEventListener("click", () => setMenu(!document.body.classList.contains("menu-open")));
+document.addEventListener("keydown", (event) => {
+  if (event.key === "Escape" && document.body.classList.contains("menu-open")) setMenu(false);
+});
 document.getElementById("logout").addEventListener("click", () => showLogin("Logged out of this tab."));
 boot();

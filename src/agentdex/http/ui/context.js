@@ -39,7 +39,7 @@ export function mount(main, route) {
   const view = h("section.context-view");
   const input = h("input#context-dir", {
     type: "text",
-    placeholder: "Workspace directory (default: the server's)",
+    placeholder: "Workspace, e.g. ~/src/shop (empty: the server's)",
     "aria-label": "Workspace directory",
     spellcheck: "false",
   });

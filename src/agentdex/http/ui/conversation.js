@@ -22,10 +22,13 @@ import {
 } from "./dom.js";
 import { recordBody, toolCall } from "./render.js";
 import { conversationHref } from "./links.js";
+import { panels } from "./views.js";
 
 const PAGE = 150;
 const MAX_CHARS = 4000;
 const FOLDED = new Set(["tool_call", "tool_result", "reasoning"]);
+const PIN_MS = 2000;
+const USER_SCROLL = ["wheel", "touchstart", "keydown", "mousedown"];
 
 function preview(record) {
   if (record.kind === "tool_call") {
@@ -189,9 +192,33 @@ export function mount(main, route) {
     el.classList.add("focus");
     const fold = el.querySelector("details");
     if (fold && !fold.open) fold.open = true;
-    if (scroll) el.scrollIntoView({ block: "center" });
+    if (scroll) pin(el);
     focusRef = ref;
     return true;
+  }
+
+  // Messages are laid out lazily (content-visibility: auto, estimated 90 px each), so the
+  // ones around a deep-linked message take their real heights only after the jump and
+  // would push it out of view. Keep it centred while they settle (at most PIN_MS), unless
+  // the reader scrolls first.
+  let unpin = null;
+  function pin(el) {
+    if (unpin) unpin();
+    const center = () => el.scrollIntoView({ block: "center" });
+    center();
+    const resize = new ResizeObserver(() => {
+      if (el.isConnected) center();
+    });
+    resize.observe(messages);
+    const stop = () => {
+      resize.disconnect();
+      clearTimeout(timer);
+      for (const name of USER_SCROLL) main.removeEventListener(name, stop);
+      unpin = null;
+    };
+    const timer = setTimeout(stop, PIN_MS);
+    for (const name of USER_SCROLL) main.addEventListener(name, stop, { passive: true });
+    unpin = stop;
   }
 
   function jumpToEnd() {
@@ -251,7 +278,8 @@ export function mount(main, route) {
         h("span#message-count", {}, plural(conv.message_count, "message")),
         h("span.dim", {}, ` (${kinds})`),
       ),
-      conv.cwd ? h("p.dim.cwd", { title: "working directory" }, conv.cwd) : null,
+      conv.cwd ? h("p.dim.cwd", { title: "working directory" }, tilde(conv.cwd)) : null,
+      panels("conversation-header", { conv }),
     );
   }
 
@@ -274,6 +302,7 @@ export function mount(main, route) {
       ),
       h("button.quiet", { type: "button", onclick: jumpToStart }, "Top"),
       h("button.quiet", { type: "button", onclick: jumpToEnd }, "End"),
+      ...panels("conversation-toolbar", { conv, focusRef }),
       h("span.spacer"),
       live,
     );
@@ -410,6 +439,7 @@ export function mount(main, route) {
 
   return {
     cleanup() {
+      if (unpin) unpin();
       controller.abort();
       observer.disconnect();
       document.removeEventListener("keydown", onKey);

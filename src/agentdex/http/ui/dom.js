@@ -220,3 +220,20 @@ export function confirmDialog(title, message, confirmLabel = "Remove", danger = 
     dialog.showModal();
   });
 }
+
+/**
+ * Give each cell of every `table.grid` under `root` its column's name (`data-label`), so
+ * a phone can show the table stacked, one card per row, each cell under its name
+ * (app.css). app.js runs it on every change of the page: new tables need nothing.
+ */
+export function labelTables(root) {
+  for (const table of root.querySelectorAll("table.grid")) {
+    const names = [...table.querySelectorAll("thead th")].map((th) => th.textContent.trim());
+    for (const row of table.querySelectorAll("tbody tr:not([data-labelled])")) {
+      row.dataset.labelled = "";
+      [...row.children].forEach((cell, i) => {
+        if (cell.tagName === "TD" && names[i] && !cell.dataset.label) cell.dataset.label = names[i];
+      });
+    }
+  }
+}

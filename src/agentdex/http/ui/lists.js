@@ -11,7 +11,7 @@ export function mountConversations(main, route) {
   const controller = new AbortController();
   const input = h("input#conv-q", {
     type: "search",
-    placeholder: "Only conversations with a matching message (query language)",
+    placeholder: "Filter, e.g. retry agent:codex since:7d",
     "aria-label": "Filter conversations",
     spellcheck: "false",
   });
@@ -28,6 +28,34 @@ export function mountConversations(main, route) {
         signal: controller.signal,
       });
       const total = data.stats.total || 0;
+      if (!total) {
+        fill(
+          body,
+          h(
+            "div.empty",
+            {},
+            q
+              ? h(
+                  "p",
+                  {},
+                  "No conversation has a message matching this filter. Try fewer words or drop a field.",
+                )
+              : [
+                  h("p", {}, "No conversations are indexed yet."),
+                  h(
+                    "p",
+                    {},
+                    "agentdex reads every agent store it finds under the home (see ",
+                    h("a", { href: "#/sources" }, "Sources"),
+                    "); when an agent's history is missing, ",
+                    h("code", {}, "agentdex doctor"),
+                    " says where it looked.",
+                  ),
+                ],
+          ),
+        );
+        return;
+      }
       fill(
         body,
         h(
@@ -119,9 +147,29 @@ export function mountSources(main) {
           ),
         );
       }
+      if (!data.sources.length) {
+        fill(
+          body,
+          h(
+            "div.empty",
+            {},
+            h("p", {}, `No agent store was found under ${data.home}.`),
+            h(
+              "p",
+              {},
+              "Run ",
+              h("code", {}, "agentdex doctor"),
+              " to see every folder looked in; an agent installed elsewhere can be named in the config's ",
+              h("code", {}, "[stores.paths]"),
+              ".",
+            ),
+          ),
+        );
+        return;
+      }
       fill(
         body,
-        h("p.status", {}, `${plural(data.sources.length, "store file")} under ${data.home}`),
+        h("p.status", {}, `${plural(data.sources.length, "store file")} under ${tilde(data.home)}`),
         data.warnings.map((w) => h("p.warning", {}, w)),
         h(
           "table.grid",

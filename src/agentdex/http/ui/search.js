@@ -17,11 +17,14 @@ import {
   tilde,
 } from "./dom.js";
 import { conversationHref, conversationItem } from "./links.js";
+import { panels } from "./views.js";
 import { VirtualList } from "./vlist.js";
 
 const FIRST_PAGE = 200;
 const MAX_RESULTS = 10_000;
 const ROW_HEIGHT = 64;
+const ROW_HEIGHT_NARROW = 104; // a phone: the meta line and the snippet take two lines each
+const NARROW = "(max-width: 760px)";
 const RETRY_MS = 1500;
 const FACET_TITLES = {
   agent: "Agent",
@@ -75,9 +78,33 @@ function resultRow(hit) {
       hit.branch ? h("span.branch", { title: "branch" }, hit.branch) : null,
       h("span.when", { title: hit.timestamp || "" }, ago(hit.timestamp)),
       hit.source_gone ? goneMark() : null,
+      ...panels("search-result", { hit }),
       h("a.ref", { href: conversationHref(hit.ref), title: "Deep link to this message" }, hit.ref),
     ),
     snippet(hit.snippet, hit.highlights),
+  );
+}
+
+/** What to try when nothing matched. */
+function noResults(state) {
+  const tips = [
+    "Words are exact substrings, all of them required: try fewer or shorter ones.",
+    state.word ? "Untick “word” to match inside words too." : null,
+    state.case === "sensitive" ? "Case is on: try “smart”." : null,
+    /\b(agent|project|branch|worktree|role|kind|since|until):/.test(state.q)
+      ? "Drop a filter (agent:, project:, since:, ...) to widen the search."
+      : null,
+    "Nothing from an agent at all? Sources lists the stores found, and agentdex doctor says where it looked.",
+  ].filter(Boolean);
+  return h(
+    "div.empty#no-results",
+    {},
+    h("h2", {}, "No results"),
+    h(
+      "ul",
+      {},
+      tips.map((t) => h("li", {}, t)),
+    ),
   );
 }
 
@@ -158,10 +185,26 @@ export function mount(main, route) {
     return el;
   };
   const status = h("div#search-status.status", { "aria-live": "polite" });
+  const statusPanels = h("div.status-panels");
   const facetsEl = h("aside#facets.facets", { "aria-label": "Facets" });
+  // On a phone the facets fold away behind this button (CSS shows it only there).
+  const filtersButton = h(
+    "button#filters-toggle.quiet.filters-button",
+    {
+      type: "button",
+      "aria-controls": "facets",
+      "aria-expanded": "false",
+      onclick: () => {
+        const open = !facetsEl.classList.contains("open");
+        facetsEl.classList.toggle("open", open);
+        filtersButton.setAttribute("aria-expanded", String(open));
+      },
+    },
+    "Filters",
+  );
   const landing = h("div.landing");
   const list = new VirtualList({
-    rowHeight: ROW_HEIGHT,
+    rowHeight: matchMedia(NARROW).matches ? ROW_HEIGHT_NARROW : ROW_HEIGHT,
     render: (hit) => resultRow(hit),
     onOpen: (index) => open(index),
     onNearEnd: () => loadMore(),
@@ -180,8 +223,11 @@ export function mount(main, route) {
         option("word", "word", "Whole words only (-w)"),
         select("case", ["smart", "insensitive", "sensitive"], "Case"),
         select("sort", ["relevance", "time"], "Order"),
+        ...panels("search-toolbar", { state, run: () => ((lastKey = ""), run()) }),
+        filtersButton,
       ),
       status,
+      statusPanels,
       h("div.search-body", {}, facetsEl, h("div.results-pane", {}, landing, list.el)),
     ),
   );
@@ -255,6 +301,9 @@ export function mount(main, route) {
         h("span.dim", {}, ` · ${ms} ms`),
         indexNote(data),
       );
+      clear(landing);
+      if (!total && data.status !== "no-index") landing.append(noResults(state));
+      fill(statusPanels, ...panels("search-status", { state, data }));
       // Retry (asking for a refresh) while another request or process is still indexing.
       const refreshRan = typeof data.stats.refresh === "object";
       forceRefresh = busyIndexing(data) || (data.status === "no-index" && !refreshRan);

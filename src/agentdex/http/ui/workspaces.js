@@ -41,11 +41,11 @@ export function mountSessions(main, route) {
       },
     },
     h("h2", {}, "New session"),
-    field("Label", text("label", "cart tax")),
-    field("Agent command", text("agent", "claude")),
-    field("Work directory", text("working_directory", "/path/to/dir")),
-    field("or worktree (branch or path)", text("worktree", "feat/x")),
-    field("of repository", text("repo", "default: the server's workspace")),
+    field("Label", text("label", "e.g. cart tax")),
+    field("Agent command", text("agent", "e.g. claude")),
+    field("Work directory", text("working_directory", "e.g. ~/src/shop")),
+    field("or worktree (branch or path)", text("worktree", "e.g. feat/cart-tax")),
+    field("of repository", text("repo", "e.g. ~/src/shop (empty: the server's workspace)")),
     h("button", { type: "submit" }, "Create"),
   );
   main.append(h("section.sessions-view", {}, h("h1", {}, "Sessions"), h("div.two-col", {}, list, form)));
@@ -105,7 +105,16 @@ export function mountSessions(main, route) {
       );
       for (const bad of data.unreadable) list.append(h("p.error", {}, `${bad.id}: ${bad.message}`));
     } catch (error) {
-      clear(list).append(errorBox(error));
+      clear(list).append(
+        errorBox(error),
+        h(
+          "p.hint",
+          {},
+          "Name a git repository above (e.g. ~/src/shop), or start the server in one: ",
+          h("code", {}, "agentdex ui --workspace ~/src/shop"),
+          ".",
+        ),
+      );
     }
   }
   load();
@@ -170,7 +179,7 @@ function historyHref(worktree) {
 export function mountWorktrees(main, route) {
   let repo = route.params.get("repo") || "";
   const list = h("div#worktree-list");
-  const repoInput = text("repo", "repository (default: the server's workspace)");
+  const repoInput = text("repo", "Repository, e.g. ~/src/shop (empty: the server's workspace)");
   repoInput.value = repo;
   const form = h(
     "form#new-worktree.card",
@@ -191,14 +200,14 @@ export function mountWorktrees(main, route) {
       },
     },
     h("h2", {}, "New worktree"),
-    field("Branch", text("branch", "feat/x")),
+    field("Branch", text("branch", "e.g. feat/cart-tax")),
     h(
       "label.check",
       {},
       h("input", { type: "checkbox", name: "create_branch", value: "1" }),
       " create the branch",
     ),
-    field("from", text("base_branch", "default: HEAD")),
+    field("from", text("base_branch", "e.g. main (empty: HEAD)")),
     h("button", { type: "submit" }, "Add worktree"),
   );
   main.append(
@@ -308,7 +317,16 @@ export function mountWorktrees(main, route) {
         ),
       );
     } catch (error) {
-      clear(list).append(errorBox(error));
+      clear(list).append(
+        errorBox(error),
+        h(
+          "p.hint",
+          {},
+          "Name a git repository above (e.g. ~/src/shop), or start the server in one: ",
+          h("code", {}, "agentdex ui --workspace ~/src/shop"),
+          ".",
+        ),
+      );
     }
   }
   load();

@@ -1,0 +1,234 @@
+"""The web explorer on a real-shaped home, at a desk (1280x800) and on a phone (390x844).
+
+The home is ``examples/corpus_home.py``: the shared corpus's real Claude Code and
+Aider transcripts plus a generated 600-message conversation. Each view must fit a
+phone (nothing wider than the screen, every control reachable), the nav folds
+behind a menu there and is absent before login, tables stack, a deep link into
+the long conversation lands with its message in view, and empty results say what
+to try. Skips without chromium/Playwright or without ``../shared/corpus``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from corpus_support import render_corpus_home
+from ui_support import browser_available, launch_args, ui_server
+
+REASON = browser_available()
+if REASON:
+    pytest.skip(REASON, allow_module_level=True)
+
+from playwright.sync_api import Browser, Page, expect, sync_playwright  # noqa: E402
+
+pytestmark = pytest.mark.serial
+expect.set_options(timeout=30_000)
+
+LONG = "600c0de0-0000-4000-8000-000000000600"
+DESK = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+VIEWS = (
+    "search?q=race",
+    "conversations",
+    f"c/{LONG}",
+    "context",
+    "sessions",
+    "worktrees",
+    "sources",
+)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    home, env = render_corpus_home(tmp_path_factory.mktemp("real-ui") / "home")
+    extra = {"AGENTDEX_CONFIG": env["AGENTDEX_CONFIG"], "AGENTDEX_NOW": env["AGENTDEX_NOW"]}
+    data = tmp_path_factory.mktemp("real-ui-data")
+    with ui_server(home, data, home / "src" / "longchat", extra) as info:
+        yield info
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(**launch_args())
+        yield launched
+        launched.close()
+
+
+def _page(
+    browser: Browser, server: dict[str, Any], size: dict[str, int], *, token: bool = True
+) -> Page:
+    context = browser.new_context(viewport=size)
+    context.set_default_timeout(30_000)
+    if token:
+        context.add_init_script(f"sessionStorage.setItem('agentdex.token', {server['token']!r})")
+    page = context.new_page()
+    outside: list[str] = []
+    page.on("request", lambda r: None if r.url.startswith(server["url"]) else outside.append(r.url))
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    SEEN[id(page)] = (outside, errors)
+    return page
+
+
+#: Per page: requests to another host, and script errors (both must stay empty).
+SEEN: dict[int, tuple[list[str], list[str]]] = {}
+
+
+def _close(page: Page) -> None:
+    outside, errors = SEEN.pop(id(page))
+    assert outside == []  # nothing asked of another host
+    assert errors == []
+    page.context.close()
+
+
+def _settled(page: Page, url: str) -> None:
+    page.goto(url)
+    expect(page.locator("body.ready")).to_have_count(1)
+    page.wait_for_load_state("networkidle")
+    page.wait_for_timeout(300)
+
+
+#: Controls and links in the page that lie (partly) outside the screen's width.
+OFF_SCREEN = """() => {
+  const width = document.documentElement.clientWidth;
+  const out = [];
+  const controls = 'main button, main input, main select, main a, header button, header a';
+  for (const el of document.querySelectorAll(controls)) {
+    const box = el.getBoundingClientRect();
+    if (!box.width || !box.height || getComputedStyle(el).visibility === 'hidden') continue;
+    if (box.left < -1 || box.right > width + 1)
+      out.push(`${el.tagName} ${el.textContent.trim().slice(0, 30)} ${box.left}..${box.right}`);
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("size", [DESK, PHONE], ids=["desk", "phone"])
+def test_every_view_fits_the_screen(
+    browser: Browser, server: dict[str, Any], size: dict[str, int]
+) -> None:
+    page = _page(browser, server, size)
+    for view in VIEWS:
+        _settled(page, f"{server['url']}/#/{view}")
+        page.locator("main section").first.wait_for()
+        widths = page.evaluate(
+            "() => [document.documentElement.scrollWidth, document.getElementById('main')"
+            ".scrollWidth, document.getElementById('main').clientWidth]"
+        )
+        assert widths[0] <= size["width"], (view, widths)
+        assert widths[1] <= widths[2], (view, widths)  # nothing scrolls sideways
+        assert page.evaluate(OFF_SCREEN) == [], view
+    _close(page)
+
+
+def test_the_nav_folds_on_a_phone_and_is_absent_before_login(
+    browser: Browser, server: dict[str, Any]
+) -> None:
+    page = _page(browser, server, PHONE, token=False)
+    page.goto(f"{server['url']}/")
+    expect(page.locator("#token")).to_be_visible()
+    expect(page.locator("#nav")).to_be_hidden()
+    expect(page.locator("#menu")).to_be_hidden()
+    expect(page.locator("#nav a")).to_have_count(6)  # built, but not shown before login
+    _close(page)
+
+    page = _page(browser, server, PHONE)
+    _settled(page, f"{server['url']}/#/search")
+    expect(page.locator("#nav")).to_be_hidden()
+    expect(page.locator("#where")).to_have_text("Search")
+    page.locator("#menu").click()
+    expect(page.locator("#menu")).to_have_attribute("aria-expanded", "true")
+    links = page.locator("#nav a")
+    expect(links).to_have_text(
+        ["Search", "Conversations", "Context", "Sessions", "Worktrees", "Sources"]
+    )
+    for i in range(6):
+        expect(links.nth(i)).to_be_visible()
+    links.nth(5).click()
+    expect(page).to_have_url(f"{server['url']}/#/sources")
+    expect(page.locator("#nav")).to_be_hidden()  # the menu closes on a choice
+    expect(page.locator("#where")).to_have_text("Sources")
+    page.locator("#menu").click()
+    page.keyboard.press("Escape")
+    expect(page.locator("#nav")).to_be_hidden()
+    _close(page)
+
+    page = _page(browser, server, DESK)
+    _settled(page, f"{server['url']}/#/search")
+    expect(page.locator("#nav a").first).to_be_visible()
+    expect(page.locator("#menu")).to_be_hidden()
+    _close(page)
+
+
+def test_tables_stack_on_a_phone(browser: Browser, server: dict[str, Any]) -> None:
+    for size, shown in ((PHONE, "block"), (DESK, "table-cell")):
+        page = _page(browser, server, size)
+        _settled(page, f"{server['url']}/#/sources")
+        cell = page.locator("#sources tbody tr:not(.group) td").nth(4)
+        expect(cell).to_have_attribute("data-label", "path")
+        assert cell.evaluate("el => getComputedStyle(el).display") == shown
+        if size is PHONE:
+            label = cell.evaluate("el => getComputedStyle(el, '::before').content")
+            assert label == '"path"'
+        _close(page)
+
+
+@pytest.mark.parametrize("size", [DESK, PHONE], ids=["desk", "phone"])
+def test_a_deep_link_into_600_messages_lands_in_view(
+    browser: Browser, server: dict[str, Any], size: dict[str, int]
+) -> None:
+    page = _page(browser, server, size)
+    for line in (101, 333, 599):
+        page.goto(f"{server['url']}/#/search")
+        page.goto(f"{server['url']}/#/c/{LONG}%40line%3A{line}")
+        focus = page.locator("article.msg.focus")
+        expect(focus).to_have_attribute("data-ref", f"{LONG}@line:{line}")
+        page.wait_for_timeout(2500)  # every message around it laid out
+        box = focus.bounding_box()
+        view = page.locator("#main").bounding_box()
+        assert box and view
+        assert view["y"] <= box["y"] and box["y"] + box["height"] <= view["y"] + view["height"], (
+            line,
+            box,
+            view,
+        )
+    _close(page)
+
+
+def test_empty_results_say_what_to_try(browser: Browser, server: dict[str, Any]) -> None:
+    page = _page(browser, server, PHONE)
+    _settled(page, f"{server['url']}/#/search?q=zzqqxx%20agent:codex")
+    expect(page.locator("#no-results")).to_contain_text("Drop a filter")
+    _settled(page, f"{server['url']}/#/conversations?q=zzqqxx")
+    expect(page.locator("#conversations .empty")).to_contain_text(
+        "No conversation has a message matching"
+    )
+    for selector in ("#conv-q",):
+        assert page.locator(selector).get_attribute("placeholder").startswith("Filter, e.g.")
+    _close(page)
+
+
+def test_a_panel_registers_in_its_slot(browser: Browser, server: dict[str, Any]) -> None:
+    """What another page's file does: register a panel; the conversation shows it."""
+    page = _page(browser, server, DESK)
+    _settled(page, f"{server['url']}/#/search")
+    page.evaluate(
+        """async () => {
+      const views = await import('/ui/views.js');
+      views.registerPanel('conversation-toolbar', {
+        id: 'probe', render: ({conv}) => Object.assign(document.createElement('span'),
+          {id: 'probe', textContent: `probe ${conv.session_id.slice(0, 8)}`}) });
+      let twice = null;
+      try { views.registerView({name: 'search', mount: () => null}); }
+      catch (e) { twice = e.message; }
+      window.probeTwice = twice;
+    }"""
+    )
+    assert "registered twice" in page.evaluate("window.probeTwice")
+    page.goto(f"{server['url']}/#/c/{LONG}")
+    expect(page.locator(".toolbar #probe")).to_have_text("probe 600c0de0")
+    _close(page)
