@@ -197,3 +197,58 @@ def test_role_counter_agrees_with_and_without_the_ui_log(tmp_path: Path) -> None
     task.mkdir(parents=True)
     shutil.copy(TASK, task / TASK.name)
     assert spec.count_roles(task / TASK.name) == {"1795000000000": {"prompts": 5, "replies": 6}}
+
+
+def test_feedback_with_an_at_mention_is_still_a_prompt(tmp_path: Path) -> None:
+    """Cline's ``parseMentions`` appends what an ``@`` mention attached after the whole text,
+    so a completion's feedback that mentions a file no longer ends its tool result; the UI
+    log counts it (``user_feedback``) and so must the parser."""
+    task = tmp_path / "tasks" / "1795000000000"
+    task.mkdir(parents=True)
+    feedback = (
+        "[attempt_completion] Result:\n\nThe user has provided feedback on the results. "
+        "Consider their input to continue the task, and then attempt completion again.\n"
+        "<feedback>\nfollow the style of '/src/a.ts' (see below)\n</feedback>\n\n"
+        '<file_content path="src/a.ts">\nexport const a = "<feedback>no</feedback>"\n'
+        "</file_content>\n\n<terminal_output>\n$ npm test\n1 failing\n</terminal_output>"
+    )
+    history = [
+        {"role": "user", "content": [{"type": "text", "text": "<task>\nadd b.ts\n</task>"}]},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "text", "text": "Done."},
+                {"type": "tool_use", "id": "t1", "name": "attempt_completion", "input": {}},
+            ],
+        },
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": "t1", "content": feedback},
+                {"type": "text", "text": "<environment_details>\nx\n</environment_details>"},
+            ],
+        },
+        {"role": "assistant", "content": [{"type": "text", "text": "Restyled b.ts."}]},
+    ]
+    (task / "api_conversation_history.json").write_text(json.dumps(history))
+    path = task / "api_conversation_history.json"
+    records, cursor, _ = parse(PID, path, root=tmp_path)
+    assert [r.text for r in records if r.kind == "prompt"] == [
+        "add b.ts",
+        "follow the style of '/src/a.ts' (see below)",
+    ]
+    attached = [r.text for r in records if r.role == "tool" and "file_content" in r.text]
+    assert len(attached) == 1 and "<terminal_output>" in attached[0]
+    spec = get_parser(PID)
+    assert spec.count_roles is not None
+    expected = {"1795000000000": {"prompts": 2, "replies": 2}}
+    assert spec.count_roles(path) == expected  # the raw history, no UI log
+    ui = [
+        {"ts": 1795000000000, "type": "say", "say": "task", "text": "add b.ts"},
+        {"ts": 1795000001000, "type": "say", "say": "text", "text": "Done."},
+        {"ts": 1795000002000, "type": "say", "say": "user_feedback", "text": "follow the style"},
+        {"ts": 1795000003000, "type": "say", "say": "text", "text": "Restyled b.ts."},
+    ]
+    (task / "ui_messages.json").write_text(json.dumps(ui))
+    assert spec.count_roles(path) == expected
+    assert cursor.units == count_raw(PID, path) == 4

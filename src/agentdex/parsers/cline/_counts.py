@@ -4,8 +4,9 @@ Roles come from Cline's *UI* log (``ui_messages.json`` beside the history)
 when it exists: there the person's words are ``say`` entries of their own
 (the task as the first entry, then every ``user_feedback``) and each reply
 the agent wrote is a ``say: text`` entry after the task. Without a UI log,
-the raw history is counted: the four user tags that end a user text
-(outside ``<environment_details>``), and assistant messages with text
+the raw history is counted: the four user tags in a user text, or ending a
+tool result (outside ``<environment_details>`` and what ``@`` mentions
+attached), and assistant messages with text
 beyond Cline's ``[Response interrupted ...]`` note.
 """
 
@@ -21,10 +22,15 @@ from agentdex.parsers.base import RoleCounts
 _ENV = re.compile(r"<environment_details>.*?(</environment_details>|$)", re.S)
 _TAGGED = re.compile(r"<(task|feedback|answer|user_message)>\s*\S.*?</\1>", re.S)
 _TRAILING = re.compile(r"<(feedback|answer|user_message)>\s*\S.*?</\1>\s*$", re.S)
+#: Blocks ``@`` mentions append after the text (file, folder, URL, problems, terminal, git).
+_ATTACHED = re.compile(
+    r"<(file_content|folder_content|url_content|workspace_diagnostics|terminal_output"
+    r"|git_working_state|git_commit)\b[^>]*>.*?</\1>",
+    re.S,
+)
 _RESULT_HEADER = re.compile(
     r"^\s*(\[[a-z][a-z0-9_]*\b.*?\] Result:|Tool \[[^\]\n]+\] was not executed)", re.S
 )
-_FILES = re.compile(r"<file_content\b[^>]*>.*?</file_content>", re.S)
 _NOTE = re.compile(r"\[Response interrupted by [^\]\n]*\]")
 
 
@@ -89,7 +95,7 @@ def count_roles(path: Path) -> RoleCounts:
             replies += bool(_NOTE.sub("", "".join(texts)).strip())
             continue
         for kind, text in _texts(msg):
-            body = _FILES.sub("", _ENV.sub("", text)).strip()
+            body = _ATTACHED.sub("", _ENV.sub("", text)).strip()
             if kind == "tool_result" or _RESULT_HEADER.match(body):
                 prompts += bool(_TRAILING.search(body))
             elif kind == "text":

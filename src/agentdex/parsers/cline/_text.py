@@ -12,10 +12,14 @@ on resume or in plan mode), so the tags decide what is a prompt:
   ``]`` or wrap onto further lines) or says a tool was not executed is a
   tool result. Typed text Cline appends to one (feedback on a completion
   or a denied tool, an answer to a question) is a prompt of its own; only
-  a tag that *ends* the result counts, so a file read that happens to
-  contain ``<task>`` is not a prompt.
-* Tags inside ``<file_content>`` (a file an ``@`` mention attached) are
-  file text, not typed text.
+  a tag that *ends* the result counts (before what its ``@`` mentions
+  attached), so a file read that happens to contain ``<task>`` is not a
+  prompt.
+* What an ``@`` mention attached (``<file_content>``, ``<folder_content>``,
+  ``<url_content>``, ``<workspace_diagnostics>``, ``<terminal_output>``,
+  ``<git_working_state>``, ``<git_commit>``: Cline appends these after the
+  whole text, so after the closing tag) is context, and tags inside it are
+  not typed text.
 * Anything else outside the four tags is Cline's harness (``[TASK
   RESUMPTION] ...``, ``[ERROR] You did not use a tool ...``, ``# TODO LIST
   UPDATE REQUIRED``, ``# task_progress RECOMMENDED``, the wrapper sentence
@@ -34,7 +38,12 @@ USER_TAGS = ("task", "feedback", "answer", "user_message")
 _USER_TAG = re.compile(
     r"<(?P<tag>task|feedback|answer|user_message)>(?P<body>.*?)</(?P=tag)>", re.DOTALL
 )
-_FILE_CONTENT = re.compile(r"<file_content\b[^>]*>.*?</file_content>", re.DOTALL)
+#: What ``@`` mentions attach (Cline's ``parseMentions`` appends them to the text).
+_MENTIONED = re.compile(
+    r"<(?P<m>file_content|folder_content|url_content|workspace_diagnostics|terminal_output"
+    r"|git_working_state|git_commit)\b[^>]*>.*?</(?P=m)>",
+    re.DOTALL,
+)
 _ENVIRONMENT = re.compile(r"<environment_details>.*?(?:</environment_details>|\Z)", re.DOTALL)
 #: ``[tool_name ...] Result:`` at the start; the description is non-greedy up to the
 #: first ``] Result:``, so ``]`` and line breaks inside quotes do not end it.
@@ -52,8 +61,8 @@ def without_environment(text: str) -> str:
 
 
 def _typed_matches(text: str) -> list[re.Match[str]]:
-    """User-tag matches outside attached file contents."""
-    files = [m.span() for m in _FILE_CONTENT.finditer(text)]
+    """User-tag matches outside what mentions attached."""
+    files = [m.span() for m in _MENTIONED.finditer(text)]
     return [
         m
         for m in _USER_TAG.finditer(text)
@@ -77,7 +86,7 @@ def user_text_parts(raw: str, *, tool_result: bool = False) -> list[Part]:
     is_result = tool_result or tool_name(text) is not None
     typed = _typed_matches(text)
     if is_result:
-        typed = [m for m in typed[-1:] if m.end() == len(text)]
+        typed = [m for m in typed[-1:] if not _MENTIONED.sub("", text[m.end() :]).strip()]
     rest = text
     for match in reversed(typed):
         rest = rest[: match.start()] + rest[match.end() :]
