@@ -53,8 +53,9 @@ EXPECTED = {
     # 5 typed texts (the task, an answer, feedback, a resume message, a denial's feedback),
     # 6 replies, 5 calls + 7 results; harness text and reasoning are records only
     CLINE_TASK: ("cline", "add a retry to the checkout client", 5, 6, 12, 31, 11),
-    # 2 requests, one reply each; a read and an edit; its stored custom title
-    VSCODE_CHAT: ("vscode-copilot", "Retry cap", 2, 2, 2, 7, 4),
+    # 2 requests; 3 replies (the first request's model wrote before and after its read); a
+    # read and an edit; its stored custom title
+    VSCODE_CHAT: ("vscode-copilot", "Retry cap", 2, 3, 2, 8, 5),
 }
 
 

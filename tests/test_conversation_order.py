@@ -78,13 +78,14 @@ def test_vscode_reply_follows_its_prompt_despite_one_timestamp(home: Path) -> No
         ("assistant", "reasoning"),
         ("assistant", "message"),
         ("assistant", "tool_call"),
+        ("assistant", "message"),  # the model's next round, after its read
         ("assistant", "tool_call"),
         ("user", "prompt"),
         ("assistant", "message"),
     ]
     shown = history.show(session, str(home))
     assert [(r["role"], r["kind"]) for r in shown["records"]] == expected
-    assert len({r["timestamp"] for r in shown["records"][:5]}) == 1
+    assert len({r["timestamp"] for r in shown["records"][:6]}) == 1
     api.refresh(home=str(home))
     indexed = api.resolve_ref(f"{session}@json:/requests/0/response/2")
     assert [(r["role"], r["kind"]) for r in indexed["records"]] == expected

@@ -71,9 +71,9 @@ def write_log(path: Path, *entries: object) -> Path:
 
 def test_agentgrep_sample_json(corpus: Path) -> None:
     # agentgrep-samples/vscode/vscode.chat_sessions/example.json: v3, 2 requests; request_0
-    # answers in 2 markdown parts around a toolInvocationSerialized (copilot_readFile, also its
-    # only toolCallRounds entry): one reply, as VS Code shows it; request_1 has 1 markdown part
-    # and a toolCallRounds-only copilot_searchWorkspace call.
+    # answers in 2 markdown parts around a toolInvocationSerialized (copilot_readFile): two
+    # replies, the model's text before its tool call and after it; request_1 has 1 markdown
+    # part and a toolCallRounds-only copilot_searchWorkspace call.
     path = corpus / "agentgrep-samples/vscode/vscode.chat_sessions/example.json"
     records, cursor, diagnostics = parse(path)
     assert summary(records) == [
@@ -87,10 +87,15 @@ def test_agentgrep_sample_json(corpus: Path) -> None:
             "json:/requests/0/response/0",
             "assistant",
             "message",
-            "The pipeline builds, then tests, then publishes. \n\n"
-            "See the workflow file for the exact steps.",
+            "The pipeline builds, then tests, then publishes. ",
         ),
         ("json:/requests/0/response/1", "assistant", "tool_call", "copilot_readFile"),
+        (
+            "json:/requests/0/response/2",
+            "assistant",
+            "message",
+            "See the workflow file for the exact steps.",
+        ),
         ("json:/requests/1/message", "user", "prompt", "Now add a status badge to the README"),
         (
             "json:/requests/1/response/0",
@@ -109,6 +114,9 @@ def test_agentgrep_sample_json(corpus: Path) -> None:
     assert records[0].timestamp == pytest.approx(1779999665.0)
     assert cursor.units == 2 == raw_count(path)
     assert diagnostics.count == 0
+    count_roles = get_parser(CHAT).count_roles
+    assert count_roles is not None
+    assert count_roles(path) == {records[0].session_id: {"prompts": 2, "replies": 3}}
 
 
 def test_agentgrep_sample_jsonl(corpus: Path) -> None:
@@ -650,8 +658,9 @@ AGENT_SESSIONS = [
 
 @pytest.mark.parametrize("path", AGENT_SESSIONS, ids=["json", "jsonl"])
 def test_stream_fragments_join_one_reply_after_its_prompt(path: Path) -> None:
-    """Markdown streamed around a read, a code-block URI and an edit is one reply, placed at its
-    first fragment; the closing ``\\n```\\n`` fragment is part of it, not a message."""
+    """Markdown streamed around a code-block URI and an edit is one reply, placed at its first
+    fragment; the closing ``\\n```\\n`` fragment is part of it, not a message. A tool call
+    ends the model's round: the text before the read and the text after it are two replies."""
     records, cursor, diagnostics = parse(path)
     assert summary(records) == [
         ("json:/requests/0/message", "user", "prompt", "raise the retry cap in retry.go to 5"),
@@ -660,10 +669,15 @@ def test_stream_fragments_join_one_reply_after_its_prompt(path: Path) -> None:
             "json:/requests/0/response/2",
             "assistant",
             "message",
-            "I'll read `/work/shop/src/retry.go` first.\n\nChanging the cap:\n```\n\n```\n\n"
-            "The cap is now 5.",
+            "I'll read `/work/shop/src/retry.go` first.",
         ),
         ("json:/requests/0/response/6", "assistant", "tool_call", "Read /work/shop/src/retry.go"),
+        (
+            "json:/requests/0/response/7",
+            "assistant",
+            "message",
+            "Changing the cap:\n```\n\n```\n\nThe cap is now 5.",
+        ),
         (
             "json:/requests/0/response/10",
             "assistant",
@@ -679,4 +693,4 @@ def test_stream_fragments_join_one_reply_after_its_prompt(path: Path) -> None:
     assert cursor.units == raw_count(path) == 2 and diagnostics.count == 0
     count_roles = get_parser(CHAT).count_roles
     assert count_roles is not None
-    assert count_roles(path) == {records[0].session_id: {"prompts": 2, "replies": 2}}
+    assert count_roles(path) == {records[0].session_id: {"prompts": 2, "replies": 3}}

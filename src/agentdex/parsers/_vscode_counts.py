@@ -10,8 +10,9 @@ Written apart from :mod:`agentdex.parsers.vscode_copilot` on purpose:
 * ``state.vscdb``: non-blank prompts in the ``inline-chat-history`` value.
 
 Roles per session (``count_session_roles``): requests with a prompt, and
-requests whose ``response[]`` holds reply text (markdown values, inline
-references) beyond whitespace; a ``.jsonl`` log is replayed by a plain
+the runs of reply text (markdown values, inline references) beyond
+whitespace in each ``response[]``, a tool invocation ending a run (the
+model's next round); a ``.jsonl`` log is replayed by a plain
 set/push/delete walk of its own.
 """
 
@@ -129,18 +130,26 @@ def count_session_raw(path: Path) -> int:
 _REPLY_KINDS = (None, "markdownContent", "markdownVuln", "markdown", "inlineReference")
 
 
-def _has_reply(request: object) -> bool:
+def _replies(request: object) -> int:
+    """Reply texts in a request's ``response[]``: runs of markdown values and inline
+    references with text, each ended by a tool invocation (the model's next round)."""
     response = request.get("response") if isinstance(request, dict) else None
-    text = ""
+    count, text, linked = 0, "", False
     for part in response if isinstance(response, list) else []:
-        if not isinstance(part, dict) or part.get("kind") not in _REPLY_KINDS:
+        if not isinstance(part, dict):
+            continue
+        if part.get("kind") in ("toolInvocation", "toolInvocationSerialized"):
+            count += linked or bool(text.strip())
+            text, linked = "", False
+        if part.get("kind") not in _REPLY_KINDS:
             continue
         if part.get("kind") == "inlineReference":
-            return True
+            linked = True
+            continue
         value = part.get("content", part)
         value = value.get("value") if isinstance(value, dict) else value
         text += value if isinstance(value, str) else ""
-    return bool(text.strip())
+    return count + (linked or bool(text.strip()))
 
 
 def _walk_log(raw: bytes) -> Any:
@@ -185,7 +194,7 @@ def _walk_log(raw: bytes) -> Any:
 
 
 def count_session_roles(path: Path) -> dict[str, dict[str, int]]:
-    """Per session: requests with a prompt, and requests whose response has reply text."""
+    """Per session: requests with a prompt, and the replies (one per model round) given."""
     try:
         guard(path)
         raw = Path(path).read_bytes()
@@ -200,7 +209,7 @@ def count_session_roles(path: Path) -> dict[str, dict[str, int]]:
     return {
         session: {
             "prompts": sum(_has_prompt(r) for r in requests),
-            "replies": sum(_has_reply(r) for r in requests),
+            "replies": sum(_replies(r) for r in requests),
         }
     }
 

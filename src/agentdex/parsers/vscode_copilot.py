@@ -19,12 +19,15 @@ Eras handled
 Mapping (per request ``i``, records in the order of the parts they come from)
 -------------------------------------------------------------------------------
 ``message.text`` -> user/prompt at ``json:/requests/<i>/message``.
-``response[]`` parts: every markdown fragment (``{value}``,
-``markdownContent``, inline references) of the response -> **one**
-assistant/message, the reply, at ``json:/requests/<i>/response/<j>`` (``j``
-= its first fragment): VS Code streams a reply in pieces and splits it
-around code-block URIs, edits and tool calls (a lone ``{"value": "\n```\n"}``
-closes the code block an edit opened), and shows it as one answer.
+``response[]`` parts: the markdown fragments (``{value}``,
+``markdownContent``, inline references) of one model round -> **one**
+assistant/message, a reply, at ``json:/requests/<i>/response/<j>`` (``j``
+= its first fragment). In agent mode a response holds several rounds: the
+model writes, calls a tool, writes again (``result.metadata.toolCallRounds``
+has one entry per round), so a tool invocation part ends a reply. Within a
+round VS Code streams the text in pieces and splits it around code-block
+URIs and edits (a lone ``{"value": "\n```\n"}`` closes the code block an
+edit opened): those pieces are one reply.
 ``thinking`` -> assistant/reasoning, one per run of thinking parts;
 ``toolInvocationSerialized`` / ``toolInvocation`` -> assistant/tool_call
 with a readable text (past-tense message, terminal command), plus
@@ -347,14 +350,25 @@ class _Session:
         base: dict[str, Any],
         shown: Counter[str],
     ) -> Iterator[Record]:
-        """One reply per response (every markdown fragment, wherever it streamed), reasoning
-        runs, and the tool parts, each at the index of its (first) part."""
+        """One reply per model round (the markdown fragments up to a tool call, wherever
+        they streamed), reasoning runs, and the tool parts, each at the index of its
+        (first) part."""
         placed: list[tuple[int, Record]] = []
         reply: list[str] = []
         reply_at: int | None = None
         apart = False  # a tool call or edit came between two fragments of the reply
         thought: list[str] = []
         thought_at = 0
+
+        def end_reply() -> None:
+            nonlocal reply_at, apart
+            text = "".join(reply)
+            if reply_at is not None and text.strip():
+                loc = f"json:/requests/{i}/response/{reply_at}"
+                record = self.record(loc, "assistant", "message", text, stamp, model, dict(base))
+                placed.append((reply_at, record))
+            reply.clear()
+            reply_at, apart = None, False
 
         def end_thinking() -> None:
             text = "".join(thought)
@@ -388,6 +402,7 @@ class _Session:
             apart = bool(reply)
             loc = f"json:/requests/{i}/response/{j}"
             if kind in _TOOL_KINDS:
+                end_reply()  # the model called a tool: its round's text is one reply
                 placed.extend((j, r) for r in self.tool(loc, part, stamp, model, base, shown))
             elif kind == "textEditGroup":
                 target = _uri_label(part.get("uri"))
@@ -406,12 +421,7 @@ class _Session:
             else:
                 self.unknown[str(kind)] += 1
         end_thinking()
-        text = "".join(reply)
-        if reply_at is not None and text.strip():
-            loc = f"json:/requests/{i}/response/{reply_at}"
-            placed.append(
-                (reply_at, self.record(loc, "assistant", "message", text, stamp, model, dict(base)))
-            )
+        end_reply()
         placed.sort(key=lambda item: item[0])
         for _, record in placed:
             yield record
