@@ -7,6 +7,7 @@ from __future__ import annotations
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -201,10 +202,22 @@ def test_watch_returns_only_new_records(chats: Path, project: Path) -> None:
 
 
 def test_events_stream_sends_hello_then_new_records(
-    client: TestClient, chats: Path, project: Path
+    client: TestClient, chats: Path, project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # Append only once the stream has taken its first look: on a loaded machine a fixed
+    # delay could append before it, and the hello would then count the new message.
+    watching = threading.Event()
+    original_init = transcript.TranscriptWatch.__init__
+
+    def init_then_signal(self: transcript.TranscriptWatch, *args: Any, **kwargs: Any) -> None:
+        original_init(self, *args, **kwargs)
+        watching.set()
+
+    monkeypatch.setattr(transcript.TranscriptWatch, "__init__", init_then_signal)
+
     def append_later() -> None:
-        time.sleep(0.6)
+        assert watching.wait(20)
+        time.sleep(0.2)
         line = claude_line(SID, 7, role="assistant", ts=NOW, cwd=str(project), text="live words")
         write_lines(chats, [line], mode="a")
 

@@ -15,6 +15,7 @@ test skips when node or npm is absent.
 
 from __future__ import annotations
 
+import fcntl
 import importlib.util
 import json
 import os
@@ -47,19 +48,26 @@ def inspector() -> str:
     if named:
         return named
     binary = CACHE / "node_modules" / ".bin" / "mcp-inspector"
-    if not binary.exists():
-        CACHE.mkdir(parents=True, exist_ok=True)
-        done = subprocess.run(
-            [
-                *("npm", "install", "--prefix", str(CACHE), "--cache", str(CACHE / "npm-cache")),
-                *("--no-audit", "--no-fund", "--loglevel", "error", INSPECTOR),
-            ],
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
-        assert done.returncode == 0, f"npm could not install {INSPECTOR}:\n{done.stderr[-3000:]}"
+    CACHE.mkdir(parents=True, exist_ok=True)
+    # pytest-xdist workers each run this module fixture; one installs, the others wait.
+    with (CACHE / ".install.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not binary.exists():
+            _install()
     return str(binary)
+
+
+def _install() -> None:
+    done = subprocess.run(
+        [
+            *("npm", "install", "--prefix", str(CACHE), "--cache", str(CACHE / "npm-cache")),
+            *("--no-audit", "--no-fund", "--loglevel", "error", INSPECTOR),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, f"npm could not install {INSPECTOR}:\n{done.stderr[-3000:]}"
 
 
 @pytest.fixture(scope="module")
