@@ -31,6 +31,7 @@ AGENTS = [
     "copilot-cli",
     "roo-code",
     "kilo-code",
+    "qwen-code",
 ]
 
 

@@ -58,6 +58,7 @@ AGENTS: tuple[str, ...] = (
     "windsurf",
     "roo-code",
     "kilo-code",
+    "qwen-code",
 )
 
 
