@@ -308,7 +308,7 @@ def test_a_copied_home_is_rebuilt_once_not_updated_then_compacted(
 
 
 def test_file_rows_read_lazily_behave_like_the_table_read_at_the_start() -> None:
-    from agentdex.index.writer import FILE_COLUMNS, FileRows
+    from agentdex.index.files import FILE_COLUMNS, FileRows
 
     db = sqlite3.connect(":memory:")
     columns = [c.strip() for c in FILE_COLUMNS.split(",")]

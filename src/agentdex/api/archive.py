@@ -116,7 +116,7 @@ def status(
 def _gone_counts(root: Path) -> dict[str, int]:
     """Records (and conversations) the index holds only because the archive kept them."""
     from agentdex.api.index import reader
-    from agentdex.archive.keys import ARCHIVED_HIGH, ARCHIVED_LOW
+    from agentdex.index.files import ARCHIVED_HIGH, ARCHIVED_LOW
 
     counts = {"records": 0, "conversations": 0}
     with reader(root) as engine:
@@ -254,7 +254,8 @@ class _LiveKeys:
         return key in self._keys
 
     def _load(self, agent: str, session_id: str) -> set[int]:
-        from agentdex.archive.keys import is_archived, record_key
+        from agentdex.archive.keys import record_key
+        from agentdex.index.files import is_archived
 
         assert self.engine is not None
         return {
@@ -464,7 +465,7 @@ def is_forgotten(agent: str, session_id: str, home: str | None = None) -> bool:
 def archived_records(session_id: str, agent: str, home: str | None = None) -> list[Record]:
     """The conversation's records that only the archive keeps (from the index), in order."""
     from agentdex.api.index import reader
-    from agentdex.archive.keys import ARCHIVED_HIGH, ARCHIVED_LOW, original_path
+    from agentdex.index.files import ARCHIVED_HIGH, ARCHIVED_LOW, original_path
     from agentdex.records import RECORD_COLUMNS, record_from_columns
 
     out: list[Record] = []

@@ -52,7 +52,7 @@ def _prompt_logs() -> str:
 
 def _gone_sql(engine: Engine) -> str:
     """SQL over ``records``: is this record kept only by the archive (its source lost it)?"""
-    from agentdex.archive.keys import ARCHIVED_HIGH, ARCHIVED_LOW
+    from agentdex.index.files import ARCHIVED_HIGH, ARCHIVED_LOW
 
     ids = [
         int(r[0])

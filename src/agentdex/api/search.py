@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from agentdex.api.index import index_status, maybe_refresh, reader, refresh
-from agentdex.archive.keys import ARCHIVED_PREFIX
 from agentdex.errors import UsageError
+from agentdex.index.files import ARCHIVED_PREFIX
 from agentdex.records import iso_utc
 from agentdex.search.budget import Budget
 

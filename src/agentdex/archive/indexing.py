@@ -20,7 +20,7 @@ forgotten either way.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agentdex.archive import sync
 from agentdex.archive.store import ArchiveStore, archive_path
@@ -28,6 +28,7 @@ from agentdex.archive.store import ArchiveStore, archive_path
 if TYPE_CHECKING:
     from agentdex.archive.writer import ArchiveWriter
     from agentdex.discovery import Source
+    from agentdex.index.files import FileRow
     from agentdex.index.segments import Prepared
     from agentdex.index.writer import IndexWriter
 
@@ -99,7 +100,7 @@ class IndexingArchive:
             self.writer.set_titles(agent, titles)
         return titles
 
-    def keep_vanished(self, old: tuple[Any, ...]) -> bool:
+    def keep_vanished(self, old: FileRow) -> bool:
         """Keep a vanished file's records as archived ones; False: delete them as usual."""
         return self.writer is not None and self.index.keep_as_archived(old)
 

@@ -30,15 +30,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from agentdex.archive.keys import (
+from agentdex.archive.keys import record_key
+from agentdex.index.files import (
     ARCHIVE_PARSER,
     ARCHIVED_HIGH,
     ARCHIVED_LOW,
     archived_path,
-    record_key,
+    read_file_row,
 )
 from agentdex.index.segments import load_block, prepare
-from agentdex.index.writer import FILE_COLUMNS
 from agentdex.records import Record, record_from_columns
 
 if TYPE_CHECKING:
@@ -359,12 +359,12 @@ def entry_record(store: ArchiveStore, entry: tuple[Any, ...]) -> Record:
 def _archived_file(index: IndexWriter, record: Record) -> int:
     """The index file row holding archived records of ``record``'s source (made if needed)."""
     path = archived_path(record.source_path)
-    row = index.files.get(path)
-    if row is not None:
-        return int(row[0])
+    known = index.files.get(path)
+    if known is not None:
+        return known.id
     fid = index.new_file(path, record.agent, record.store, ARCHIVE_PARSER)
     index.update_file(fid, {"size": 0, "mtime": 0.0})
-    index.files[path] = index.db.execute(
-        f"SELECT {FILE_COLUMNS} FROM files WHERE id = ?", (fid,)
-    ).fetchone()
+    row = read_file_row(index.db, "id = ?", (fid,))
+    assert row is not None
+    index.files[path] = row
     return fid

@@ -22,7 +22,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable
 
-from agentdex.archive.keys import ARCHIVED_HIGH, ARCHIVED_LOW
+from agentdex.index.files import ARCHIVED_HIGH, ARCHIVED_LOW
 
 #: SQL twins of :func:`agentdex.records.conversation_part` over the index's role/kind
 #: columns (``tests/test_conversation_counts.py`` holds them to the Python definition).

@@ -31,17 +31,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agentdex.archive.keys import is_archived
 from agentdex.catalogue import Coverage, StoreRow
 from agentdex.discovery import Root, Source, observe
 from agentdex.errors import CorruptError
 from agentdex.index import manifest
+from agentdex.index.files import FileRow, FileRows, head_hash, is_archived
 from agentdex.index.lock import LockBusy, WriterLock
 from agentdex.index.memory import limit_malloc_arenas
 from agentdex.index.segments import Prepared, prepare
 from agentdex.index.stats import DiskFullError, RefreshStats
 from agentdex.index.store import Location, OutdatedIndexError
-from agentdex.index.writer import FileRows, IndexWriter, cursor_state, head_hash
+from agentdex.index.writer import IndexWriter, cursor_state
 from agentdex.parsers.base import ParseCursor
 from agentdex.readers import Diagnostic, Diagnostics, is_read_failure
 
@@ -90,7 +90,7 @@ def _discover(home: str | None, rows: Iterable[StoreRow] | None) -> Any:
 @dataclass(slots=True)
 class _Plan:
     source: Source
-    old: tuple[Any, ...] | None
+    old: FileRow | None
     wal_sig: str
     st: os.stat_result
     head_len: int
@@ -126,7 +126,7 @@ class _Refresher:
     def files(self) -> FileRows:
         return self.index.files
 
-    def remove_file(self, old: tuple[Any, ...]) -> None:
+    def remove_file(self, old: FileRow) -> None:
         if not self.archive.keep_vanished(old):
             self.stats.records_removed += self.index.remove_file(old)
         self.stats.files_removed += 1
@@ -173,16 +173,18 @@ class _Refresher:
         if (
             old is not None
             and spec.resumable
-            and old[11] == source.row.parser
-            and old[4] == st.st_ino
-            and st.st_size >= old[2]
-            and old[5] <= st.st_size
-            and head_hash(source.path, old[5]) == old[6]
+            and old.parser == source.row.parser
+            and old.inode == st.st_ino
+            and st.st_size >= old.size
+            and old.head_len <= st.st_size
+            and head_hash(source.path, old.head_len) == old.head_hash
         ):
             import orjson
 
-            resume_from = old[8]
-            cursor = ParseCursor(offset=old[8], line=old[9], state=orjson.loads(old[10]))
+            resume_from = old.resume_offset
+            cursor = ParseCursor(
+                offset=old.resume_offset, line=old.resume_line, state=orjson.loads(old.state)
+            )
         return _Plan(source, old, wal_sig, st, head_len, head, spec.resumable, cursor, resume_from)
 
     def index_source(self, source: Source) -> None:
@@ -227,8 +229,8 @@ class _Refresher:
         source = plan.source
         self.archive.begin_source(source)
         if plan.old is not None:
-            self.stats.records_removed += self.index.delete_records(plan.old[0], plan.resume_from)
-            return int(plan.old[0])
+            self.stats.records_removed += self.index.delete_records(plan.old.id, plan.resume_from)
+            return plan.old.id
         return self.index.new_file(str(source.path), source.agent, source.store, source.row.parser)
 
     def _finish(self, plan: _Plan, file_id: int, added: int, before: int) -> None:
@@ -526,10 +528,10 @@ def _mostly_replaced(files: FileRows, changed: list[Source]) -> bool:
     refresh would re-index it all in place and then compact it with a full
     rebuild, parsing the whole home twice. Deciding up front parses it once.
     """
-    replaced = sum(old[2] for s in changed if (old := files.get(str(s.path))) is not None)
+    replaced = sum(old.size for s in changed if (old := files.get(str(s.path))) is not None)
     if replaced <= MIN_GARBAGE:
         return False  # (an append: no need to read every file row)
-    return replaced > GARBAGE_RATIO * sum(old[2] for old in files.values())
+    return replaced > GARBAGE_RATIO * sum(old.size for old in files.values())
 
 
 def _garbage_heavy(gen: Path) -> bool:
@@ -575,7 +577,7 @@ def _run(
         for path, old in list(refresher.files.items()):
             if is_archived(path):
                 continue  # kept from the archive: no source to compare with
-            if path not in seen_paths and (in_scope is None or old[12] in in_scope):
+            if path not in seen_paths and (in_scope is None or old.store in in_scope):
                 refresher.remove_file(old)
     stats.files_unchanged = stats.files_seen - len(changed)
     _index_changed(refresher, changed, progress)
@@ -697,8 +699,8 @@ def _maybe_changed(refresher: _Refresher, source: Source) -> bool:
     old = refresher.files.get(str(source.path))
     return not (
         old is not None
-        and old[2] == source.size
-        and old[3] == source.mtime
-        and old[7] == _wal_sig(source)
-        and old[11] == source.row.parser
+        and old.size == source.size
+        and old.mtime == source.mtime
+        and old.wal_sig == _wal_sig(source)
+        and old.parser == source.row.parser
     )

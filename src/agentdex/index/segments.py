@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from agentdex.errors import CorruptError
 from agentdex.index.postings import LONG_TOKEN, MAX_TERM_BYTES, role_kind, rust_safe
+from agentdex.index.scores import level_of
 from agentdex.records import Record
-from agentdex.search.scores import level_of
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ThreadPoolExecutor

@@ -28,7 +28,6 @@ never behind the index.
 
 from __future__ import annotations
 
-import hashlib
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -37,11 +36,12 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from agentdex.archive.keys import ARCHIVE_PARSER, archived_path
 from agentdex.index import context_stats
 from agentdex.index import postings as postings_mod
+from agentdex.index.files import ARCHIVE_PARSER, FileRow, FileRows, archived_path, read_file_row
 from agentdex.index.memory import release_free_memory
 from agentdex.index.postings import LONG_TOKEN, PostingsWriter, role_kind, rust_safe
+from agentdex.index.scores import level_of
 from agentdex.index.segments import (
     BlockFile,
     BlockWriter,
@@ -52,7 +52,6 @@ from agentdex.index.segments import (
 )
 from agentdex.index.store import open_writer_db
 from agentdex.records import Record, record_from_columns
-from agentdex.search.scores import level_of
 
 if TYPE_CHECKING:
     from agentdex.archive.writer import ArchiveWriter
@@ -67,74 +66,6 @@ RECORD_INDEXES = (
     "CREATE INDEX IF NOT EXISTS record_rows_file ON record_rows(file_id, offset)",
     "CREATE INDEX IF NOT EXISTS record_rows_context ON record_rows(context_id)",
 )
-FILE_COLUMNS = (
-    "id, path, size, mtime, inode, head_len, head_hash, wal_sig,"
-    " resume_offset, resume_line, state, parser, store"
-)
-
-
-def head_hash(path: Path, length: int) -> str:
-    with open(path, "rb") as handle:
-        return hashlib.blake2b(handle.read(length), digest_size=12).hexdigest()
-
-
-class FileRows:
-    """The ``files`` table's rows (``FILE_COLUMNS``) by path, read as they are asked for.
-
-    A refresh of one appended transcript looks up one path; reading all
-    10,000 rows of a 1 GB index up front cost 30 ms. Iterating reads the
-    rest once. Paths set or popped here win over the table, as a dict
-    loaded at the start would have behaved.
-    """
-
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self.db = db
-        self._rows: dict[str, tuple[Any, ...]] = {}
-        self._absent: set[str] = set()
-        self._complete = False
-
-    def get(self, path: str) -> tuple[Any, ...] | None:
-        row = self._rows.get(path)
-        if row is not None or self._complete or path in self._absent:
-            return row
-        row = self.db.execute(
-            f"SELECT {FILE_COLUMNS} FROM files WHERE path = ?", (path,)
-        ).fetchone()
-        if row is None:
-            self._absent.add(path)
-        else:
-            self._rows[path] = row
-        return row
-
-    def __contains__(self, path: object) -> bool:
-        return isinstance(path, str) and self.get(path) is not None
-
-    def __setitem__(self, path: str, row: tuple[Any, ...]) -> None:
-        self._rows[path] = row
-        self._absent.discard(path)
-
-    def pop(self, path: str, default: tuple[Any, ...] | None = None) -> tuple[Any, ...] | None:
-        row = self.get(path)
-        self._rows.pop(path, None)
-        self._absent.add(path)
-        return row if row is not None else default
-
-    def items(self) -> list[tuple[str, tuple[Any, ...]]]:
-        self.read_all()
-        return list(self._rows.items())
-
-    def values(self) -> list[tuple[Any, ...]]:
-        self.read_all()
-        return list(self._rows.values())
-
-    def read_all(self) -> None:
-        """Read every row now (one query), before looking up most of them."""
-        if self._complete:
-            return
-        for row in self.db.execute(f"SELECT {FILE_COLUMNS} FROM files"):
-            if row[1] not in self._rows and row[1] not in self._absent:
-                self._rows[row[1]] = row
-        self._complete = True
 
 
 def upsert_titles(db: sqlite3.Connection, agent: str, titles: dict[str, str]) -> None:
@@ -308,13 +239,15 @@ class IndexWriter:
         self.dead_bytes += dead
         return int(count)
 
-    def remove_file(self, old: tuple[Any, ...]) -> int:
-        removed = self.delete_records(old[0], None)
-        self.db.execute("DELETE FROM files WHERE id = ?", (old[0],))
+    def remove_file(self, old: FileRow) -> int:
+        """Delete a file's row and its records; returns how many records."""
+        removed = self.delete_records(old.id, None)
+        self.db.execute("DELETE FROM files WHERE id = ?", (old.id,))
+        self.files.pop(old.path, None)
         return removed
 
     # -- archive integration --------------------------------------------------------------
-    def keep_as_archived(self, old: tuple[Any, ...]) -> bool:
+    def keep_as_archived(self, old: FileRow) -> bool:
         """A vanished file's records stay, marked as kept by the archive; False if they cannot.
 
         The file row is renamed to its archived path (:mod:`agentdex.archive.keys`),
@@ -322,19 +255,19 @@ class IndexWriter:
         Only possible while no archived row of that path exists (else the caller
         removes the file and the archive sync re-adds what is missing).
         """
-        path = archived_path(old[1])
-        if path in self.files or not self.file_record_count(old[0]):
+        path = archived_path(old.path)
+        if path in self.files or not self.file_record_count(old.id):
             return False
         self.db.execute(
             "UPDATE files SET path = ?, parser = ?, size = 0, mtime = 0, resume_offset = 0,"
             " resume_line = 0, state = '{}', wal_sig = '', indexed_at = ? WHERE id = ?",
-            (path, ARCHIVE_PARSER, time.time(), old[0]),
+            (path, ARCHIVE_PARSER, time.time(), old.id),
         )
-        self.files.pop(old[1], None)
-        self.files[path] = self.db.execute(
-            f"SELECT {FILE_COLUMNS} FROM files WHERE id = ?", (old[0],)
-        ).fetchone()
-        self._contexts_changing("file_id = ?", (old[0],))
+        self.files.pop(old.path, None)
+        row = read_file_row(self.db, "id = ?", (old.id,))
+        assert row is not None
+        self.files[path] = row
+        self._contexts_changing("file_id = ?", (old.id,))
         return True
 
     def _contexts_changing(self, where: str, args: tuple[Any, ...]) -> None:

@@ -213,7 +213,7 @@ class Engine:
 
     def level_pages(self, query: Any, size: int) -> dict[int, tuple[int, list[int]]]:
         """Per level: (candidates, the ``size`` newest record ids), in one pass over the query."""
-        from agentdex.search.scores import LEVELS
+        from agentdex.index.scores import LEVELS
 
         spec = {
             "levels": {

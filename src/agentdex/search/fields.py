@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sqlite3
 
-from agentdex.archive.keys import ARCHIVED_PREFIX, original_path
+from agentdex.index.files import ARCHIVED_PREFIX, original_path
 from agentdex.search.query import Field
 
 #: ``files.path`` as the source path: records kept from the archive match their original path

@@ -1,7 +1,7 @@
 """Relevance: text match quality x who wrote it x how recent x where it was.
 
 ``score = text * prior(kind, role) * length * recency * here``. The cheap
-score (everything but ``text``, :mod:`agentdex.search.scores`) orders the
+score (everything but ``text``, :mod:`agentdex.index.scores`) orders the
 matches; the run reads them best first without scoring every match
 (:mod:`agentdex.search.run`). The best ``REFINE`` are then rescored on their
 text (more, and whole-word, occurrences of the query terms score higher). The
@@ -14,8 +14,8 @@ from __future__ import annotations
 import math
 import re
 
+from agentdex.index.scores import HERE_BOOST, recency, static_score
 from agentdex.search.engine import Hit
-from agentdex.search.scores import HERE_BOOST, recency, static_score
 
 REFINE = 100
 

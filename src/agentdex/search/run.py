@@ -8,7 +8,7 @@ Three ways to answer, chosen per query:
 * **first page** (many candidates): candidates are read in the order of
   their best possible score and verified one by one until the page is
   certain. For relevance, each ``level`` (the static part of the cheap
-  score, :mod:`agentdex.search.scores`) is read newest first; a candidate is
+  score, :mod:`agentdex.index.scores`) is read newest first; a candidate is
   taken once its score beats every level's ceiling for what is still unread
   (a threshold algorithm), so the page is the exact top of the cheap score
   without touching most matches. For time order, one stream newest first.
@@ -26,15 +26,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentdex.search.engine import AGENT, ID, KIND, ROLE, SESSION, THASH, TLEN, TS, Engine
-from agentdex.search.plan import Candidates
-from agentdex.search.query import Node
-from agentdex.search.scores import (
+from agentdex.index.scores import (
     HERE_BOOST,
     level_ceiling,
     recency,
     static_score,
 )
+from agentdex.search.engine import AGENT, ID, KIND, ROLE, SESSION, THASH, TLEN, TS, Engine
+from agentdex.search.plan import Candidates
+from agentdex.search.query import Node
 
 #: exact plans with at most this many candidates are answered whole (exact total)
 FULL_EXACT = 20_000
