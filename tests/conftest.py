@@ -63,12 +63,12 @@ def postings_for_small_refreshes(
     """In-process refreshes index postings even when small, so tests exercise the planner.
 
     agentdex leaves a small refresh's records out of the postings (the tail that
-    readers verify, src/agentdex/index/refresh.py DEFER_BYTES); test corpora are
+    readers verify, src/agentdex/ingest/refresh.py DEFER_BYTES); test corpora are
     all small, so without this the postings would stay empty. Tests of the tail
     itself are marked ``deferred_postings``; CLI subprocesses keep the default.
     """
     if request.node.get_closest_marker("deferred_postings") is None:
-        monkeypatch.setattr("agentdex.index.refresh.DEFER_BYTES", 0)
+        monkeypatch.setattr("agentdex.ingest.parallel.DEFER_BYTES", 0)
 
 
 @pytest.fixture(autouse=True)

@@ -117,7 +117,7 @@ def test_an_append_is_searched_after_refreshing_just_that_file(
 def test_a_child_that_answers_nothing_means_a_full_refresh(
     home: Path, transcript: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from agentdex.index import manifest
+    from agentdex.ingest import manifest
 
     def dies(root: Path, home: str | None) -> None:
         raise RuntimeError("the child fails before it answers")

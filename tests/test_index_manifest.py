@@ -12,8 +12,8 @@ import orjson
 import pytest
 
 from agentdex.api import search as api
-from agentdex.index import manifest
 from agentdex.index.store import Location, index_root
+from agentdex.ingest import manifest
 
 
 def claude_line(session: str, text: str, n: int) -> bytes:
@@ -120,7 +120,7 @@ def test_a_file_that_could_not_be_read_is_retried(
 
 
 def _count_discoveries(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    from agentdex.index import refresh as refresh_mod
+    from agentdex.ingest import refresh as refresh_mod
 
     calls: list[int] = []
     real = refresh_mod._discover
@@ -194,7 +194,7 @@ def test_without_its_sources_file_an_append_walks_the_stores(
 def test_changes_found_before_another_writer_refreshed_are_not_reused(
     home: Path, transcript: Path
 ) -> None:
-    from agentdex.index.refresh import refresh as index_refresh
+    from agentdex.ingest.refresh import refresh as index_refresh
 
     refresh(home)
     root = Location(index_root()).root

@@ -12,8 +12,8 @@ import pytest
 from agentdex.api import search as api
 from agentdex.errors import CorruptError
 from agentdex.index import segments
-from agentdex.index.refresh import DiskFullError
 from agentdex.index.store import Location, index_root
+from agentdex.ingest.stats import DiskFullError
 from test_index_fixtures import (
     ROWS,
     SQLITE_ROW,
@@ -183,7 +183,7 @@ def test_corrupt_index_is_rebuilt_with_a_message(home: Path) -> None:
 
 def test_disk_full_leaves_the_index_consistent(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(segments, "BLOCK_BYTES", 64)
-    monkeypatch.setattr("agentdex.index.refresh.COMMIT_BYTES", 1)
+    monkeypatch.setattr("agentdex.ingest.feed.COMMIT_BYTES", 1)
     d = store_dir(home)
     for i in range(6):
         write_file(d / f"f{i}.jsonl", [rec(f"plum {i} " + "x" * 80)])
@@ -264,8 +264,8 @@ def test_parallel_parse_workers_index_the_same(home: Path, monkeypatch: pytest.M
     fx.UNREADABLE.add("locked.jsonl")
     fx.VANISH.add("gone.jsonl")
     monkeypatch.setenv("AGENTDEX_INDEX_WORKERS", "1")
-    monkeypatch.setattr("agentdex.index.refresh.IN_FLIGHT_BYTES", 2000)
-    monkeypatch.setattr("agentdex.index.refresh.PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr("agentdex.ingest.parallel.IN_FLIGHT_BYTES", 2000)
+    monkeypatch.setattr("agentdex.ingest.parallel.PARALLEL_MIN_BYTES", 0)
     try:
         stats = refresh(home)
     finally:
@@ -283,7 +283,7 @@ def test_parallel_parse_workers_index_the_same(home: Path, monkeypatch: pytest.M
 def test_a_copied_home_is_rebuilt_once_not_updated_then_compacted(
     home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("agentdex.index.refresh.MIN_GARBAGE", 0)
+    monkeypatch.setattr("agentdex.ingest.refresh.MIN_GARBAGE", 0)
     d = store_dir(home)
     for i in range(4):
         write_file(d / f"f{i}.jsonl", [rec(f"pear {i}")])

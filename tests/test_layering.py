@@ -1,9 +1,12 @@
 """Layers import one way (docs/architecture.md): an import guard over the source tree.
 
-Surfaces (cli, http, mcp) may import only the library API and the bottom
-layers, never engines directly and never each other; bottom layers never
-import anything above them. ``asgi`` is the one composition root: it joins
-the http and mcp surfaces for ``agentdex serve``, and only the CLI imports it.
+The package is a stack of ordered bands; a module may import its own layer
+and any band below its own, never one above. In a band marked *isolated*
+the layers are peers that never import each other (the engines each own
+their data and know nothing of the others). Surfaces (cli, http, mcp) are
+thin: only the library API and the bottom band, never engines and never
+each other. ``asgi`` is the one composition root: it joins the http and
+mcp surfaces for ``agentdex serve``, and only the CLI imports it.
 """
 
 from __future__ import annotations
@@ -15,20 +18,25 @@ import agentdex
 
 PACKAGE = Path(agentdex.__file__).parent
 
-BOTTOM = {"records", "errors", "paths", "catalogue", "config", "nesting", "secrets"}
-READ = {"readers", "uris", "gitinfo", "discovery", "parsers", "plugin"}
-ENGINES = {"index", "search", "context", "sessions", "worktrees", "archive"}
+#: (layers, isolated), lowest first
+BANDS: list[tuple[set[str], bool]] = [
+    ({"records", "errors", "paths", "catalogue", "config", "nesting", "secrets"}, False),
+    ({"readers", "uris", "gitinfo", "discovery", "parsers", "plugin"}, False),
+    ({"index"}, False),  # the search index: the lowest store
+    ({"archive", "search", "context", "sessions", "worktrees"}, True),
+    ({"ingest"}, False),  # the write path, driving the stores below it
+    ({"api"}, False),
+]
+BOTTOM = BANDS[0][0]
 API = {"api"}
 SURFACES = {"cli", "http", "mcp"}
 
 ALLOWED: dict[str, set[str]] = {}
-for name in BOTTOM:
-    ALLOWED[name] = BOTTOM
-for name in READ:
-    ALLOWED[name] = BOTTOM | READ
-for name in ENGINES:
-    ALLOWED[name] = BOTTOM | READ | ENGINES
-ALLOWED["api"] = BOTTOM | READ | ENGINES | API
+_below: set[str] = set()
+for _layers, _isolated in BANDS:
+    for name in _layers:
+        ALLOWED[name] = _below | ({name} if _isolated else _layers)
+    _below = _below | _layers
 for name in SURFACES:
     ALLOWED[name] = BOTTOM | API | {name}
 ALLOWED["asgi"] = BOTTOM | API | {"http", "mcp", "asgi"}
@@ -72,3 +80,11 @@ def test_layers_import_one_way() -> None:
 
 def test_package_init_imports_no_surface() -> None:
     assert _imports(PACKAGE / "__init__.py") == set()
+
+
+def test_bands_are_ordered_as_documented() -> None:
+    """The stores sit below the engines that read them, those below ingest, then the API."""
+    rank = {name: i for i, (layers, _) in enumerate(BANDS) for name in layers}
+    assert rank["index"] < rank["archive"] == rank["search"] < rank["ingest"] < rank["api"]
+    assert "ingest" not in ALLOWED["index"] | ALLOWED["archive"] | ALLOWED["search"]
+    assert "archive" not in ALLOWED["index"] and "search" not in ALLOWED["archive"]

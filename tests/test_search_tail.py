@@ -18,8 +18,8 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from agentdex.api import search as api
-from agentdex.index import refresh as refresh_mod
 from agentdex.index.store import Location, index_root
+from agentdex.ingest import parallel as parallel_mod
 from test_index_fixtures import ROWS, register, store_dir, write_file
 from test_search_oracle import REGEXES, _engine_set, corpora, oracle, queries
 
@@ -54,7 +54,7 @@ def test_an_append_is_searchable_without_opening_the_postings(
     path = store_dir(home) / "a.jsonl"
     write_file(path, [rec(f"alpha {i}") for i in range(5)])
     with monkeypatch.context() as patch:
-        patch.setattr(refresh_mod, "DEFER_BYTES", 0)
+        patch.setattr(parallel_mod, "DEFER_BYTES", 0)
         assert not api.refresh(home=str(home), rows=ROWS).deferred  # into the postings
     root = index_root()
     gen = Location(root).current()
@@ -71,7 +71,7 @@ def test_an_append_is_searchable_without_opening_the_postings(
         "a quokkaflux"
     ]
     # once the tail is big enough, the next refresh indexes it in one go
-    monkeypatch.setattr(refresh_mod, "TAIL_RECORDS", 2)
+    monkeypatch.setattr(parallel_mod, "TAIL_RECORDS", 2)
     write_file(path, [rec("alpha last")], mode="ab")
     assert not api.refresh(home=str(home), rows=ROWS).deferred
     assert _meta(root, "postings_rid") == 9 and _meta(root, "vocab_rid") == 9
@@ -95,11 +95,11 @@ def test_postings_plus_tail_equal_brute_force(
         fake_home, root = work / "home", work / "index"
         path = store_dir(fake_home) / "corpus.jsonl"
         write_file(path, first)
-        refresh_mod.DEFER_BYTES, saved = 0, refresh_mod.DEFER_BYTES
+        parallel_mod.DEFER_BYTES, saved = 0, parallel_mod.DEFER_BYTES
         try:
             api.refresh(root, home=str(fake_home), rows=ROWS)  # in the postings
         finally:
-            refresh_mod.DEFER_BYTES = saved
+            parallel_mod.DEFER_BYTES = saved
         write_file(path, appended, mode="ab")
         assert api.refresh(root, home=str(fake_home), rows=ROWS).deferred  # the tail
         recs = first + appended

@@ -73,7 +73,7 @@ def stat_signature(path: str) -> str:
     """A path's state: ``missing``, ``d:<mtime>`` for a directory, ``f:<size>:<mtime>``.
 
     Equal signatures mean "looks unchanged" to discovery and the index's
-    no-change fast path (:mod:`agentdex.index.manifest`).
+    no-change fast path (:mod:`agentdex.ingest.manifest`).
     """
     try:
         st = os.stat(path)

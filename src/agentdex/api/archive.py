@@ -56,9 +56,9 @@ def status(
     root: str | os.PathLike[str] | None = None, *, home: str | None = None
 ) -> dict[str, Any]:
     """Where the archive is, how big, what it holds per agent, and what only it still has."""
-    from agentdex.archive.indexing import archive_enabled
     from agentdex.archive.store import archive_path
     from agentdex.index.store import Location
+    from agentdex.ingest.archiving import archive_enabled
 
     base = _root(root, home)
     folder = archive_path(base)
@@ -219,9 +219,7 @@ def _export_line(store: ArchiveStore, entry: tuple[Any, ...], live: _LiveKeys) -
 
     import orjson
 
-    from agentdex.archive.sync import entry_record
-
-    record = entry_record(store, entry)
+    record = store.record(entry)
     data = record.to_json()
     data["archived_at"] = iso_utc(entry[22])
     data["source_gone"] = not live.holds(entry[1], entry[5], entry[0])
@@ -287,7 +285,7 @@ def prune(
     date), keeping every record a live source still holds (a refresh runs first, so the
     index knows which those are)."""
     from agentdex.api.index import refresh
-    from agentdex.archive.manage import prune as run_prune
+    from agentdex.ingest.manage import prune as run_prune
     from agentdex.search.timeparse import parse_time
 
     clock = time.time() if now is None else now
@@ -431,7 +429,7 @@ def forget(
     generation is rebuilt; ``purge`` rebuilds it now (as ``index --full``
     does), so no file of agentdex's holds them afterwards.
     """
-    from agentdex.archive.manage import forget as run_forget
+    from agentdex.ingest.manage import forget as run_forget
 
     removed = run_forget(_root(root, home), plan.sessions, plan.target)
     result: dict[str, Any] = {

@@ -1,7 +1,7 @@
 """The refresh check in a forked child, while the parent searches the committed index.
 
 A fresh ``agentdex search`` spends tens of milliseconds on the no-change
-check (one ``stat`` per noted path, :mod:`agentdex.index.manifest`) and about
+check (one ``stat`` per noted path, :mod:`agentdex.ingest.manifest`) and about
 as long importing the search modules and answering from the index. The two
 need different cores, not one after the other: the check is system calls,
 the search is Python and tantivy. Threads would share one interpreter lock,
@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 if TYPE_CHECKING:
-    from agentdex.index.manifest import Changes
+    from agentdex.ingest.manifest import Changes
     from agentdex.search.budget import Budget
 
 T = TypeVar("T")
@@ -114,7 +114,7 @@ def _can_fork() -> bool:
 def _changes(location: Path, home: str | None, payload: bytes) -> Changes | None:
     import orjson
 
-    from agentdex.index.manifest import changes_from
+    from agentdex.ingest.manifest import changes_from
 
     try:
         sent = orjson.loads(payload)
@@ -168,8 +168,8 @@ def _start_check(root: str | os.PathLike[str] | None, home: str | None) -> Pendi
     """
     import orjson
 
-    from agentdex.index.manifest import check
     from agentdex.index.store import index_root
+    from agentdex.ingest.manifest import check
 
     location = Path(index_root(root, home=home))
     started = time.monotonic()

@@ -18,8 +18,8 @@ from agentdex.errors import CorruptError
 
 if TYPE_CHECKING:
     from agentdex.catalogue import StoreRow
-    from agentdex.index.manifest import Changes
-    from agentdex.index.stats import RefreshStats
+    from agentdex.ingest.manifest import Changes
+    from agentdex.ingest.stats import RefreshStats
     from agentdex.search.engine import Engine
 
 
@@ -50,8 +50,8 @@ def refresh(
         fast, known = _check(root, home)
     if fast is not None:
         return fast
-    from agentdex.index.refresh import refresh as _refresh
     from agentdex.index.store import index_root
+    from agentdex.ingest.refresh import refresh as _refresh
 
     root = index_root(root, home=home)
     stats = _refresh(
@@ -69,14 +69,14 @@ def refresh(
 def _check(
     root: str | os.PathLike[str] | None, home: str | None
 ) -> tuple[RefreshStats | None, Changes | None]:
-    """The manifest's one pass (:mod:`agentdex.index.manifest`): the stats of a
+    """The manifest's one pass (:mod:`agentdex.ingest.manifest`): the stats of a
     no-change refresh when the fast path applies, else the changed store files
     when they are all there is to read."""
     import time
 
-    from agentdex.index.manifest import check
-    from agentdex.index.stats import RefreshStats
     from agentdex.index.store import Location, index_root
+    from agentdex.ingest.manifest import check
+    from agentdex.ingest.stats import RefreshStats
 
     started = time.monotonic()
     location = Location(index_root(root, home=home))
@@ -167,7 +167,7 @@ def maybe_refresh(
 ) -> None:
     if not do_refresh:
         return
-    from agentdex.index.stats import DiskFullError
+    from agentdex.ingest.stats import DiskFullError
 
     try:
         done = refresh(root, home=home, wait=False, rows=rows, progress=progress, known=known)
@@ -202,7 +202,7 @@ def read_failures(
     """
     import orjson
 
-    from agentdex.index.refresh import READ_ERROR_KEY
+    from agentdex.index.files import READ_ERROR_KEY
     from agentdex.records import iso_utc
 
     failures: dict[str, dict[str, Any]] = {}

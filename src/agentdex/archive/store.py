@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from agentdex.errors import CorruptError
+from agentdex.records import Record, record_from_columns
 
 ARCHIVE_DIR = "archive"
 DB_NAME = "archive.db"
@@ -452,6 +453,28 @@ class ArchiveStore:
         return self.db.execute(
             f"SELECT {ENTRY_COLUMNS} FROM {ENTRY_FROM} WHERE {where}", list(params)
         ).fetchall()
+
+    def entries_by_key(self, keys: list[int]) -> list[tuple[Any, ...]]:
+        """The entry rows (``ENTRY_COLUMNS``) of these keys."""
+        found: list[tuple[Any, ...]] = []
+        for i in range(0, len(keys), 900):
+            chunk = keys[i : i + 900]
+            found.extend(self.entries(f"e.key IN ({','.join('?' * len(chunk))})", chunk))
+        return found
+
+    def sessions(self) -> set[tuple[str, str]]:
+        """Every (agent, session) with an archived entry."""
+        return {
+            (str(a), str(s))
+            for a, s in self.db.execute(
+                "SELECT DISTINCT c.agent, c.session_id FROM contexts c"
+                " WHERE EXISTS (SELECT 1 FROM entries e WHERE e.context_id = c.id)"
+            )
+        }
+
+    def record(self, entry: tuple[Any, ...]) -> Record:
+        """The normalized record of an entry row (``ENTRY_COLUMNS``)."""
+        return record_from_columns(entry[1:16], self.text(entry[16], entry[17], entry[18]))
 
     def session_context_ids(self, agent: str, session_id: str) -> list[int]:
         return [

@@ -17,7 +17,7 @@ triple the archive).
 The archive keeps one transaction open per batch, like the index writer:
 chunks are compressed on a helper thread, appended as they fill, and the
 batch commits (after an fsync of the chunk file) just before the index's own
-commit (:meth:`agentdex.index.writer.IndexWriter.commit`), so the archive
+commit (the order is stated in :mod:`agentdex.ingest.archiving`), so the archive
 always holds at least what the index holds.
 """
 
@@ -32,7 +32,6 @@ from typing import TYPE_CHECKING
 from agentdex.archive.keys import record_key
 from agentdex.archive.store import CHUNK_BYTES, LEVEL, RAW, TEXT, ArchiveStore
 from agentdex.index.segments import ContextIds
-from agentdex.index.writer import upsert_titles
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ThreadPoolExecutor
@@ -202,7 +201,12 @@ class ArchiveWriter:
         )
 
     def set_titles(self, agent: str, titles: dict[str, str]) -> None:
-        upsert_titles(self.db, agent, titles)
+        if titles:
+            self.db.executemany(
+                "INSERT INTO titles (agent, session_id, title) VALUES (?, ?, ?)"
+                " ON CONFLICT(agent, session_id) DO UPDATE SET title = excluded.title",
+                [(agent, sid, title) for sid, title in titles.items()],
+            )
 
     # -- chunks --------------------------------------------------------------------------------
     def _next(self, kind: int) -> tuple[int, int]:

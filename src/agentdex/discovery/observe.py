@@ -4,7 +4,7 @@ While :func:`recording` is active, discovery notes each directory it lists,
 each candidate root it tests (present or not) and each store file it finds,
 with a stat signature taken at that moment. If none of them has changed,
 discovery would find exactly the same files in the same state, which is
-what the index's no-change fast path (:mod:`agentdex.index.manifest`) relies
+what the index's no-change fast path (:mod:`agentdex.ingest.manifest`) relies
 on: a new store file changes its directory's mtime, a new root changes
 from missing to present, an append changes a file's size and mtime.
 """

@@ -19,6 +19,8 @@ import sqlite3
 from pathlib import Path
 from typing import NamedTuple
 
+#: ``meta`` key prefix of a file's last read failure (``agentdex sources`` shows it)
+READ_ERROR_KEY = "read_error:"
 #: index ``files.path`` of records kept from the archive: this prefix, then the original path
 ARCHIVED_PREFIX = "archived:"
 #: index ``files.parser`` of those rows

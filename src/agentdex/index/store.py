@@ -147,6 +147,16 @@ def open_writer_db(gen: Path) -> sqlite3.Connection:
         raise CorruptError(f"index database {gen / 'index.db'} is unreadable: {exc}") from exc
 
 
+def text_bytes(gen: Path) -> tuple[int, int]:
+    """A generation's text bytes written, and how many of them belong to deleted records."""
+    db = sqlite3.connect(gen / "index.db")
+    try:
+        values = dict(db.execute("SELECT key, value FROM meta").fetchall())
+    finally:
+        db.close()
+    return int(values.get("text_bytes", 0) or 0), int(values.get("dead_bytes", 0) or 0)
+
+
 REBUILD_HINT = "; run `agentdex index --full` (or any refresh) to rebuild it"
 
 

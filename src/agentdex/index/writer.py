@@ -20,25 +20,26 @@ postings (no tantivy writer at all: an append is searchable in a fraction
 of the time) until the tail is big enough to index in one go. So a kill at any point loses
 nothing that was committed and never shows half a batch.
 
-With the archive on (:mod:`agentdex.archive`), step 1 is preceded by the
-archive's own commit, and ``archived_rid`` (every record below it was
-offered to the archive) is committed with the records: the archive is
-never behind the index.
+Step 1 runs the writer's ``before_commit`` hooks inside its transaction,
+just before it commits: another store that must never be behind the index
+(the archive: :mod:`agentdex.ingest.archiving` registers it) commits there,
+and may record how far it got in the same transaction.
 """
 
 from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
 
-from agentdex.index import context_stats
+from agentdex.index import context_stats, stored
 from agentdex.index import postings as postings_mod
-from agentdex.index.files import ARCHIVE_PARSER, FileRow, FileRows, archived_path, read_file_row
+from agentdex.index.conversations import ConversationEdits
+from agentdex.index.files import READ_ERROR_KEY, FileRows
 from agentdex.index.memory import release_free_memory
 from agentdex.index.postings import LONG_TOKEN, PostingsWriter, role_kind, rust_safe
 from agentdex.index.scores import level_of
@@ -47,14 +48,10 @@ from agentdex.index.segments import (
     BlockWriter,
     Prepared,
     has_long_token,
-    load_block,
     prepare,
 )
 from agentdex.index.store import open_writer_db
-from agentdex.records import Record, record_from_columns
-
-if TYPE_CHECKING:
-    from agentdex.archive.writer import ArchiveWriter
+from agentdex.records import Record
 
 #: a refresh that adds more text than this rebuilds the whole term list at its end
 #: instead of tokenizing the new text again in Python for the delta
@@ -69,7 +66,7 @@ RECORD_INDEXES = (
 
 
 def upsert_titles(db: sqlite3.Connection, agent: str, titles: dict[str, str]) -> None:
-    """Set conversations' titles (session id -> title): the index's and the archive's table."""
+    """Set conversations' titles (session id -> title) in the index's ``titles`` table."""
     if titles:
         db.executemany(
             "INSERT INTO titles (agent, session_id, title) VALUES (?, ?, ?)"
@@ -78,8 +75,14 @@ def upsert_titles(db: sqlite3.Connection, agent: str, titles: dict[str, str]) ->
         )
 
 
-class IndexWriter:
-    """Writes one generation; the caller holds the writer lock."""
+class IndexWriter(ConversationEdits):
+    """Writes one generation; the caller holds the writer lock.
+
+    ``before_commit`` hooks run inside each batch's SQLite transaction, just
+    before it commits (after the batch's blocks are written): what another
+    store must make durable before the index may point past it goes there.
+    The index knows nothing of who registers them (:mod:`agentdex.ingest.archiving`).
+    """
 
     def __init__(self, gen: Path, *, postings_threads: int = 2) -> None:
         self.gen = gen
@@ -106,8 +109,8 @@ class IndexWriter:
         row = self.db.execute("SELECT value FROM meta WHERE key = 'text_chars'").fetchone()
         self.text_chars: set[str] = set(row[0]) if row and row[0] else set()
         self._chars_grew = False
-        #: the archive batch committed just before each index commit (None: archive off)
-        self.archive: ArchiveWriter | None = None
+        #: run in each commit's transaction just before it commits (the class docstring)
+        self.before_commit: list[Callable[[IndexWriter], None]] = []
         #: contexts whose records were deleted, or added, since the writer opened
         self.touched_contexts: set[int] = set()
         self.added_contexts: set[int] = set()
@@ -165,7 +168,7 @@ class IndexWriter:
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return int(row[0]) if row and row[0] is not None else default
 
-    def _set_meta(self, key: str, value: object) -> None:
+    def set_meta(self, key: str, value: object) -> None:
         self.db.execute(
             "INSERT INTO meta (key, value) VALUES (?, ?)"
             " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
@@ -239,36 +242,21 @@ class IndexWriter:
         self.dead_bytes += dead
         return int(count)
 
-    def remove_file(self, old: FileRow) -> int:
+    def remove_file(self, file_id: int, path: str) -> int:
         """Delete a file's row and its records; returns how many records."""
-        removed = self.delete_records(old.id, None)
-        self.db.execute("DELETE FROM files WHERE id = ?", (old.id,))
-        self.files.pop(old.path, None)
+        removed = self.delete_records(file_id, None)
+        self.db.execute("DELETE FROM files WHERE id = ?", (file_id,))
+        self.files.pop(path, None)
         return removed
 
-    # -- archive integration --------------------------------------------------------------
-    def keep_as_archived(self, old: FileRow) -> bool:
-        """A vanished file's records stay, marked as kept by the archive; False if they cannot.
-
-        The file row is renamed to its archived path (:mod:`agentdex.archive.keys`),
-        so its records and postings stay as they are: nothing is re-indexed.
-        Only possible while no archived row of that path exists (else the caller
-        removes the file and the archive sync re-adds what is missing).
-        """
-        path = archived_path(old.path)
-        if path in self.files or not self.file_record_count(old.id):
-            return False
-        self.db.execute(
-            "UPDATE files SET path = ?, parser = ?, size = 0, mtime = 0, resume_offset = 0,"
-            " resume_line = 0, state = '{}', wal_sig = '', indexed_at = ? WHERE id = ?",
-            (path, ARCHIVE_PARSER, time.time(), old.id),
-        )
-        self.files.pop(old.path, None)
-        row = read_file_row(self.db, "id = ?", (old.id,))
-        assert row is not None
-        self.files[path] = row
-        self._contexts_changing("file_id = ?", (old.id,))
-        return True
+    def note_read_failure(self, path: str, failure: str | None) -> None:
+        """Remember why the last read of ``path`` failed, or forget it once a read succeeds."""
+        key = READ_ERROR_KEY + path
+        if failure is None:
+            self.db.execute("DELETE FROM meta WHERE key = ?", (key,))
+        else:
+            value = orjson.dumps({"message": failure, "at": time.time()}).decode()
+            self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
 
     def _contexts_changing(self, where: str, args: tuple[Any, ...]) -> None:
         """Note the contexts of the records matching ``where``, about to be deleted or moved
@@ -307,46 +295,31 @@ class IndexWriter:
             self.add(prepare(record), file_id)
         return dropped
 
+    def flush(self) -> None:
+        """Write this batch's open block, so its records read back like committed ones."""
+        self.blocks.flush()
+
+    @property
+    def next_record(self) -> int:
+        """The id the next record added gets (every record below it is written)."""
+        return self.blocks.next_record
+
     def stored_records(
         self, where: str, params: tuple[Any, ...] = ()
     ) -> Iterator[tuple[int, Record, str]]:
         """``(id, record, file path)`` of the records matching ``where`` (over ``records r``
-        joined with ``files f``), in id order, with their original text from the blocks.
-
-        Read a page of ids at a time, so memory stays flat on any index size.
-        """
-        last = -1
-        block = None
-        while True:
-            rows = self.db.execute(
-                "SELECT r.id, r.block_id, r.agent, r.store, f.path, r.locator, r.session_id,"
-                " r.role, r.kind, r.timestamp, r.model, r.cwd, r.project, r.branch, r.worktree,"
-                " r.host, r.offset FROM records r JOIN files f ON f.id = r.file_id"
-                f" WHERE ({where}) AND r.id > ? ORDER BY r.id LIMIT 2000",
-                (*params, last),
-            ).fetchall()
-            if not rows:
-                return
-            last = rows[-1][0]
-            for row in rows:
-                rid, block_id = row[0], row[1]
-                if block is None or block.id != block_id:
-                    block = load_block(self.db, self.block_file, block_id)
-                if block is None:
-                    continue
-                text = block.original_text(rid - block.first_id)
-                yield rid, record_from_columns(row[2:], text), str(row[4])
+        joined with ``files f``), in id order, with their original text."""
+        return stored.records(self.db, self.block_file, where, params)
 
     # -- batches --------------------------------------------------------------------------
     def commit(self) -> None:
         """Commit the batch: SQLite, then the postings, then the markers (module docstring)."""
         self.blocks.flush()
         self._update_context_stats()
-        if self.archive is not None:
-            self.archive.commit()
-            self._set_meta("archived_rid", self.blocks.next_record)
+        for hook in self.before_commit:
+            hook(self)
         if self._chars_grew:
-            self._set_meta("text_chars", "".join(sorted(self.text_chars)))
+            self.set_meta("text_chars", "".join(sorted(self.text_chars)))
             self._chars_grew = False
         self._bump_meta("text_bytes", self.blocks.text_bytes)
         self._bump_meta("dead_bytes", self.dead_bytes)
@@ -362,10 +335,10 @@ class IndexWriter:
         if applied:
             self.db.execute("DELETE FROM postings_deletes")
         if self.in_postings:
-            self._set_meta("postings_rid", next_rid)
+            self.set_meta("postings_rid", next_rid)
             if self._new_texts is not None and not self.vocab_stale:
                 self._append_vocabulary(self._new_texts)
-                self._set_meta("vocab_rid", next_rid)
+                self.set_meta("vocab_rid", next_rid)
         self._new_texts = None if self.vocab_stale else []
         self._new_text_bytes = 0
         self.db.execute("COMMIT")
@@ -414,7 +387,7 @@ class IndexWriter:
             release_free_memory()
             terms = postings_mod.all_terms(self.gen / "postings", self.text_chars)
             postings_mod.write_vocabulary(self.gen, terms)
-            self._set_meta("vocab_rid", self.blocks.next_record)
+            self.set_meta("vocab_rid", self.blocks.next_record)
             self.db.execute("COMMIT")
             self.db.execute("BEGIN IMMEDIATE")
             self.vocab_stale = False
@@ -467,7 +440,7 @@ class IndexWriter:
         for file_id, from_rid in deletes:
             self.postings.delete_file(file_id, from_rid)
         readded: list[str] = []
-        for row, lowered in self._stored_records(postings_rid):
+        for row, lowered in stored.lowered_rows(self.db, self.block_file, postings_rid):
             rid, file_id, context_id, role, kind, timestamp, tlen = row
             flags = LONG_TOKEN if has_long_token(lowered, len(lowered)) else 0
             text = rust_safe(lowered)
@@ -486,32 +459,16 @@ class IndexWriter:
             )
             readded.append(text)
         self.postings.commit()
-        self._set_meta("postings_rid", self.blocks.next_record)
+        self.set_meta("postings_rid", self.blocks.next_record)
         if self._chars_grew:
-            self._set_meta("text_chars", "".join(sorted(self.text_chars)))
+            self.set_meta("text_chars", "".join(sorted(self.text_chars)))
             self._chars_grew = False
         self.db.execute("DELETE FROM postings_deletes")
         if self.meta_int("vocab_rid", 1) < self.blocks.next_record:
             self._append_vocabulary(readded)
-            self._set_meta("vocab_rid", self.blocks.next_record)
+            self.set_meta("vocab_rid", self.blocks.next_record)
         self.db.execute("COMMIT")
         self.db.execute("BEGIN IMMEDIATE")
-
-    def _stored_records(self, from_rid: int) -> Iterator[tuple[tuple[Any, ...], str]]:
-        """Records with ids >= ``from_rid`` and their lower-cased text, from SQLite."""
-        rows = self.db.execute(
-            "SELECT id, block_id, file_id, context_id, role, kind, timestamp, tlen"
-            " FROM record_rows WHERE id >= ? ORDER BY id",
-            (from_rid,),
-        ).fetchall()
-        block = None
-        for row in rows:
-            rid, block_id = row[0], row[1]
-            if block is None or block.id != block_id:
-                block = load_block(self.db, self.block_file, block_id)
-            if block is None:
-                continue
-            yield (rid, *row[2:]), block.lower_text(rid - block.first_id)
 
     # -- files -----------------------------------------------------------------------------------
     def new_file(self, path: str, agent: str, store: str, parser: str | None) -> int:
@@ -534,7 +491,3 @@ class IndexWriter:
         self.blocks.flush()
         row = self.db.execute("SELECT count(*) FROM record_rows WHERE file_id = ?", (file_id,))
         return int(row.fetchone()[0])
-
-
-def cursor_state(state: dict[str, Any]) -> str:
-    return orjson.dumps(state, default=str).decode()

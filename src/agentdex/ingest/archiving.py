@@ -22,8 +22,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agentdex.archive import sync
 from agentdex.archive.store import ArchiveStore, archive_path
+from agentdex.ingest import sync
 
 if TYPE_CHECKING:
     from agentdex.archive.writer import ArchiveWriter
@@ -62,7 +62,7 @@ class IndexingArchive:
         """Tombstones first (nothing forgotten is backfilled), then the backfill; commit."""
         changed = False
         if self.store is not None:
-            from agentdex.archive.manage import purge_forgotten
+            from agentdex.archive.removal import purge_forgotten
 
             purge_forgotten(self.store)  # a forget killed after its tombstone: finish it
             self.forgotten_records = sync.apply_tombstones(self.index, self.store)
@@ -71,13 +71,23 @@ class IndexingArchive:
             from agentdex.archive.writer import ArchiveWriter
 
             self.writer = ArchiveWriter(self.store)
-            self.index.archive = self.writer
+            self.index.before_commit.append(self._commit_first)
         if self.writer is not None:
             changed = sync.backfill(self.index, self.writer) > 0 or changed
         if changed:
             self.index.commit()
         if self.writer is not None:
             self.writer.stop_threads()  # parse workers may be forked next
+
+    def _commit_first(self, index: IndexWriter) -> None:
+        """The commit order of the two stores, stated once: the archive's batch is written,
+        fsynced and committed inside the index's open transaction, just before the index
+        commits, and how far it got (``archived_rid``: every record below it was offered
+        to the archive) commits with the index's batch. So the archive is never behind
+        the index, and a kill between the two commits only leaves the archive ahead."""
+        assert self.writer is not None
+        self.writer.commit()
+        index.set_meta("archived_rid", index.next_record)
 
     # -- per file -----------------------------------------------------------------------------
     def begin_source(self, source: Source) -> None:
@@ -102,7 +112,7 @@ class IndexingArchive:
 
     def keep_vanished(self, old: FileRow) -> bool:
         """Keep a vanished file's records as archived ones; False: delete them as usual."""
-        return self.writer is not None and self.index.keep_as_archived(old)
+        return self.writer is not None and self.index.keep_as_archived(old.id, old.path)
 
     # -- end ------------------------------------------------------------------------------------
     def finish(self) -> None:
@@ -111,21 +121,21 @@ class IndexingArchive:
         index.end_bulk_load()  # the comparison queries records by conversation
         if self.writer is None or self.store is None:
             if index.touched_contexts:
-                index._set_meta("archive_synced", 0)  # deletes the archive did not see
+                index.set_meta("archive_synced", 0)  # deletes the archive did not see
             return
         index.commit()  # the batch's archive entries first: reconcile reads them
         if index.meta_int("archive_synced", 0) != 1:
             sessions = None
         else:
-            files = sync.archived_files(index)
-            sessions = sync.sessions_of_contexts(index, index.touched_contexts)
+            files = index.archived_files()
+            sessions = index.sessions_of_contexts(index.touched_contexts)
             if files and index.added_contexts:
-                added = sync.sessions_of_contexts(index, index.added_contexts)
-                sessions |= added & sync.sessions_with_archived_rows(index, files)
+                added = index.sessions_of_contexts(index.added_contexts)
+                sessions |= added & index.sessions_of_files(files)
         if sessions is None or sessions:
             result = sync.reconcile(index, self.store, sessions)
             self.restored += result.restored
-        index._set_meta("archive_synced", 1)
+        index.set_meta("archive_synced", 1)
 
     def close(self, ok: bool) -> None:
         try:

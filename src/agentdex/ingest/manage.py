@@ -3,7 +3,7 @@
 Both take the index writer lock (one writer at a time: a refresh waits, or
 they wait for it), change the archive first and then every index
 generation that exists (the current one and a rebuild in progress), and
-discard the no-change manifest (:mod:`agentdex.index.manifest`) so the next
+discard the no-change manifest (:mod:`agentdex.ingest.manifest`) so the next
 refresh checks everything.
 
 **Forget** writes a tombstone per conversation (kept in the archive, so it
@@ -27,9 +27,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agentdex.archive import sync
+from agentdex.archive.removal import (
+    add_tombstones,
+    drop_sessions,
+    entry_keys,
+    inactive_sessions,
+    purge_forgotten,
+)
 from agentdex.archive.store import ArchiveStore
 from agentdex.errors import CorruptError
+from agentdex.ingest import sync
 
 if TYPE_CHECKING:
     from agentdex.index.writer import IndexWriter
@@ -78,7 +85,7 @@ def _open_index(gen: Path) -> IndexWriter | None:
 
 
 def _discard_manifest(root: Path) -> None:
-    from agentdex.index import manifest
+    from agentdex.ingest import manifest
 
     manifest.discard(root)
 
@@ -86,61 +93,12 @@ def _discard_manifest(root: Path) -> None:
 # -- forget ------------------------------------------------------------------------------------
 
 
-def purge_forgotten(store: ArchiveStore) -> int:
-    """Remove archived entries of tombstones not purged yet; how many entries went."""
-    done = store.meta_int("tombstones_purged", 0)
-    pending = store.tombstones(after=done)
-    if not pending:
-        return 0
-    keys: list[int] = []
-    for _id, agent, session_id in pending:
-        keys.extend(entry_keys(store, agent, session_id))
-    removed = store.remove_entries(keys)
-    store.db.execute("BEGIN IMMEDIATE")
-    for _id, agent, session_id in pending:
-        _drop_session_rows(store, agent, session_id)
-    store.set_meta("tombstones_purged", pending[-1][0])
-    store.db.execute("COMMIT")
-    store.checkpoint()
-    return removed
-
-
-def entry_keys(store: ArchiveStore, agent: str | None, session_id: str) -> list[int]:
-    where = "c.session_id = ?" + (" AND c.agent = ?" if agent is not None else "")
-    params = (session_id,) if agent is None else (session_id, agent)
-    return [
-        int(r[0])
-        for r in store.db.execute(
-            f"SELECT e.key FROM entries e JOIN contexts c ON c.id = e.context_id WHERE {where}",
-            params,
-        )
-    ]
-
-
-def _drop_session_rows(store: ArchiveStore, agent: str | None, session_id: str) -> None:
-    """The session's title and contexts (paths, model) leave the archive with its entries."""
-    where = "session_id = ?" + (" AND agent = ?" if agent is not None else "")
-    params = (session_id,) if agent is None else (session_id, agent)
-    store.db.execute(f"DELETE FROM titles WHERE {where}", params)
-    store.db.execute(
-        f"DELETE FROM contexts WHERE {where}"
-        " AND NOT EXISTS (SELECT 1 FROM entries e WHERE e.context_id = contexts.id)",
-        params,
-    )
-    store.db.execute(
-        "DELETE FROM sources"
-        " WHERE NOT EXISTS (SELECT 1 FROM entries e WHERE e.source_id = sources.id)"
-    )
-
-
 def forget(root: Path, sessions: list[tuple[str | None, str]], reason: str) -> int:
     """Tombstone ``sessions`` ((agent or None for any, session id)) and remove them from the
     archive and every index generation; returns the index records removed."""
     removed = 0
     with writing(root) as store:
-        store.db.execute("BEGIN IMMEDIATE")
-        store.add_tombstones(sessions, reason)
-        store.db.execute("COMMIT")
+        add_tombstones(store, sessions, reason)
         purge_forgotten(store)
         for gen in _generations(root):
             index = _open_index(gen)
@@ -175,13 +133,7 @@ def prune(root: Path, cutoff: float) -> PruneResult:
     seconds) that no live source holds; the index loses their archived rows."""
     result = PruneResult()
     with writing(root) as store:
-        old = store.db.execute(
-            "SELECT c.agent, c.session_id, max(coalesce(e.timestamp, e.archived_at)), count(*)"
-            " FROM entries e JOIN contexts c ON c.id = e.context_id"
-            " GROUP BY c.agent, c.session_id"
-            " HAVING max(coalesce(e.timestamp, e.archived_at)) < ?",
-            (cutoff,),
-        ).fetchall()
+        old = inactive_sessions(store, cutoff)
         gens = _generations(root)
         index = _open_index(gens[0]) if gens else None
         ok = False
@@ -203,11 +155,14 @@ def prune(root: Path, cutoff: float) -> PruneResult:
                         }
                     )
             result.entries_removed = store.remove_entries(doomed)
-            store.db.execute("BEGIN IMMEDIATE")
-            for item in result.conversations:
-                if item["records_kept"] == 0:
-                    _drop_session_rows(store, str(item["agent"]), str(item["session_id"]))
-            store.db.execute("COMMIT")
+            drop_sessions(
+                store,
+                [
+                    (str(item["agent"]), str(item["session_id"]))
+                    for item in result.conversations
+                    if item["records_kept"] == 0
+                ],
+            )
             if index is not None:
                 touched = [(str(c["agent"]), str(c["session_id"])) for c in result.conversations]
                 result.index_records_removed = sync.reconcile(index, store, touched).dropped
@@ -225,12 +180,10 @@ def _live_keys(index: IndexWriter, agent: str, session_id: str) -> set[int]:
     """Keys of the conversation's records that a live source holds (not archived rows)."""
     from agentdex.archive.keys import record_key
 
-    archived = sync.archived_files(index)
+    archived = index.archived_files()
     keys: set[int] = set()
-    for fid, role, kind, ts, thash, tlen in index.db.execute(
-        "SELECT r.file_id, r.role, r.kind, r.timestamp, r.thash, r.tlen FROM record_rows r"
-        " JOIN contexts c ON c.id = r.context_id WHERE c.session_id = ? AND c.agent = ?",
-        (session_id, agent),
+    for _rid, fid, role, kind, ts, thash, tlen, _locator in index.conversation_rows(
+        agent, session_id
     ):
         if fid not in archived:
             keys.add(record_key(agent, session_id, role, kind, ts, thash, tlen))

@@ -1,0 +1,276 @@
+"""One changed file, planned and fed to both stores: the per-file half of a refresh.
+
+Per discovered file: unchanged (same size and mtime, and the same ``-wal``
+for SQLite stores) costs nothing beyond discovery's stat. An append-only
+JSONL file (resumable parser, same inode, not smaller, same first bytes)
+resumes from its stored cursor after deleting its records at offsets at or
+past the resume point. Anything else is reparsed whole. A file whose read
+failed is retried next time.
+
+Every record passes :func:`agentdex.ingest.pipeline.prepare_record` (in a
+parse worker, or here) before either store sees it, and then goes to the
+index and the archive together (:meth:`Refresher._add`).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from agentdex.discovery import Source
+from agentdex.index.files import FileRow, FileRows, head_hash
+from agentdex.index.segments import Prepared
+from agentdex.index.writer import IndexWriter
+from agentdex.ingest.pipeline import prepare_record
+from agentdex.ingest.stats import RefreshStats
+from agentdex.parsers.base import ParseCursor
+from agentdex.readers import Diagnostic, Diagnostics, is_read_failure
+
+HEAD_BYTES = 4096
+#: Commit after this much parsed input (bytes) or this many seconds.
+COMMIT_BYTES = int(os.environ.get("AGENTDEX_INDEX_COMMIT_BYTES", 64 * 1024 * 1024))
+COMMIT_SECONDS = 10.0
+
+
+def _wal_sig(source: Source) -> str:
+    if "sqlite" not in source.row.format and source.path.suffix not in (".db", ".vscdb"):
+        return ""
+    try:
+        st = os.stat(f"{source.path}-wal")
+    except OSError:
+        return ""
+    return f"{st.st_size}:{st.st_mtime_ns}"
+
+
+@dataclass(slots=True)
+class Plan:
+    source: Source
+    old: FileRow | None
+    wal_sig: str
+    st: os.stat_result
+    head_len: int
+    head_hash: str
+    resumable: bool
+    cursor: ParseCursor
+    resume_from: int | None
+
+
+#: what a parse worker sends back: prepared records, the cursor after parsing,
+#: diagnostics (kept items and total count) and a parser error, if any
+Parsed = tuple[list[Prepared], ParseCursor, list[Diagnostic], int, str | None]
+
+
+class Refresher:
+    """Plans each changed file and feeds its records to the :class:`IndexWriter`."""
+
+    def __init__(
+        self, gen: Path, stats: RefreshStats, diagnostics: Diagnostics, *, archive: bool
+    ) -> None:
+        from agentdex.ingest.archiving import IndexingArchive
+
+        self.stats = stats
+        self.diagnostics = diagnostics
+        self.index = IndexWriter(gen)
+        try:
+            self.archive = IndexingArchive(gen.parent, self.index, enabled=archive)
+        except BaseException:
+            self.index.close(False)
+            raise
+
+    @property
+    def files(self) -> FileRows:
+        return self.index.files
+
+    def remove_file(self, old: FileRow) -> None:
+        if not self.archive.keep_vanished(old):
+            self.stats.records_removed += self.index.remove_file(old.id, old.path)
+        self.stats.files_removed += 1
+
+    def _add(self, prepared: Prepared, file_id: int) -> bool:
+        """Index (and archive) one record unless its conversation is forgotten."""
+        if self.archive.skips(prepared):
+            return False
+        self.index.add(prepared, file_id)
+        self.archive.offer(prepared)
+        return True
+
+    def close(self, ok: bool) -> None:
+        """The archive first: its batch commits before the index's (never behind it)."""
+        try:
+            self.archive.close(ok)
+        finally:
+            self.index.close(ok)
+
+    def plan(self, source: Source) -> Plan | None:
+        """Decide how to (re)index ``source``: None when there is nothing to parse."""
+        from agentdex.parsers import get_parser
+
+        path = str(source.path)
+        old = self.files.get(path)
+        wal_sig = _wal_sig(source)
+        try:
+            st = os.stat(source.path)
+            head_len = min(st.st_size, HEAD_BYTES)
+            head = head_hash(source.path, head_len)
+        except OSError:
+            if old is not None:
+                self.remove_file(old)
+            return None
+        assert source.row.parser is not None
+        try:
+            spec = get_parser(source.row.parser)
+        except (KeyError, ImportError) as exc:
+            self.diagnostics.add(source.path, "", f"no parser {source.row.parser}: {exc}")
+            self.stats.files_failed += 1
+            return None
+        cursor = ParseCursor()
+        resume_from: int | None = None
+        if (
+            old is not None
+            and spec.resumable
+            and old.parser == source.row.parser
+            and old.inode == st.st_ino
+            and st.st_size >= old.size
+            and old.head_len <= st.st_size
+            and head_hash(source.path, old.head_len) == old.head_hash
+        ):
+            import orjson
+
+            resume_from = old.resume_offset
+            cursor = ParseCursor(
+                offset=old.resume_offset, line=old.resume_line, state=orjson.loads(old.state)
+            )
+        return Plan(source, old, wal_sig, st, head_len, head, spec.resumable, cursor, resume_from)
+
+    def index_source(self, source: Source) -> None:
+        """Parse and index one changed file in this process."""
+        from agentdex.parsers import run
+
+        plan = self.plan(source)
+        if plan is None:
+            return
+        file_id = self._begin(plan)
+        added = 0
+        before = self.diagnostics.count
+        try:
+            for record in run(source, plan.cursor, self.diagnostics):
+                added += self._add(prepare_record(record), file_id)
+        except Exception as exc:  # a parser bug costs this file, not the run
+            if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EFBIG):
+                raise
+            self.diagnostics.add(source.path, "", f"parser error: {exc!r}")
+            self.stats.files_failed += 1
+        self._finish(plan, file_id, added, before)
+
+    def index_parsed(self, plan: Plan, parsed: Parsed) -> None:
+        """Index one file a parse worker has already read and prepared."""
+        prepared, cursor, diagnostics, count, error = parsed
+        plan.cursor = cursor
+        file_id = self._begin(plan)
+        before = self.diagnostics.count
+        for item in diagnostics:
+            self.diagnostics.add(item.path, item.locator, item.message)
+        self.diagnostics.count += max(0, count - len(diagnostics))
+        if error is not None:
+            self.diagnostics.add(plan.source.path, "", f"parser error: {error}")
+            self.stats.files_failed += 1
+        added = 0
+        for record in prepared:
+            added += self._add(record, file_id)
+        self._finish(plan, file_id, added, before)
+
+    def _begin(self, plan: Plan) -> int:
+        """Drop what will be re-read (all, or past the resume point); the file's row id."""
+        source = plan.source
+        self.archive.begin_source(source)
+        if plan.old is not None:
+            self.stats.records_removed += self.index.delete_records(plan.old.id, plan.resume_from)
+            return plan.old.id
+        return self.index.new_file(str(source.path), source.agent, source.store, source.row.parser)
+
+    def _finish(self, plan: Plan, file_id: int, added: int, before: int) -> None:
+        source, cursor, resume_from = plan.source, plan.cursor, plan.resume_from
+        if self.diagnostics.count > before and added == 0 and not os.path.exists(source.path):
+            # vanished mid-index: forget it entirely
+            self.index.remove_file(file_id, str(source.path))
+            return
+        path = str(source.path)
+        failure = next(
+            (
+                d.message
+                for d in self.diagnostics.items[before:]
+                if d.path == path and is_read_failure(d.message)
+            ),
+            None,
+        )
+        unreadable = failure is not None  # locked, busy, I/O error: retried next run
+        self.index.note_read_failure(path, failure)
+        total = self.index.file_record_count(file_id) if resume_from is not None else added
+        resumable = plan.resumable and not unreadable
+        self.index.update_file(
+            file_id,
+            {
+                "agent": source.agent,
+                "store": source.store,
+                "parser": source.row.parser,
+                "size": -1 if unreadable else source.size,  # -1: retried next time
+                "mtime": source.mtime,
+                "inode": plan.st.st_ino,
+                "head_len": plan.head_len,
+                "head_hash": plan.head_hash,
+                "wal_sig": plan.wal_sig,
+                "resume_offset": cursor.resume_offset if resumable else 0,
+                "resume_line": cursor.resume_line if resumable else 0,
+                "state": cursor_state(cursor.state if plan.resumable else {}),
+                "records": total,
+                "indexed_at": time.time(),
+            },
+        )
+        self.index.set_titles(source.agent, self.archive.titles(source.agent, cursor.titles))
+        self.stats.records_added += added
+        parsed = source.size if resume_from is None else max(0, source.size - resume_from)
+        if resume_from is not None:
+            self.stats.files_resumed += 1
+        else:
+            self.stats.files_parsed += 1
+        self.index.pending += parsed
+        self.stats.bytes_parsed += parsed
+
+    def maybe_commit(self) -> None:
+        self.index.maybe_commit(COMMIT_BYTES, COMMIT_SECONDS)
+
+
+def parse_in_worker(source: Source, cursor: ParseCursor) -> Parsed:
+    """Runs in a parse worker: the parser plus the per-record work that needs no index."""
+    from agentdex.parsers import run
+
+    diagnostics = Diagnostics()
+    prepared: list[Prepared] = []
+    error = None
+    try:
+        for record in run(source, cursor, diagnostics):
+            prepared.append(prepare_record(record))
+    except Exception as exc:  # reported by the writer as a per-file parser error
+        error = repr(exc)
+    return prepared, cursor, diagnostics.items, diagnostics.count, error
+
+
+def maybe_changed(refresher: Refresher, source: Source) -> bool:
+    old = refresher.files.get(str(source.path))
+    return not (
+        old is not None
+        and old.size == source.size
+        and old.mtime == source.mtime
+        and old.wal_sig == _wal_sig(source)
+        and old.parser == source.row.parser
+    )
+
+
+def cursor_state(state: dict[str, Any]) -> str:
+    return orjson.dumps(state, default=str).decode()

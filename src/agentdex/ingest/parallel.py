@@ -1,0 +1,120 @@
+"""How the changed files of a refresh are parsed: here, or in forked workers while this
+process writes, and whether their records wait as the tail.
+
+Big refreshes parse in forked worker processes (one per core) while this
+process writes: at most ``IN_FLIGHT_BYTES`` of input is parsed ahead of the
+writer, so memory stays bounded at any corpus size.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+from agentdex.discovery import Source
+from agentdex.ingest.feed import Plan, Refresher, parse_in_worker
+
+#: parse in worker processes only when there is this much to read
+PARALLEL_MIN_BYTES = int(os.environ.get("AGENTDEX_INDEX_PARALLEL_MIN_BYTES", 32 * 1024 * 1024))
+#: parsed-but-not-yet-written input kept in flight (bounds memory)
+IN_FLIGHT_BYTES = 8 * 1024 * 1024
+#: a refresh reading less than this leaves its records out of the postings (the tail) ...
+DEFER_BYTES = 1024 * 1024
+#: ... while the tail holds fewer records than this (readers verify it on every query)
+TAIL_RECORDS = 2000
+
+Progress = Callable[[int, int, int, int], None]
+
+
+def index_changed(refresher: Refresher, changed: list[Source], progress: Progress | None) -> None:
+    stats = refresher.stats
+    total_bytes = sum(s.size for s in changed)
+    index = refresher.index
+    if total_bytes >= PARALLEL_MIN_BYTES:
+        index.start_bulk_load()
+    # a small refresh (an agent appending a message) opens no tantivy writer: its records
+    # join the tail that readers verify directly, indexed in one go once it has grown
+    tail = index.tail_size()
+    stats.deferred = total_bytes < DEFER_BYTES and tail < TAIL_RECORDS
+    if stats.deferred:
+        index.defer_postings()
+    # workers are forked: only while this process runs no threads (tantivy starts some)
+    workers = 0 if index.threads_started else worker_count(total_bytes)
+    stats.workers = workers
+    if workers:
+        run_parallel(refresher, changed, workers, progress, total_bytes)
+        return
+    if tail and not stats.deferred:
+        index.catch_up()
+    done_bytes = 0
+    for i, source in enumerate(changed):
+        refresher.index_source(source)
+        done_bytes += source.size
+        refresher.maybe_commit()
+        if progress is not None:
+            progress(i + 1, len(changed), done_bytes, total_bytes)
+
+
+def worker_count(total_bytes: int) -> int:
+    """Parse workers for a refresh of ``total_bytes``: one per core for big ones.
+
+    ``AGENTDEX_INDEX_WORKERS=N`` overrides (0 parses in this process).
+    """
+    if total_bytes < PARALLEL_MIN_BYTES:
+        return 0
+    setting = os.environ.get("AGENTDEX_INDEX_WORKERS", "")
+    workers = int(setting) if setting.isdigit() else min(4, os.cpu_count() or 1)
+    if not workers:
+        return 0
+    import multiprocessing
+
+    return workers if "fork" in multiprocessing.get_all_start_methods() else 0
+
+
+def run_parallel(
+    refresher: Refresher,
+    changed: list[Source],
+    workers: int,
+    progress: Progress | None,
+    total_bytes: int,
+) -> None:
+    """Parse in ``workers`` forked processes while this one writes, in file order.
+
+    At most ``IN_FLIGHT_BYTES`` of input is parsed ahead of the writer, so
+    memory stays bounded; commits still happen at file boundaries here.
+    """
+    from collections import deque
+
+    from agentdex.ingest.workers import ParseWorkers
+
+    pending: deque[Plan] = deque()
+    in_flight = 0
+    done_bytes = 0
+    index = 0
+    with ParseWorkers(workers, parse_in_worker) as pool:
+        if refresher.index.tail_size():
+            refresher.index.catch_up()  # after the fork: it starts tantivy's threads
+        while index < len(changed) or pending:
+            while (
+                index < len(changed)
+                and (not pending or in_flight < IN_FLIGHT_BYTES)
+                and pool.can_submit()
+            ):
+                source = changed[index]
+                index += 1
+                plan = refresher.plan(source)
+                if plan is None:
+                    done_bytes += source.size
+                    continue
+                pool.submit(source, plan.cursor)
+                pending.append(plan)
+                in_flight += source.size
+            if not pending:
+                break
+            plan = pending.popleft()
+            refresher.index_parsed(plan, pool.next_result())
+            in_flight -= plan.source.size
+            done_bytes += plan.source.size
+            refresher.maybe_commit()
+            if progress is not None:
+                progress(index - len(pending), len(changed), done_bytes, total_bytes)
