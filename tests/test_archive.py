@@ -414,3 +414,51 @@ def test_an_archive_whose_schema_a_kill_left_unfinished_reads_as_none_yet(home: 
     refresh(home)  # the writer completes the schema, then archives
     assert archived_texts() == ["plum first"]
     assert results("plum") == [("plum first", False)]
+
+
+def test_the_archive_schema_is_named_migrations_recorded_once(tmp_path: Path) -> None:
+    from agentdex.archive.schema import MIGRATIONS
+    from agentdex.archive.store import ArchiveStore
+
+    # an archive written before migrations were recorded: its tables, no migrations table
+    old = ArchiveStore(tmp_path, write=True)
+    old.db.execute("DROP TABLE migrations")
+    old.db.execute(
+        "INSERT INTO tombstones (agent, session_id, reason, created_at) VALUES (NULL, 's1', 'x', 0)"
+    )
+    old.close()
+    store = ArchiveStore(tmp_path, write=True)
+    try:
+        names = [r[0] for r in store.db.execute("SELECT name FROM migrations ORDER BY name")]
+        assert names == [name for name, _ in MIGRATIONS] and names[0] == "m001_initial"
+        assert [t[2] for t in store.tombstones()] == ["s1"]  # nothing it held was lost
+    finally:
+        store.close()
+    again = ArchiveStore(tmp_path, write=True)  # reopened: nothing applied twice
+    try:
+        assert again.db.execute("SELECT count(*) FROM migrations").fetchone()[0] == len(MIGRATIONS)
+    finally:
+        again.close()
+
+
+def test_forget_prune_and_rebuild_tell_the_ingest_listeners(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agentdex.ingest import events
+
+    heard: list[events.Event] = []
+    monkeypatch.setattr(events, "LISTENERS", [heard.append])
+    d = store_dir(home)
+    write_file(d / "s1.jsonl", [rec("plum one", ts=1_000_000)])
+    write_file(d / "s2.jsonl", [rec("plum two", session="s2", ts=1_000_000)])
+    refresh(home)
+    assert heard == []  # a refresh that changes records in place tells nobody
+    archive_api.forget(archive_api.forget_plan("s1@line:1"))
+    assert [(e.kind, e.sessions) for e in heard] == [("forgotten", (("claude-code", "s1"),))]
+    (d / "s2.jsonl").unlink()
+    refresh(home)
+    archive_api.prune("2000-01-01", refresh_first=False)
+    assert heard[-1] == events.Event("pruned", (("claude-code", "s2"),))
+    refresh(home, full=True)
+    current = Location(index_root()).current()
+    assert current is not None and heard[-1] == events.Event("rebuilt", (), current.name)

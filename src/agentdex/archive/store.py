@@ -27,7 +27,6 @@ text leaves every archive file.
 from __future__ import annotations
 
 import os
-import re
 import sqlite3
 import time
 import zlib
@@ -37,6 +36,7 @@ from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
+from agentdex.archive.schema import TABLES, migrate
 from agentdex.errors import CorruptError
 from agentdex.records import Record, record_from_columns
 
@@ -58,69 +58,6 @@ ENTRY_COLUMNS = (
     " e.text_start, e.text_size, e.raw_chunk, e.raw_start, e.raw_size, e.archived_at"
 )
 ENTRY_FROM = "entries e JOIN contexts c ON c.id = e.context_id JOIN sources s ON s.id = e.source_id"
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
--- who said it where: each distinct (agent, store, session, paths, model) once
-CREATE TABLE IF NOT EXISTS contexts (
-    id INTEGER PRIMARY KEY,
-    agent TEXT NOT NULL,
-    store TEXT NOT NULL,
-    session_id TEXT NOT NULL,
-    model TEXT,
-    cwd TEXT,
-    project TEXT,
-    branch TEXT,
-    worktree TEXT,
-    host TEXT
-);
-CREATE INDEX IF NOT EXISTS contexts_session ON contexts(session_id);
-CREATE TABLE IF NOT EXISTS sources (id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE);
-CREATE TABLE IF NOT EXISTS chunks (
-    id INTEGER PRIMARY KEY,
-    kind INTEGER NOT NULL,      -- 0: record texts, 1: raw source lines
-    offset INTEGER NOT NULL,    -- in the blob file
-    size INTEGER NOT NULL,      -- compressed
-    raw_size INTEGER NOT NULL   -- uncompressed
-);
--- one row per distinct record, in the order first archived (dense pages); key:
--- agentdex.archive.keys.record_key
-CREATE TABLE IF NOT EXISTS entries (
-    id INTEGER PRIMARY KEY,
-    key INTEGER NOT NULL UNIQUE,
-    context_id INTEGER NOT NULL,
-    source_id INTEGER NOT NULL,
-    role TEXT NOT NULL,
-    kind TEXT NOT NULL,
-    timestamp REAL,
-    locator TEXT NOT NULL,
-    offset INTEGER NOT NULL,
-    text_chunk INTEGER NOT NULL,
-    text_start INTEGER NOT NULL,
-    text_size INTEGER NOT NULL,
-    raw_chunk INTEGER,
-    raw_start INTEGER,
-    raw_size INTEGER,
-    archived_at INTEGER NOT NULL
-);
-CREATE INDEX IF NOT EXISTS entries_context ON entries(context_id);
-CREATE TABLE IF NOT EXISTS titles (
-    agent TEXT NOT NULL,
-    session_id TEXT NOT NULL,
-    title TEXT NOT NULL,
-    PRIMARY KEY (agent, session_id)
-);
--- forgotten conversations: never indexed or archived again (agent NULL: any agent)
-CREATE TABLE IF NOT EXISTS tombstones (
-    id INTEGER PRIMARY KEY,
-    agent TEXT,
-    session_id TEXT NOT NULL,
-    reason TEXT NOT NULL,
-    created_at REAL NOT NULL
-);
-"""
-#: every table of the schema: a reader treats a database missing one as no archive yet
-_SCHEMA_TABLES = tuple(re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", _SCHEMA))
 
 
 class ArchiveCorruptError(CorruptError):
@@ -177,14 +114,16 @@ class ArchiveStore:
 
     # -- schema and meta ----------------------------------------------------------------
     def _migrate(self) -> None:
-        """Create the schema and its format mark in one transaction (a kill leaves none)."""
+        """Apply pending migrations (:mod:`.schema`) and the format mark in one transaction
+        (a kill leaves none of them)."""
         fmt = None
         if self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'meta'").fetchone():
             fmt = self._meta("format")
         if fmt is not None and fmt != FORMAT:
             raise ArchiveCorruptError(f"{self.dir / DB_NAME}: unknown archive format {fmt!r}")
-        self.db.executescript("BEGIN IMMEDIATE;\n" + _SCHEMA)  # stays open: committed below
+        self.db.execute("BEGIN IMMEDIATE")
         try:
+            migrate(self.db)
             if fmt is None:
                 self.set_meta("format", FORMAT)
             self.db.execute("COMMIT")
@@ -199,7 +138,7 @@ class ArchiveStore:
             str(row[0])
             for row in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
         }
-        return set(_SCHEMA_TABLES) <= names
+        return set(TABLES) <= names
 
     def _meta(self, key: str) -> str | None:
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()

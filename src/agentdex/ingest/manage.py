@@ -36,7 +36,7 @@ from agentdex.archive.removal import (
 )
 from agentdex.archive.store import ArchiveStore
 from agentdex.errors import CorruptError
-from agentdex.ingest import sync
+from agentdex.ingest import events, sync
 
 if TYPE_CHECKING:
     from agentdex.index.writer import IndexWriter
@@ -112,6 +112,7 @@ def forget(root: Path, sessions: list[tuple[str | None, str]], reason: str) -> i
             finally:
                 index.close(ok)
         _discard_manifest(root)
+        events.emit(events.Event("forgotten", tuple(sessions)))
     return removed
 
 
@@ -173,6 +174,8 @@ def prune(root: Path, cutoff: float) -> PruneResult:
                 index.close(ok)
         if result.conversations:
             _discard_manifest(root)
+            pruned = tuple((str(c["agent"]), str(c["session_id"])) for c in result.conversations)
+            events.emit(events.Event("pruned", pruned))
     return result
 
 

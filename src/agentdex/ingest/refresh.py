@@ -30,7 +30,7 @@ from agentdex.index.files import FileRows, is_archived
 from agentdex.index.lock import LockBusy, WriterLock
 from agentdex.index.memory import limit_malloc_arenas
 from agentdex.index.store import Location, OutdatedIndexError, text_bytes
-from agentdex.ingest import manifest
+from agentdex.ingest import events, manifest
 from agentdex.ingest.feed import Refresher, maybe_changed
 from agentdex.ingest.parallel import Progress, index_changed
 from agentdex.ingest.stats import RefreshStats, raise_if_write_failure
@@ -195,6 +195,7 @@ def _refresh_locked(
         return
     if location.building() == gen:
         location.set_current(gen)
+        events.emit(events.Event("rebuilt", generation=gen.name))
     location.remove_stale()
     if rows is None and not stats.files_failed and not _has_unreadable(refresher.diagnostics):
         if known is not None:

@@ -1,0 +1,127 @@
+"""The archive's schema as named, append-only migrations recorded in ``migrations``.
+
+Like the index's (:mod:`agentdex.index.schema`): each migration is a plain
+function registered in order and recorded by name once applied; never edit
+or reorder one that shipped, add a new one. Unlike the index, the archive is
+never rebuilt (it may hold the only copy of a conversation), so every
+pending migration runs in the caller's one transaction
+(:meth:`agentdex.archive.store.ArchiveStore._migrate`): a kill leaves all of
+them or none. A migration therefore runs statements one by one, never
+``executescript`` (which commits).
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import time
+from collections.abc import Callable
+
+Migration = Callable[[sqlite3.Connection], None]
+MIGRATIONS: list[tuple[str, Migration]] = []
+
+
+def migration(fn: Migration) -> Migration:
+    MIGRATIONS.append((fn.__name__, fn))
+    return fn
+
+
+def _run(db: sqlite3.Connection, script: str) -> None:
+    """Execute a script's statements one at a time, inside the open transaction."""
+    pending = ""
+    for line in script.splitlines(keepends=True):
+        pending += line
+        if sqlite3.complete_statement(pending):
+            db.execute(pending)
+            pending = ""
+    assert not pending.strip(), f"unfinished statement: {pending!r}"
+
+
+_INITIAL = """
+        CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
+        -- who said it where: each distinct (agent, store, session, paths, model) once
+        CREATE TABLE IF NOT EXISTS contexts (
+            id INTEGER PRIMARY KEY,
+            agent TEXT NOT NULL,
+            store TEXT NOT NULL,
+            session_id TEXT NOT NULL,
+            model TEXT,
+            cwd TEXT,
+            project TEXT,
+            branch TEXT,
+            worktree TEXT,
+            host TEXT
+        );
+        CREATE INDEX IF NOT EXISTS contexts_session ON contexts(session_id);
+        CREATE TABLE IF NOT EXISTS sources (id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE);
+        CREATE TABLE IF NOT EXISTS chunks (
+            id INTEGER PRIMARY KEY,
+            kind INTEGER NOT NULL,      -- 0: record texts, 1: raw source lines
+            offset INTEGER NOT NULL,    -- in the blob file
+            size INTEGER NOT NULL,      -- compressed
+            raw_size INTEGER NOT NULL   -- uncompressed
+        );
+        -- one row per distinct record, in the order first archived (dense pages); key:
+        -- agentdex.archive.keys.record_key
+        CREATE TABLE IF NOT EXISTS entries (
+            id INTEGER PRIMARY KEY,
+            key INTEGER NOT NULL UNIQUE,
+            context_id INTEGER NOT NULL,
+            source_id INTEGER NOT NULL,
+            role TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            timestamp REAL,
+            locator TEXT NOT NULL,
+            offset INTEGER NOT NULL,
+            text_chunk INTEGER NOT NULL,
+            text_start INTEGER NOT NULL,
+            text_size INTEGER NOT NULL,
+            raw_chunk INTEGER,
+            raw_start INTEGER,
+            raw_size INTEGER,
+            archived_at INTEGER NOT NULL
+        );
+        CREATE INDEX IF NOT EXISTS entries_context ON entries(context_id);
+        CREATE TABLE IF NOT EXISTS titles (
+            agent TEXT NOT NULL,
+            session_id TEXT NOT NULL,
+            title TEXT NOT NULL,
+            PRIMARY KEY (agent, session_id)
+        );
+        -- forgotten conversations: never indexed or archived again (agent NULL: any agent)
+        CREATE TABLE IF NOT EXISTS tombstones (
+            id INTEGER PRIMARY KEY,
+            agent TEXT,
+            session_id TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            created_at REAL NOT NULL
+        );
+"""
+
+
+@migration
+def m001_initial(db: sqlite3.Connection) -> None:
+    """Entries, contexts, sources, chunks, titles, tombstones, meta (an archive made before
+    migrations were recorded already has them: every statement is IF NOT EXISTS)."""
+    _run(db, _INITIAL)
+
+
+#: the tables a complete archive has: a reader treats a database missing one as no archive yet
+TABLES = tuple(re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", _INITIAL))
+
+
+def migrate(db: sqlite3.Connection) -> list[str]:
+    """Apply pending migrations in order, in the caller's transaction; the names applied."""
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at REAL NOT NULL)"
+    )
+    done = {row[0] for row in db.execute("SELECT name FROM migrations")}
+    applied: list[str] = []
+    for name, fn in MIGRATIONS:
+        if name not in done:
+            fn(db)
+            db.execute(
+                "INSERT INTO migrations (name, applied_at) VALUES (?, ?)", (name, time.time())
+            )
+            applied.append(name)
+    return applied
