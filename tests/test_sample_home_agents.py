@@ -32,6 +32,7 @@ AGENTS = [
     "roo-code",
     "kilo-code",
     "qwen-code",
+    "goose",
 ]
 
 

@@ -156,16 +156,18 @@ class Diagnostics:
         version: object = None,
         path: str | os.PathLike[str] = "",
         locator: str = "",
+        count: int = 1,
     ) -> None:
-        """Note one ``what`` (``record type``, ``field``...) named ``name`` this parser does not
-        know, as written by agent ``version`` (None or "" when the file does not say)."""
+        """Note ``count`` sightings of a ``what`` (``record type``, ``field``...) named ``name``
+        this parser does not know, as written by agent ``version`` (None or "" when the file
+        does not say)."""
         label = name if isinstance(name, str) else repr(name)
         key = (what, label[:200], version if isinstance(version, str) else "")
         found = self.drift.get(key)
         if found is not None:
-            found.count += 1
+            found.count += count
         elif len(self.drift) < MAX_DRIFT:
-            self.drift[key] = Drift(*key, 1, os.fspath(path), locator)
+            self.drift[key] = Drift(*key, count, os.fspath(path), locator)
 
 
 @dataclass(slots=True)

@@ -59,6 +59,7 @@ AGENTS: tuple[str, ...] = (
     "roo-code",
     "kilo-code",
     "qwen-code",
+    "goose",
 )
 
 
