@@ -188,3 +188,33 @@ def rendered_sample(home: Path) -> Path:
     spec.loader.exec_module(module)
     module.render(home)
     return home
+
+
+# -- a real PostgreSQL for the team tests (tests/pg_server.py) ----------------------------------
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[object]:
+    """One PostgreSQL server per test process (each xdist worker has its own); skips if none."""
+    from pg_server import Unavailable, start_server
+
+    try:
+        server = start_server()
+    except Unavailable as exc:
+        pytest.skip(f"no PostgreSQL server: {exc}")
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def team_db(pg_server: object) -> Iterator[str]:
+    """A fresh database on the test server; yields its name (the superuser's URL: pg_server.url)."""
+    from pg_server import create_database, drop_database
+
+    name = create_database(pg_server)  # type: ignore[arg-type]
+    try:
+        yield name
+    finally:
+        drop_database(pg_server, name)  # type: ignore[arg-type]

@@ -24,7 +24,7 @@ BANDS: list[tuple[set[str], bool]] = [
     ({"readers", "uris", "gitinfo", "discovery", "parsers", "plugin"}, False),
     ({"index"}, False),  # the search index: the lowest store
     ({"archive", "search", "context", "sessions", "worktrees"}, True),
-    ({"ingest"}, False),  # the write path, driving the stores below it
+    ({"ingest", "team"}, False),  # the write path, driving the stores below it; the team push
     ({"api"}, False),
 ]
 BOTTOM = BANDS[0][0]

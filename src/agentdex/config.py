@@ -31,6 +31,11 @@ Example (every key optional)::
     [search]
     time_budget = 5                      # seconds a search may run (then it is partial)
 
+    [team]                               # team history on PostgreSQL (docs/team.md)
+    url = "postgresql://me@db.example/agentdex?sslmode=require"
+    machine = "laptop"                   # this machine's name there (default: host name)
+    exclude = ["~/src/secret-project"]   # projects that never leave this machine
+
 An invalid file is a :class:`~agentdex.errors.ConfigError` naming the
 file, the line and the key.
 """
@@ -67,6 +72,10 @@ class Config:
     context_history: bool = True
     #: keep agentdex's own copy of every conversation indexed (docs/archive.md)
     archive: bool = True
+    #: ``[team]``: the team database's URL, this machine's name there, projects never pushed
+    team_url: str | None = None
+    team_machine: str | None = None
+    team_exclude: tuple[Path, ...] = ()
 
 
 def _line_of(text: str, dotted: str) -> int:
@@ -161,7 +170,7 @@ def load_config(path: Path | None = None) -> Config:
     archive = _archive_switch(reader, data)
     data = {key: value for key, value in data.items() if key != "archive"}
     reader.data = data
-    known = {"index", "projects", "agents", "stores", "worktrees", "context", "search"}
+    known = {"index", "projects", "agents", "stores", "worktrees", "context", "search", "team"}
     for key in data:
         if key not in known:
             raise reader.error(key, f"is not a known section (known: {', '.join(sorted(known))})")
@@ -197,6 +206,11 @@ def load_config(path: Path | None = None) -> Config:
             f"must be a number of seconds above 0, at most {MAX_TIME_BUDGET:g}",
         )
 
+    team = reader.table("team")
+    for key in ("url", "machine"):
+        if team.get(key) is not None and (not isinstance(team[key], str) or not team[key]):
+            raise reader.error(f"team.{key}", "must be a non-empty string")
+
     return Config(
         path=path,
         index_path=Path(index_path).expanduser() if index_path else None,
@@ -210,4 +224,7 @@ def load_config(path: Path | None = None) -> Config:
         context_history=context_history,
         time_budget=float(time_budget),
         archive=archive,
+        team_url=team.get("url"),
+        team_machine=team.get("machine"),
+        team_exclude=reader.paths(team, "team.exclude"),
     )

@@ -420,27 +420,41 @@ def _search_index(
             hit.snippet, spans = make_snippet(hit.text, patterns, budget=budget if regex else None)
             result.results.append(hit_json(hit))
             result.highlights.append(spans)
-        if stopped:
-            result.status = "partial"
-        result.stats.update(
-            {
-                "total": outcome.total,
-                "total_exact": outcome.total_exact and not stopped,
-                "matched_records": outcome.matched,
-                "candidates": outcome.candidates,
-                "mode": outcome.mode,
-                "returned": len(shown),
-                "case_sensitive": sensitive,
-                "blocks": engine.n_blocks,
-                "blocks_scanned": engine.blocks_scanned,
-                "stopped": stopped,
-                "time_budget": budget.seconds,
-                "seconds": round(time.perf_counter() - started, 4),
-            }
-        )
-        if outcome.notes:
-            result.stats["notes"] = outcome.notes
+        engine_stats = {"blocks": engine.n_blocks, "blocks_scanned": engine.blocks_scanned}
+        finish_stats(result, outcome, stopped, len(shown), sensitive, budget, started, engine_stats)
     return result
+
+
+def finish_stats(
+    result: SearchResult,
+    outcome: Any,
+    stopped: str | None,
+    returned: int,
+    sensitive: bool,
+    budget: Budget,
+    started: float,
+    engine_stats: dict[str, Any],
+) -> None:
+    """``status`` and ``stats`` of a finished run (local or team: the same JSON)."""
+    if stopped:
+        result.status = "partial"
+    result.stats.update(
+        {
+            "total": outcome.total,
+            "total_exact": outcome.total_exact and not stopped,
+            "matched_records": outcome.matched,
+            "candidates": outcome.candidates,
+            "mode": outcome.mode,
+            "returned": returned,
+            "case_sensitive": sensitive,
+            **engine_stats,
+            "stopped": stopped,
+            "time_budget": budget.seconds,
+            "seconds": round(time.perf_counter() - started, 4),
+        }
+    )
+    if outcome.notes:
+        result.stats["notes"] = outcome.notes
 
 
 def here_roots(here: str) -> list[str]:

@@ -41,6 +41,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "mcp": ("agentdex.cli.mcp:mcp", "Run the MCP server on stdio."),
     "doctor": ("agentdex.cli.doctor:doctor", "Why is something missing? Where agentdex looked."),
     "ui": ("agentdex.cli.ui:ui", "Open the web explorer in a browser (local server)."),
+    "team": ("agentdex.cli.team:team", "Push to and search a team PostgreSQL database."),
 }
 
 

@@ -48,7 +48,9 @@ Exit status: 0 results found, 1 none (like grep), 2 a malformed query,
 7 stopped at the time budget (the results so far are printed).
 On a terminal each result shows its reference (SESSION@LOCATOR), which
 `agentdex show` opens; in a pipe each result is one tab-separated line
-starting with it. See docs/query-language.md and docs/search.md.
+starting with it. --team searches the team database instead (every machine's
+pushed history; each result names its machine, and in a pipe the machine follows
+the reference): docs/team.md. See docs/query-language.md and docs/search.md.
 """
 
 
@@ -65,9 +67,11 @@ def _print_rows(data: dict[str, Any], highlights: list[list[tuple[int, int]]]) -
     from agentdex.cli._output import emit_row
 
     for item, _spans in zip(data["results"], highlights, strict=False):
+        machine = [(item["machine"], "bold blue")] if "machine" in item else []
         emit_row(
             [
                 (item["ref"], "dim"),
+                *machine,
                 (item["agent"], "bold cyan"),
                 (_where(item), "green"),
                 (item["branch"] or "-", "magenta"),
@@ -90,6 +94,8 @@ def _print_rich(data: dict[str, Any], highlights: list[list[tuple[int, int]]], h
     approximate = False
     for item, spans in zip(data["results"], highlights, strict=False):
         head = Text(no_wrap=True, overflow="ellipsis")
+        if "machine" in item:
+            head.append(f"{item['machine']}  ", style="bold blue")
         head.append(item["agent"], style="bold cyan")
         mark = time_mark(item["store"])
         approximate = approximate or bool(mark)
@@ -141,6 +147,12 @@ def _print_rich(data: dict[str, Any], highlights: list[list[tuple[int, int]]], h
     metavar="SECONDS",
     help="Stop after this long with the results so far (exit 7). [default: 5, or config]",
 )
+@click.option(
+    "--team",
+    is_flag=True,
+    help="Search the team database (every machine's pushes) instead of this machine's index.",
+)
+@click.option("--url", default=None, help="Team database URL (with --team; else the config's).")
 @click.pass_context
 def search(
     ctx: click.Context,
@@ -159,6 +171,8 @@ def search(
     no_dedup: bool,
     time_budget: float | None,
     exact_count: bool,
+    team: bool,
+    url: str | None,
 ) -> None:
     from agentdex.api import search as api
     from agentdex.cli._format import pinned_now
@@ -169,25 +183,37 @@ def search(
         raise UsageError("-i and -s contradict each other")
     case = "insensitive" if ignore_case else "sensitive" if case_sensitive else "smart"
     cwd = os.getcwd() if (here or only_here) else None
-    show_progress = not (as_json or ndjson or no_refresh) and sys.stderr.isatty()
-    with _progress(show_progress) as bar:
-        result = api.search(
-            " ".join(query),
-            home=home_of(ctx),
-            refresh_first=not no_refresh,
-            regex=regex,
-            word=word,
-            case=case,
-            limit=limit,
-            sort=sort,
-            here=cwd,
-            only_here=only_here,
-            dedup=not no_dedup,
-            progress=bar,
-            now=pinned_now(),
-            budget=None if time_budget is None else api.Budget(time_budget),
-            exact_total=exact_count,
-        )
+    show_progress = not (as_json or ndjson or no_refresh or team) and sys.stderr.isatty()
+    if url is not None and not team:
+        raise UsageError("--url is for the team database: add --team")
+    if team and (here or only_here):
+        raise UsageError("--here and --only-here search this machine's places: not with --team")
+    options: dict[str, Any] = {
+        "regex": regex,
+        "word": word,
+        "case": case,
+        "limit": limit,
+        "sort": sort,
+        "dedup": not no_dedup,
+        "now": pinned_now(),
+        "budget": None if time_budget is None else api.Budget(time_budget),
+        "exact_total": exact_count,
+    }
+    if team:
+        from agentdex.api import team as team_api
+
+        result = team_api.search(" ".join(query), url=url, **options)
+    else:
+        with _progress(show_progress) as bar:
+            result = api.search(
+                " ".join(query),
+                home=home_of(ctx),
+                refresh_first=not no_refresh,
+                here=cwd,
+                only_here=only_here,
+                progress=bar,
+                **options,
+            )
     data = result.to_json()
     if as_json:
         emit_json(data)

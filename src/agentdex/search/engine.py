@@ -108,6 +108,14 @@ def _regex_case_signal(text: str) -> str:
     return re.sub(r"\\.", "", text)
 
 
+def case_sensitive(all_terms: list[Term], *, regex: bool, case: str) -> bool:
+    """``-s``/``-i``, or smart case: any capital in any term (escapes like ``\\W`` aside)."""
+    if case in ("sensitive", "insensitive"):
+        return case == "sensitive"
+    texts = [_regex_case_signal(t.text) if regex else t.text for t in all_terms]
+    return any(text != text.lower() for text in texts)
+
+
 class Engine:
     """One query run over one generation (open it, search, close it)."""
 
@@ -145,13 +153,7 @@ class Engine:
     def prepare(self, node: Node | None, *, regex: bool, word: bool, case: str) -> bool:
         """Build a matcher per term; returns whether matching is case-sensitive."""
         all_terms = terms(node)
-        if case == "sensitive":
-            sensitive = True
-        elif case == "insensitive":
-            sensitive = False
-        else:
-            texts = [_regex_case_signal(t.text) if regex else t.text for t in all_terms]
-            sensitive = any(text != text.lower() for text in texts)
+        sensitive = case_sensitive(all_terms, regex=regex, case=case)
         for term in all_terms:
             if term not in self.matchers:
                 self.matchers[term] = TermMatcher(

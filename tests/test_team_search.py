@@ -1,0 +1,147 @@
+"""Team search answers exactly as local search on the same home (a differential test).
+
+The README's sample home (every agent) plus random Claude conversations is indexed
+and pushed; each query then runs locally (``agentdex.api.search``) and on the team
+database (``agentdex.api.team.search``) with the same options. The results must
+be the same records with the same scores in the same order, the same totals, and
+every team hit names its machine. The first-page path (many candidates, read per
+ranking level) is forced with a small probe size so it is compared too.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentdex.api import search as local
+from agentdex.api import team as api
+from agentdex.errors import UsageError
+from team_helpers import Team, claude_session, make_team, random_home
+
+NOW = 1_800_000_000.0
+
+QUERIES: list[tuple[str, dict[str, Any]]] = [
+    ("retry", {}),
+    ("the", {}),
+    ("retry backoff", {}),
+    ('"retry backoff"', {}),
+    ("retry OR flaky", {}),
+    ("the -retry", {}),
+    ("NOT the", {}),
+    ("agent:codex", {}),
+    ("role:user kind:prompt", {}),
+    ("project:/", {}),
+    ("project:shop OR cwd:proj1", {}),
+    ("branch:main timeout", {}),
+    ("since:2026-11-01 until:2026-11-30", {}),
+    ("session:0000", {}),
+    ("Retry", {}),
+    ("RETRY", {"case": "insensitive"}),
+    ("retry", {"case": "sensitive"}),
+    ("is", {"word": True}),
+    ("the", {"word": True}),
+    (r"zq\d{3}\b", {"regex": True}),
+    ("retr(y|ies)", {"regex": True}),
+    ("(?i)TIME.UT", {"regex": True}),
+    ("( flaky OR zq1 ) the", {}),
+    ("straße", {}),
+    ("KELVIN", {"case": "insensitive"}),
+    ("ab", {}),
+    ("-", {}),
+    ("path:/nonexistent", {}),
+    ("the", {"sort": "time"}),
+    ("retry", {"dedup": False}),
+]
+
+
+@pytest.fixture
+def pushed(home: Path, rendered_sample: Path, pg_server: Any, team_db: str) -> Team:
+    random_home(home, sessions=40, per_session=12, seed=3)
+    claude_session(
+        home,
+        "unicode",
+        "0c0de000-1111-4222-8333-000000000001",
+        ["Straße und STRASSE", "the \u212aelvin sign", "İstanbul timeout", "ſecret"],
+    )
+    team = make_team(pg_server, team_db)
+    api.push(team.writers["m1"], machine="box")
+    return team
+
+
+def _same(theirs: Any, mine: Any, why: object) -> None:
+    """Same order keys (score, time) in the same order, and the same records.
+
+    Records tied on both keys are ordered by their row id, which differs between
+    the local index and the team database; a page cut inside a tie may keep
+    different members of it, so only records ranked above the last key must agree.
+    """
+
+    def order(result: Any) -> list[tuple[Any, ...]]:
+        return [(r["score"], r["timestamp"]) for r in result.results]
+
+    def records(result: Any, above: tuple[Any, ...] | None) -> set[tuple[Any, ...]]:
+        return {
+            (r["ref"], r["agent"], r["score"], r["text"], r["source_gone"])
+            for r in result.results
+            if above is None or (r["score"], r["timestamp"]) != above
+        }
+
+    assert order(theirs) == order(mine), why
+    last = order(mine)[-1] if mine.results else None
+    assert records(theirs, last) == records(mine, last), why
+    assert len(theirs.results) == len(mine.results), why
+
+
+@pytest.mark.parametrize("limit", [None, 20])
+def test_team_search_equals_local_search(pushed: Team, limit: int | None, monkeypatch: Any) -> None:
+    for query, options in QUERIES:
+        args = {"now": NOW, "limit": limit, **options}
+        mine = local.search(query, refresh_first=False, **args)
+        theirs = api.search(query, url=pushed.reader, **args)
+        _same(theirs, mine, (query, options))
+        assert theirs.stats["total"] == mine.stats["total"] or not mine.stats["total_exact"]
+        assert all(r["machine"] == "box" for r in theirs.results)
+        if mine.results:
+            assert set(theirs.results[0]) - set(mine.results[0]) == {"machine"}
+
+
+def test_first_page_path_equals_local(pushed: Team, monkeypatch: Any) -> None:
+    """More candidates than the probe: the team reads per level and stops early, as locally."""
+    monkeypatch.setattr("agentdex.team.search.FULL_VERIFIED", 5)
+    modes = set()
+    for query, options in QUERIES:
+        args = {"now": NOW, "limit": 10, **options}
+        theirs = api.search(query, url=pushed.reader, **args)
+        mine = local.search(query, refresh_first=False, **args)
+        _same(theirs, mine, (query, options))
+        modes.add(theirs.stats["mode"])
+    assert modes == {"whole", "first-page", "scan"}
+
+
+def test_malformed_queries_fail_as_locally(pushed: Team) -> None:
+    for query, options in [("colour:red", {}), ('"open', {}), ("a[b", {"regex": True})]:
+        with pytest.raises(UsageError) as mine:
+            local.search(query, refresh_first=False, **options)
+        with pytest.raises(UsageError) as theirs:
+            api.search(query, url=pushed.reader, **options)
+        assert theirs.value.message == mine.value.message
+
+
+def test_cli_search_team_json(pushed: Team, run_cli: Any, home: Path) -> None:
+    import json
+
+    done = run_cli(
+        "search", "retry", "--team", "--json", "-n", "3", env={"AGENTDEX_TEAM_URL": pushed.reader}
+    )
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["status"] == "ok" and len(data["results"]) == 3
+    assert {r["machine"] for r in data["results"]} == {"box"}
+    assert "pw-reader" not in done.stdout and ":***@" in data["stats"]["team"]
+    piped = run_cli("search", "retry", "--team", "--url", pushed.reader, "-n", "2")
+    assert piped.returncode == 0, piped.stderr
+    assert [line.split("\t")[1] for line in piped.stdout.splitlines()] == ["box", "box"]
+    none = run_cli("search", "zzqqnothing", "--team", "--url", pushed.reader, "--json")
+    assert none.returncode == 1 and json.loads(none.stdout)["results"] == []
