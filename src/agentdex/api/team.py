@@ -166,7 +166,7 @@ def push(
             machine=team.machine,
             text_of=text_of,
             redact=redact,
-            batch_records=batch_records or BATCH_RECORDS,
+            batch_records=batch_records or _batch_records() or BATCH_RECORDS,
             progress=progress,
         )
         convs = local.conversations(engine.db, exclude=team.exclude, redaction_id=redaction_id)
@@ -175,6 +175,16 @@ def push(
         result.warnings.append(f"local index: {stats['refresh']}")
     result.warnings.extend(stats.get("warnings", []))
     return result
+
+
+def _batch_records() -> int | None:
+    """``AGENTDEX_TEAM_BATCH_RECORDS``: records per push transaction (tuning; crash tests)."""
+    value = os.environ.get("AGENTDEX_TEAM_BATCH_RECORDS", "")
+    if not value:
+        return None
+    if not value.isdigit() or int(value) < 1:
+        raise UsageError(f"AGENTDEX_TEAM_BATCH_RECORDS must be a positive integer (got {value!r})")
+    return int(value)
 
 
 def _resolve_forgotten(

@@ -81,7 +81,7 @@ def _explain(exc: Exception, masked: str) -> AgentdexError:
         return TeamAuthFailed(f"{masked}: login refused (wrong password or unknown role)")
     if sqlstate.startswith("28") or "no pg_hba.conf entry" in lowered:
         return TeamAuthFailed(f"{masked}: login refused: {_short(text)}")
-    if sqlstate == "3D000":
+    if sqlstate == "3D000" or ("database" in lowered and "does not exist" in lowered):
         return TeamUnreachable(f"{masked}: no such database")
     if "ssl" in lowered and ("not support" in lowered or "required" in lowered):
         return TeamUnreachable(f"{masked}: {_short(text)}")
@@ -92,7 +92,11 @@ def _explain(exc: Exception, masked: str) -> AgentdexError:
 
 def _short(text: str) -> str:
     text = re.sub(r"password=\S+", "password=***", text)
-    text = re.sub(r'connection to server at "([^"]*)" \(([^)]*)\), port (\d+) failed: ', "", text)
+    text = re.sub(
+        r'(connection failed: )?connection to server at "[^"]*"( \([^)]*\))?, port \d+ failed: ',
+        "",
+        text,
+    )
     return text[:300]
 
 
@@ -123,7 +127,9 @@ def lost(exc: Exception, masked: str, doing: str) -> AgentdexError:
 
     sqlstate = getattr(exc, "sqlstate", None) or ""
     if sqlstate == "42501":  # insufficient_privilege, or a row-level security refusal
-        return TeamPermission(f"{masked}: this role may not {doing}: {_short(str(exc))}")
+        return TeamPermission(
+            f"{masked}: not allowed for this role while {doing}: {_short(str(exc))}"
+        )
     if sqlstate in ("55P03", "40P01", "40001"):
         return ConflictError(f"{masked}: {doing} collided with another session; run it again")
     if isinstance(exc, psycopg.OperationalError) or sqlstate.startswith(("08", "57")):
