@@ -78,8 +78,13 @@ def _run_as(cmd: list[str], as_postgres: bool) -> subprocess.CompletedProcess[by
     return subprocess.run(cmd, capture_output=True, check=False, timeout=120)
 
 
-def start_server() -> Server:
-    """initdb + postgres in a fresh temporary folder; raises :class:`Unavailable`."""
+def start_server(*, durable: bool = False, base_dir: Path | None = None) -> Server:
+    """initdb + postgres in a fresh temporary folder; raises :class:`Unavailable`.
+
+    ``durable`` (the benchmark) keeps PostgreSQL's defaults for fsync and commits and
+    gives it 256 MB of shared buffers; tests turn durability off. ``base_dir``: where
+    the temporary folder goes (default: the system's).
+    """
     bindir = _bindir()
     as_postgres = os.geteuid() == 0
     if as_postgres:
@@ -91,7 +96,7 @@ def start_server() -> Server:
             raise Unavailable("running as root and there is no 'postgres' user") from None
         if shutil.which("runuser") is None:
             raise Unavailable("running as root and runuser is missing")
-    base = Path(tempfile.mkdtemp(prefix="adx-pg-"))
+    base = Path(tempfile.mkdtemp(prefix="adx-pg-", dir=base_dir))
     data, sock = base / "data", base / "sock"
     sock.mkdir()
     pwfile = base / "pw"
@@ -121,27 +126,19 @@ def start_server() -> Server:
         raise Unavailable("initdb failed: " + init.stderr.decode(errors="replace").strip()[-300:])
     for attempt in range(5):
         port = _free_port()
-        cmd = [
-            str(bindir / "postgres"),
-            "-D",
-            str(data),
-            "-p",
-            str(port),
-            "-k",
-            str(sock),
-            "-c",
-            "listen_addresses=127.0.0.1",
-            "-c",
-            "fsync=off",
-            "-c",
-            "synchronous_commit=off",
-            "-c",
-            "full_page_writes=off",
-            "-c",
-            "max_connections=60",
-            "-c",
-            "shared_buffers=32MB",
-        ]
+        settings = (
+            ["shared_buffers=256MB", "maintenance_work_mem=256MB", "max_wal_size=4GB"]
+            if durable
+            else [
+                "fsync=off",
+                "synchronous_commit=off",
+                "full_page_writes=off",
+                "shared_buffers=32MB",
+            ]
+        )
+        cmd = [str(bindir / "postgres"), "-D", str(data), "-p", str(port), "-k", str(sock)]
+        for setting in ("listen_addresses=127.0.0.1", "max_connections=60", *settings):
+            cmd += ["-c", setting]
         if as_postgres:
             cmd = ["runuser", "-u", "postgres", "--", *cmd]
         log = open(base / f"server-{attempt}.log", "wb")  # noqa: SIM115 - the server owns it

@@ -105,6 +105,8 @@ def search_in_worker(
     refresh_first: bool = True,
     time_budget: float | None = None,
     cancel: threading.Event | None = None,
+    team_url: str | None = None,
+    team: bool = False,
     **options: Any,
 ) -> SearchResult:
     """:func:`agentdex.api.search.search` in a worker process, stoppable however it runs.
@@ -112,6 +114,8 @@ def search_in_worker(
     ``time_budget`` defaults to ``[search] time_budget``; ``cancel`` set by
     another thread stops the search (status ``partial``, ``stopped:
     "cancelled"``). ``options`` are the search's own keyword arguments.
+    ``team`` (or a ``team_url``) searches the team database instead
+    (:func:`agentdex.api.team.search`; no local refresh).
     """
     from agentdex.search.budget import default_seconds
 
@@ -122,10 +126,20 @@ def search_in_worker(
         raise UsageError(check.error or "invalid query")
     seconds = default_seconds() if time_budget is None else time_budget
     refresh_stats: dict[str, Any] = {}
-    maybe_refresh(refresh_first, None, home, None, refresh_stats)
+    team = team or team_url is not None
+    if team:
+        from agentdex.api.team import settings
+
+        settings(team_url, "-")  # a missing or bad URL is a usage error here, not in the worker
+        options = {k: v for k, v in options.items() if k not in ("here", "only_here")}
+    else:
+        maybe_refresh(refresh_first, None, home, None, refresh_stats)
+        options = {**options, "home": home}
     request = {
         "query": query,
-        "options": {**options, "home": home},
+        "team": team,
+        "team_url": team_url,
+        "options": options,
         "seconds": seconds,
         "env": dict(os.environ),
         "cwd": os.getcwd(),
@@ -294,7 +308,16 @@ def _answer(request: dict[str, Any]) -> tuple[Any, ...]:
     with contextlib.suppress(OSError):  # the caller's directory is gone: search anyway
         os.chdir(request["cwd"])
     try:
-        result = search(request["query"], refresh_first=False, budget=budget, **request["options"])
+        if request.get("team"):
+            from agentdex.api import team
+
+            result = team.search(
+                request["query"], url=request["team_url"], budget=budget, **request["options"]
+            )
+        else:
+            result = search(
+                request["query"], refresh_first=False, budget=budget, **request["options"]
+            )
         return ("ok", result.to_json(), result.highlights)
     except AgentdexError as exc:
         return ("error", type(exc).__name__, exc.message, exc.detail)

@@ -70,6 +70,17 @@ def _connection(team: TeamSettings) -> Iterator[Any]:
         conn.close()
 
 
+def check(url: str | None = None) -> TeamSettings:
+    """Settings whose database answers and has this agentdex's schema (``serve --team``)."""
+    from agentdex.team import schema
+    from agentdex.team.connect import talking
+
+    team = settings(url, "-")
+    with _connection(team) as conn, talking(team.masked, "checking"), conn.cursor() as cur:
+        schema.check(cur, masked=team.masked)
+    return team
+
+
 # -- redaction ------------------------------------------------------------------------------------
 
 

@@ -115,6 +115,23 @@ def prepare(
     return Prepared(sock, url, app, token, str(path), ws)
 
 
+def _team_mode(team: bool, url: str | None) -> str | None:
+    """With --team: check the database now (one-line errors before binding); its masked URL.
+
+    The URL goes into this process's ``AGENTDEX_TEAM_URL``, where the search
+    workers and the MCP tools (scope "team") find it.
+    """
+    if not team:
+        if url is not None:
+            raise UsageError("--url is for the team database: add --team")
+        return None
+    from agentdex.api import team as team_api
+
+    settings = team_api.check(url)
+    os.environ["AGENTDEX_TEAM_URL"] = settings.url
+    return settings.masked
+
+
 def run_server(prepared: Prepared, host: str, log_level: str) -> None:
     """Serve until interrupted (the socket is already listening)."""
     import uvicorn
@@ -169,6 +186,12 @@ def port_option(default: int) -> Callable[[F], F]:
 @allow_remote_option
 @workspace_option
 @log_level_option
+@click.option(
+    "--team",
+    is_flag=True,
+    help="Serve the team database (search, conversations, show) instead of this machine's index.",
+)
+@click.option("--url", "team_url", default=None, help="Team database URL (with --team).")
 @json_option
 @click.pass_context
 def serve(
@@ -178,10 +201,19 @@ def serve(
     allow_remote: bool,
     workspace: str | None,
     log_level: str,
+    team: bool,
+    team_url: str | None,
     as_json: bool,
 ) -> None:
-    """Serve the HTTP API (OpenAPI at /openapi.json) with a bearer token."""
+    """Serve the HTTP API (OpenAPI at /openapi.json) with a bearer token.
+
+    With --team, search, the conversation list and show read the team database
+    (docs/team.md); MCP's search tool reaches it with scope "team".
+    """
+    masked = _team_mode(team, team_url)
     prepared = prepare(ctx, host, port, allow_remote, workspace)
+    if masked is not None:
+        prepared.app.state.team_url = os.environ["AGENTDEX_TEAM_URL"]
     url, token, path = prepared.url, prepared.token, prepared.token_path
     if as_json:
         emit_ndjson(
@@ -193,10 +225,13 @@ def serve(
                 "workspace": prepared.workspace,
                 "openapi": f"{url}/openapi.json",
                 "mcp": f"{url}/mcp",
+                **({"team": masked} if masked is not None else {}),
             }
         )
     else:
         click.echo(f"agentdex API at {url}  (OpenAPI: {url}/openapi.json, MCP: {url}/mcp)")
         click.echo(f"token: {token}  (stored in {path}, mode 0600)")
+        if masked is not None:
+            click.echo(f"team:  {masked}")
         click.echo(f"use:   curl -H 'Authorization: Bearer {token}' {url}/api/v0/context/snapshot")
     run_server(prepared, host, log_level)

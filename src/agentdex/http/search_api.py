@@ -56,6 +56,7 @@ def search(
     home = getattr(request.app.state, "home", None)
     result = search_worker.search_in_worker(
         q,
+        team_url=getattr(request.app.state, "team_url", None),
         home=home,
         limit=limit,
         sort=sort,
@@ -84,5 +85,10 @@ def conversations(
     refresh: bool = True,
 ) -> dict[str, Any]:
     """Same JSON as ``agentdex conversations --json``: ``{query, status, stats, conversations}``."""
+    team_url = getattr(request.app.state, "team_url", None)
+    if team_url is not None:  # serve --team
+        from agentdex.api import team_views
+
+        return team_views.conversations(q, url=team_url, limit=limit)
     home = getattr(request.app.state, "home", None)
     return api.conversations(q, home=home, limit=limit, refresh_first=refresh).to_json()

@@ -20,6 +20,7 @@ from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict
 
 from agentdex.api import transcript as api
+from agentdex.errors import NotFoundError
 from agentdex.http import params
 
 router = APIRouter(tags=["history"])
@@ -98,6 +99,11 @@ def show(
     refresh: bool = Query(False, description="Bring the index up to date first (titles)."),
 ) -> dict[str, Any]:
     """The conversation in order, with its header; ``focus`` is the position of ``ref``."""
+    team_url = getattr(request.app.state, "team_url", None)
+    if team_url is not None:  # serve --team: the team database's copy (plus `machine`)
+        from agentdex.api import team_views
+
+        return team_views.conversation(ref, url=team_url, agent=agent, max_chars=max_chars)
     return api.conversation(
         ref, home=_home(request), agent=agent, max_chars=max_chars, refresh_first=refresh
     )
@@ -106,6 +112,14 @@ def show(
 @router.get("/record", response_model=RecordBody)
 def show_record(request: Request, ref: RefQuery, agent: str | None = AgentQuery) -> dict[str, Any]:
     """The one record ``SESSION@LOCATOR`` names, never cut (404 when it names none)."""
+    team_url = getattr(request.app.state, "team_url", None)
+    if team_url is not None:
+        from agentdex.api import team_views
+
+        data = team_views.conversation(ref, url=team_url, agent=agent)
+        if data["focus"] is None:
+            raise NotFoundError(f"{ref!r} names no record: give SESSION@LOCATOR as search shows it")
+        return dict(data["records"][data["focus"]])
     return api.record(ref, home=_home(request), agent=agent)
 
 

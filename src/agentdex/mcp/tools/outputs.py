@@ -85,7 +85,8 @@ SEARCH = response(
         "stats": obj({"total": INT, "returned": INT}),
         "results": array(
             obj(
-                {**RECORD_FIELDS, "snippet": STR, "score": NUMBER},
+                # machine: with scope "team", the machine that pushed it (docs/team.md)
+                {**RECORD_FIELDS, "snippet": STR, "score": NUMBER, "machine": STR},
                 ("agent", "session_id", "locator", "ref"),
             )
         ),

@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from agentdex.errors import UsageError
 from agentdex.mcp.tools import outputs
 from agentdex.mcp.tools._base import (
     OFFSET,
@@ -76,8 +77,12 @@ def _search(arguments: dict[str, Any], settings: Settings) -> dict[str, Any]:
     for name in ("sort", "case", "regex", "word", "time_budget"):
         if name in arguments:
             options[name] = arguments[name]
+    team = arguments.get("scope", "local") == "team"
+    if team and here:
+        raise UsageError("here/only_here rank this machine's places: not with scope 'team'")
     result = search(
         arguments["query"],
+        team=team,
         cancel=settings.cancel,
         home=settings.home,
         limit=limit,
@@ -128,6 +133,14 @@ SEARCH = ToolSpec(
             "type": "boolean",
             "default": False,
             "description": "Only results from cwd's project/worktree.",
+        },
+        "scope": {
+            "type": "string",
+            "enum": ["local", "team"],
+            "default": "local",
+            "description": "local: this machine's index; team: the team PostgreSQL database "
+            "(every machine's pushed history; each result names its 'machine'; the URL from "
+            "AGENTDEX_TEAM_URL, [team] url, or `serve --team`).",
         },
         "full_text": {
             "type": "boolean",

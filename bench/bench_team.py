@@ -1,0 +1,186 @@
+"""Team benchmark: push a generated corpus to a real PostgreSQL, search it, measure its size.
+
+    python bench/bench_team.py /work/bench-data/c1000 --work /work/bench-data/i25 [--runs 11]
+
+Uses the local index under ``WORK/data`` (built first if missing, not timed), starts
+Debian's PostgreSQL with its default durability (fsync and synchronous commits on,
+256 MB shared buffers; ``tests/pg_server.py``) in ``WORK``, runs ``team init`` and
+creates a writer and a reader role, then measures:
+
+* ``agentdex team push`` (a fresh process): seconds, text MB sent, MB/s, records,
+  peak RSS; then a second push with nothing changed;
+* the database: total size, and the records table's heap, TOAST and each index;
+* team search p50/p95 for each query class of ``bench/bench_search.py`` (the same
+  queries, picked the same way): in-process (``agentdex.api.team.search``, a
+  connection per search as the CLI makes) and as a fresh ``agentdex search --team
+  --json --limit 20`` process.
+
+Prints one JSON document. The server is stopped and its files removed at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path[:0] = [str(ROOT / "src"), str(ROOT / "tests"), str(HERE)]
+
+from bench_search import percentiles, pick_queries  # noqa: E402
+
+from pg_server import start_server  # noqa: E402
+
+
+def run(argv: list[str], env: dict[str, str]) -> tuple[float, subprocess.CompletedProcess[str]]:
+    started = time.perf_counter()
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
+    return time.perf_counter() - started, done
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("home", type=Path)
+    parser.add_argument("--work", type=Path, required=True)
+    parser.add_argument("--runs", type=int, default=11)
+    parser.add_argument("--cli-runs", type=int, default=5)
+    args = parser.parse_args()
+    work = args.work.absolute()
+    work.mkdir(parents=True, exist_ok=True)
+    (work / "empty.toml").touch()
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT / "src"),
+        "AGENTDEX_DATA_DIR": str(work / "data"),
+        "AGENTDEX_CONFIG": str(work / "empty.toml"),
+        "AGENTDEX_MACHINE": "bench-box",
+    }
+    os.environ.update({k: env[k] for k in ("AGENTDEX_DATA_DIR", "AGENTDEX_CONFIG")})
+    agentdex = [sys.executable, "-m", "agentdex", "--home", str(args.home)]
+    _, indexed = run([*agentdex, "index", "--json"], env)
+    assert indexed.returncode == 0, indexed.stderr
+    out: dict[str, Any] = {"home": str(args.home), "index": json.loads(indexed.stdout)["index"]}
+
+    server = start_server(durable=True, base_dir=work)
+    try:
+        import psycopg
+
+        from agentdex.api import team as api
+
+        db = "agentdex_bench"
+        with psycopg.connect(server.url(), autocommit=True) as conn:
+            conn.execute(f"CREATE DATABASE {db}")
+        admin = server.url(db=db)
+        api.init(admin)
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute("CREATE ROLE bench_writer LOGIN PASSWORD 'w' IN ROLE agentdex_writer")
+            conn.execute("CREATE ROLE bench_reader LOGIN PASSWORD 'r' IN ROLE agentdex_reader")
+        writer = server.url("bench_writer", "w", db)
+        reader = server.url("bench_reader", "r", db)
+
+        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        seconds, pushed = run(
+            [*agentdex, "team", "push", "--no-refresh", "--json", "--url", writer], env
+        )
+        assert pushed.returncode == 0, pushed.stderr
+        push = json.loads(pushed.stdout)
+        rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        out["push"] = {
+            "wall_seconds": round(seconds, 1),
+            "seconds": push["seconds"],
+            "records": push["records_added"],
+            "conversations": push["conversations_sent"],
+            "text_mb": round(push["bytes_sent"] / 1e6, 1),
+            "mb_per_second": round(push["bytes_sent"] / 1e6 / push["seconds"], 2),
+            "batches": push["batches"],
+            "redactions": push["redactions"],
+            "peak_rss_mb": round(max(rss, before) / 1024, 1),
+        }
+        seconds, again = run(
+            [*agentdex, "team", "push", "--no-refresh", "--json", "--url", writer], env
+        )
+        out["push_unchanged"] = {
+            "wall_seconds": round(seconds, 2),
+            "records_added": json.loads(again.stdout)["records_added"],
+        }
+        with psycopg.connect(admin, autocommit=True) as conn:
+            started = time.perf_counter()
+            conn.execute("VACUUM ANALYZE agentdex.records")
+            out["vacuum_analyze_seconds"] = round(time.perf_counter() - started, 1)
+            sizes = conn.execute(
+                "SELECT pg_database_size(current_database()),"
+                " pg_relation_size('agentdex.records'),"
+                " pg_total_relation_size('agentdex.records') - pg_indexes_size('agentdex.records')"
+                " - pg_relation_size('agentdex.records'),"
+                " pg_relation_size('agentdex.records_text_trgm'),"
+                " pg_relation_size('agentdex.records_level_ts'),"
+                " pg_relation_size('agentdex.records_ts'),"
+                " pg_relation_size('agentdex.records_conversation'),"
+                " pg_relation_size('agentdex.records_pkey')"
+            ).fetchone()
+        names = (
+            "database",
+            "heap",
+            "toast",
+            "trgm_index",
+            "level_ts_index",
+            "ts_index",
+            "conversation_index",
+            "pkey_index",
+        )
+        out["size_mb"] = {n: round(v / 1e6, 1) for n, v in zip(names, sizes, strict=True)}
+
+        queries = pick_queries(args.home)
+        out["queries"] = queries
+        searches: dict[str, Any] = {}
+        for name, words in queries.items():
+            regex = words[0] == "-E"
+            text = " ".join(words[1:] if regex else words)
+            samples = []
+            found = None
+            for _ in range(args.runs):
+                started = time.perf_counter()
+                found = api.search(text, url=reader, regex=regex, limit=20)
+                samples.append(time.perf_counter() - started)
+            assert found is not None
+            cli = []
+            for _ in range(args.cli_runs):
+                seconds, done = run(
+                    [
+                        *agentdex,
+                        "search",
+                        *words,
+                        "--team",
+                        "--json",
+                        "--limit",
+                        "20",
+                        "--url",
+                        reader,
+                    ],
+                    env,
+                )
+                assert done.returncode in (0, 1), done.stderr
+                cli.append(seconds)
+            searches[name] = {
+                "in_process": percentiles(samples),
+                "fresh_process": percentiles(cli),
+                "mode": found.stats["mode"],
+                "total": found.stats["total"],
+                "total_exact": found.stats["total_exact"],
+                "records_read": found.stats["records_read"],
+            }
+        out["search"] = searches
+    finally:
+        server.stop()
+    print(json.dumps(out, indent=1))
+
+
+if __name__ == "__main__":
+    main()
