@@ -4,7 +4,7 @@ Settings come from, in order: the call's arguments (``--url``), the environment
 (``AGENTDEX_TEAM_URL``, ``AGENTDEX_MACHINE``), the config's ``[team]`` table, and
 for the machine name the host name. URLs are only ever shown masked.
 
-Secrets are redacted (:mod:`agentdex.api.redaction`) before any text or title
+Secrets are redacted (:mod:`agentdex.secrets`) before any text or title
 leaves the machine; projects under ``[team] exclude`` never do.
 """
 
@@ -85,17 +85,20 @@ def check(url: str | None = None) -> TeamSettings:
 
 
 def _redaction() -> tuple[Callable[[str], tuple[str, int]], str]:
-    """The redaction applied before a push, and its id (a new rule set re-sends everything)."""
-    from agentdex.api import redaction
+    """The redaction applied before a push (:mod:`agentdex.secrets`), and its id.
+
+    The id hashes the rule set, so a new one re-sends (re-redacted) everything.
+    """
+    from agentdex import secrets
 
     ident = hashlib.blake2b(
-        "\n".join(f"{p.name}\t{p.regex.pattern}" for p in redaction.PATTERNS).encode(),
+        "\n".join(f"{p.name}\t{p.regex.pattern}" for p in secrets.PATTERNS).encode(),
         digest_size=8,
     ).hexdigest()
 
     def redact(text: str) -> tuple[str, int]:
-        masked, counts = redaction.redact(text)
-        return masked, sum(counts.values())
+        masked, findings = secrets.redact(text)
+        return masked, len(findings)
 
     return redact, ident
 

@@ -1,7 +1,7 @@
 """Reading the team database as the web explorer reads the local index (``serve --team``).
 
 :func:`conversations` answers like :func:`agentdex.api.conversations.conversations`
-(``sessions --json``) and :func:`conversation` like
+(``conversations --json``) and :func:`conversation` like
 :func:`agentdex.api.transcript.conversation` (``/api/v0/show``), with one more key,
 ``machine``. A query filters conversations to those holding a matching record,
 by the team search itself (so the same query language and semantics).
@@ -41,7 +41,7 @@ def _read(url: str | None, fn: Any) -> Any:
 def conversations(
     query: str | None = None, *, url: str | None = None, limit: int = 50
 ) -> dict[str, Any]:
-    """Every machine's conversations, newest first (``sessions --json`` plus ``machine``)."""
+    """Every machine's conversations, newest first (``conversations --json`` plus ``machine``)."""
     from agentdex.records import iso_utc
 
     started = time.perf_counter()
