@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentdex.archive.keys import ARCHIVED_PREFIX
+from agentdex.index.files import ARCHIVED_PREFIX
 
 #: the columns read per record (no text): the ``records`` view and the file's path
 COLUMNS = (

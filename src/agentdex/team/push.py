@@ -31,7 +31,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from agentdex.errors import ConflictError
-from agentdex.search.scores import level_of
+from agentdex.index.scores import level_of
 from agentdex.team import schema
 from agentdex.team.connect import TeamPermission, talking
 from agentdex.team.local import (

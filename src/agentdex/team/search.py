@@ -30,7 +30,7 @@ from agentdex.search.matchers import TermMatcher
 from agentdex.search.plan import Candidates
 from agentdex.search.query import And, Field, Node, Not, Or, Term, terms
 from agentdex.search.run import FULL_VERIFIED, Outcome, SearchRun, _Stream
-from agentdex.search.scores import LEVELS
+from agentdex.index.scores import LEVELS
 from agentdex.team.plan import Sql, SqlPlanner
 
 #: light columns (the local order, block and file ids as 0), then what results show
