@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentdex.index.scores import LEVELS
 from agentdex.search.budget import Budget, BudgetInterrupt, unlimited
 from agentdex.search.engine import LIGHT_NAMES, TLEN, TS, case_sensitive
 from agentdex.search.fields import field_matches
@@ -30,7 +31,6 @@ from agentdex.search.matchers import TermMatcher
 from agentdex.search.plan import Candidates
 from agentdex.search.query import And, Field, Node, Not, Or, Term, terms
 from agentdex.search.run import FULL_VERIFIED, Outcome, SearchRun, _Stream
-from agentdex.index.scores import LEVELS
 from agentdex.team.plan import Sql, SqlPlanner
 
 #: light columns (the local order, block and file ids as 0), then what results show
