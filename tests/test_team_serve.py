@@ -60,6 +60,10 @@ def test_http_routes_read_the_team_database(served: Any) -> None:
         assert record["text"] == "served retry prompt"
         missing = client.get("/api/v0/show", params={"ref": "nope-not-there"})
         assert missing.status_code == 404
+        facets = client.get("/api/v0/facets", params={"q": "served"}).json()
+        assert facets["total"] == 1 and facets["facets"]["agent"]["values"][0]["count"] == 1
+        every = client.get("/api/v0/facets").json()
+        assert every["total"] == 4 * 6 + 1
         bad = client.get("/api/v0/search", params={"q": '"open'})
         assert bad.status_code == 400
 
@@ -92,3 +96,37 @@ def test_serve_team_without_a_database_fails_before_binding(run_cli: Any) -> Non
     done = run_cli("serve", "--team", "--port", "0", env={"AGENTDEX_TEAM_URL": ""})
     assert done.returncode == 2 and "no team database" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (390, 844)])
+def test_web_explorer_over_the_team(served: Any, tmp_path: Path, size: tuple[int, int]) -> None:
+    """Real headless Chromium: search the team, see the machine, open the conversation."""
+    from ui_support import browser_available, launch_args
+
+    why = browser_available()
+    if why:
+        pytest.skip(why)
+    from playwright.sync_api import expect, sync_playwright
+
+    _, info = served
+    with sync_playwright() as play:
+        browser = play.chromium.launch(**launch_args())
+        context = browser.new_context(viewport={"width": size[0], "height": size[1]})
+        context.set_default_timeout(60_000)
+        context.add_init_script(f"sessionStorage.setItem('agentdex.token', {info['token']!r})")
+        page = context.new_page()
+        page.goto(f"{info['url']}/#/search")
+        page.locator("#q").press_sequentially("served retry", delay=30)
+        expect(page.locator("#result-count")).to_have_text("1 result")
+        expect(page.locator(".result .badge.machine")).to_have_text("laptop")
+        page.screenshot(path=str(tmp_path / f"team-search-{size[0]}.png"))
+        page.locator(".result a.ref").first.click()
+        expect(page.locator("article.msg.focus")).to_contain_text("served retry prompt")
+        expect(page.locator(".machine-note .badge.machine")).to_have_text("laptop")
+        page.screenshot(path=str(tmp_path / f"team-conversation-{size[0]}.png"))
+        shots = os.environ.get("AGENTDEX_TEAM_SHOTS")
+        if shots:  # for looking at them by hand
+            for png in tmp_path.glob("team-*.png"):
+                Path(shots).mkdir(parents=True, exist_ok=True)
+                (Path(shots) / png.name).write_bytes(png.read_bytes())
+        browser.close()

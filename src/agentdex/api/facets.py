@@ -80,11 +80,16 @@ def _facet_rows(
             )
     else:
         rows = list(engine.db.execute(f"SELECT {_COLUMNS} FROM records"))
+    return _unique(rows)
+
+
+def _unique(rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """Repeated lines once (search's dedup key: agent, session, role, text hash)."""
     seen: set[tuple[Any, ...]] = set()
     unique = []
     for row in rows:
         key = row[:4]
-        if key not in seen:
+        if key not in seen or key[3] is None:
             seen.add(key)
             unique.append(row)
     return unique
@@ -127,12 +132,14 @@ def facets(
     top: int = DEFAULT_TOP,
     now: float | None = None,
     rows: Iterable[StoreRow] | None = None,
+    team_url: str | None = None,
 ) -> dict[str, Any]:
     """Facet counts of the records matching ``query`` (every record when it is empty).
 
     Returns ``{query, status, total, facets: {name: {values, missing, others,
     distinct}}, time: [{filter, label, count}], undated, stats}``; ``status`` is
     ``no-index`` before anything was indexed. A malformed query is a UsageError.
+    ``team_url``: count the team database's records instead (``serve --team``).
     """
     from agentdex.api.search import CASES, validate_query
 
@@ -154,13 +161,20 @@ def facets(
         "undated": 0,
         "stats": {},
     }
-    maybe_refresh(refresh_first, root, home, rows, result["stats"])
     started = time.perf_counter()
-    with reader(root, home) as engine:
-        if engine is None:
-            result["status"] = "no-index"
-            return result
-        found = _facet_rows(engine, query, regex=regex, word=word, case=case, now=clock)
+    if team_url is not None:
+        from agentdex.api.team_views import facet_rows
+
+        found = _unique(
+            facet_rows(query, url=team_url, regex=regex, word=word, case=case, now=clock)
+        )
+    else:
+        maybe_refresh(refresh_first, root, home, rows, result["stats"])
+        with reader(root, home) as engine:
+            if engine is None:
+                result["status"] = "no-index"
+                return result
+            found = _facet_rows(engine, query, regex=regex, word=word, case=case, now=clock)
     result["total"] = len(found)
     for name, (field, column) in FACET_FIELDS.items():
         counts: Counter[Any] = Counter(row[column] for row in found)

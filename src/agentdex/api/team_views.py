@@ -182,3 +182,46 @@ def conversation(
         "kind_counts": dict(Counter(r["kind"] for r in records)),
         "records": [_reading(r, i, max_chars) for i, r in enumerate(records)],
     }
+
+
+def facet_rows(
+    query: str, *, url: str | None, regex: bool, word: bool, case: str, now: float
+) -> list[tuple[Any, ...]]:
+    """The rows :mod:`agentdex.api.facets` counts, from the team database.
+
+    ``(agent, session_id, role, thash, project, branch, worktree, kind, timestamp)``
+    of every record a team search returns for ``query`` (every record when empty).
+    """
+    from datetime import datetime
+
+    if not query.strip():
+
+        def read(cur: Any) -> list[tuple[Any, ...]]:
+            cur.execute(
+                "SELECT agent, session_id, role, thash, project, branch, worktree, kind, ts"
+                " FROM agentdex.records"
+            )
+            return list(cur.fetchall())
+
+        return list(_read(url, read))
+    from agentdex.api import team
+
+    found = team.search(
+        query, url=url, regex=regex, word=word, case=case, limit=None, sort="time", now=now
+    )
+    return [
+        (
+            r["agent"],
+            r["session_id"],
+            r["role"],
+            None,
+            r["project"],
+            r["branch"],
+            r["worktree"],
+            r["kind"],
+            datetime.fromisoformat(r["timestamp"].replace("Z", "+00:00")).timestamp()
+            if r["timestamp"]
+            else None,
+        )
+        for r in found.results
+    ]

@@ -63,4 +63,5 @@ def facets(
         word=word,
         case=case,
         top=top,
+        team_url=getattr(request.app.state, "team_url", None),
     )

@@ -23,3 +23,4 @@ registerView({ name: "worktrees", title: "Worktrees", order: 50, mount: mountWor
 registerView({ name: "sources", title: "Sources", order: 60, mount: mountSources });
 
 // Pages and panels added by their own files (one import each):
+import "./team.js";
