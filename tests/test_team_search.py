@@ -10,6 +10,7 @@ ranking level) is forced with a small probe size so it is compared too.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -63,7 +64,13 @@ def pushed(home: Path, rendered_sample: Path, pg_server: Any, team_db: str) -> T
         home,
         "unicode",
         "0c0de000-1111-4222-8333-000000000001",
-        ["Straße und STRASSE", "the \u212aelvin sign", "İstanbul timeout", "ſecret"],
+        [
+            "Straße und STRASSE",
+            "the \u212aelvin sign",
+            "İstanbul timeout",
+            "ſecret",
+            "a" * 40 + "!",
+        ],
     )
     team = make_team(pg_server, team_db)
     api.push(team.writers["m1"], machine="box")
@@ -145,3 +152,17 @@ def test_cli_search_team_json(pushed: Team, run_cli: Any, home: Path) -> None:
     assert [line.split("\t")[1] for line in piped.stdout.splitlines()] == ["box", "box"]
     none = run_cli("search", "zzqqnothing", "--team", "--url", pushed.reader, "--json")
     assert none.returncode == 1 and json.loads(none.stdout)["results"] == []
+
+
+def test_a_runaway_regex_stops_at_the_time_budget(pushed: Team, run_cli: Any) -> None:
+    """As locally: the results so far, one line on stderr, exit 7."""
+    runaway = ("a" * 40 + "!",)
+    assert pushed.sql("SELECT count(*) FROM agentdex.records WHERE text = %s", runaway) == [(1,)]
+    done = run_cli(
+        "search", "-E", "(a+)+$", "--team", "--url", pushed.reader,
+        "--time-budget", "0.5", "--json", timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 7, done.stderr
+    data = json.loads(done.stdout)
+    assert data["status"] == "partial" and data["stats"]["stopped"] == "time-budget"
+    assert "time budget" in done.stderr and "Traceback" not in done.stderr

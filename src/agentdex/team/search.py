@@ -21,6 +21,8 @@ Everything runs in one read-only, repeatable-read transaction (one snapshot).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from agentdex.index.scores import LEVELS
@@ -105,7 +107,10 @@ class TeamEngine:
         where = query.text if query is not None else "true"
         params = query.params if query is not None else ()
         out: list[tuple[Any, ...]] = []
-        with self.conn.cursor(name="adx_every") as cur:
+        with (
+            self._bounded(seqscan=True, bitmap=True, index=True),
+            self.conn.cursor(name="adx_every") as cur,
+        ):
             cur.itersize = SCAN_BATCH
             cur.execute(f"SELECT {SELECT} FROM agentdex.records WHERE {where} ORDER BY id", params)
             while True:
@@ -118,12 +123,34 @@ class TeamEngine:
                     break
         return out
 
+    @contextmanager
+    def _bounded(self, *, seqscan: bool, bitmap: bool, index: bool) -> Iterator[bool]:
+        """A savepoint with the plan settings and a statement timeout of the budget left.
+
+        A statement that outlives the budget is cancelled by the server: its rows are
+        not taken (the run is then partial, as a local search cut by its alarm).
+        """
+        import psycopg
+
+        left = self.budget.remaining()
+        try:
+            with self.conn.transaction(), self.conn.cursor() as cur:
+                cur.execute(f"SET LOCAL enable_seqscan = {'on' if seqscan else 'off'}")
+                cur.execute(f"SET LOCAL enable_bitmapscan = {'on' if bitmap else 'off'}")
+                cur.execute(f"SET LOCAL enable_indexscan = {'on' if index else 'off'}")
+                timeout = 0 if left is None else max(1, int(left * 1000))
+                cur.execute(f"SET LOCAL statement_timeout = {timeout}")
+                yield True
+        except psycopg.errors.QueryCanceled:
+            self.interrupted = True
+            self.budget.stop("time-budget")
+
     def _fetch(self, sql: str, params: tuple[Any, ...], *, walk: bool) -> list[tuple[Any, ...]]:
-        with self.conn.cursor() as cur:
-            # the plan is chosen here, as the local engine chooses: a bitmap over the
-            # trigram index for a probe, the ordered index walked for a page
-            cur.execute("SET LOCAL enable_seqscan = off")
-            cur.execute(f"SET LOCAL enable_bitmapscan = {'off' if walk else 'on'}")
+        # the plan is chosen here, as the local engine chooses: a bitmap over the trigram
+        # index for a probe, an ordered index walked for a page (never a sequential scan
+        # when an index serves)
+        rows: list[tuple[Any, ...]] = []
+        with self._bounded(seqscan=False, bitmap=not walk, index=walk), self.conn.cursor() as cur:
             cur.execute(sql, params)
             rows = cur.fetchall()
         for row in rows:
