@@ -57,6 +57,7 @@ def cli(
     return subprocess.run(
         [sys.executable, "-m", "agentdex", *args],
         capture_output=True,
+        stdin=subprocess.DEVNULL,  # never a terminal: nothing can ask
         text=True,
         env=env,
         cwd=cwd,

@@ -139,7 +139,11 @@ def test_forget_exit_codes_json_and_show(
     assert run_cli("forget", "x", "--session", "y").returncode == 2
     missing = run_cli("forget", "--session", "nope", "--json")
     assert missing.returncode == 3 and "no indexed or archived conversation" in missing.stderr
-    result = data(run_cli("forget", "aaaa1111", "--json"))  # not a terminal: no question
+    refused = run_cli("forget", "aaaa1111", "--json", input="")  # cannot ask: refuses
+    assert refused.returncode == 2 and "add --yes to confirm" in refused.stderr
+    assert json.loads(refused.stdout)["error"]["code"] == "USAGE"
+    assert run_cli("show", "aaaa1111").returncode == 0  # nothing was forgotten
+    result = data(run_cli("forget", "aaaa1111", "--yes", "--json", input=""))
     assert result["forgotten"] == [
         {
             "agent": "claude-code",
@@ -317,11 +321,11 @@ def test_forget_purge_leaves_no_copy_in_the_index_files(
     """Without --purge the bytes stay until a rebuild (as docs/archive.md says); with it,
     no file of the index (nor the archive beside it) holds the forgotten words."""
     assert _index_copies("exponential")  # the truncated transcript's archived reply
-    plain = run_cli("forget", "aaaa1111")
+    plain = run_cli("forget", "aaaa1111", "--yes")
     assert plain.returncode == 0 and "--purge" in plain.stderr
     assert _index_copies("exponential"), "expected the documented leftover before a rebuild"
     assert run_cli("search", "exponential").returncode == 1  # gone from every answer
-    purged = data(run_cli("forget", "bbbb2222", "--purge", "--json"))
+    purged = data(run_cli("forget", "bbbb2222", "--purge", "--yes", "--json"))
     assert purged["purged"] is True and purged["records_after_purge"] == 0
     assert purged["index_records_removed"] == 1
     for word in ("exponential", "races", "deploy"):

@@ -12,7 +12,7 @@ from agentdex import catalogue
 from agentdex.api import history
 from agentdex.catalogue import StoreRow
 from agentdex.discovery import roots
-from agentdex.errors import NotFoundError, UsageError
+from agentdex.errors import ConflictError, NotFoundError
 from agentdex.parsers import _registry
 from agentdex.parsers.base import ParseCursor, ParserSpec, SourceRef
 from agentdex.readers import Diagnostics
@@ -101,7 +101,7 @@ def test_show_unknown_and_ambiguous(claude_home: Path) -> None:
         )
         + "\n"
     )
-    with pytest.raises(UsageError):
+    with pytest.raises(ConflictError, match="names 2 conversations"):  # exit 4, HTTP 409
         history.show("5d0c2b1e", str(claude_home))
 
 
@@ -176,7 +176,9 @@ def test_show_uses_the_index_when_no_file_is_named_after_the_session(
     parsed: list[str] = []
     real = history._records_of
     monkeypatch.setattr(
-        history, "_records_of", lambda c, sid: parsed.extend(map(str, c)) or real(c, sid)
+        history,
+        "_records_of",
+        lambda c, sid, agent: parsed.extend(map(str, c)) or real(c, sid, agent),
     )
     data = history.show("abc-123", str(home))
     assert [r["text"] for r in data["records"]] == ["rename the cli flag"]

@@ -232,3 +232,21 @@ def test_a_panel_registers_in_its_slot(browser: Browser, server: dict[str, Any])
     page.goto(f"{server['url']}/#/c/{LONG}")
     expect(page.locator(".toolbar #probe")).to_have_text("probe 600c0de0")
     _close(page)
+
+
+def test_an_aider_chat_opens_by_its_short_id(browser: Browser, server: dict[str, Any]) -> None:
+    """Aider's session ids hold spaces and '@': links and refs use the typeable id."""
+    page = _page(browser, server, DESK)
+    _settled(page, f"{server['url']}/#/conversations?q=agent:aider")
+    link = page.locator("#conversations tbody a").first
+    href = link.get_attribute("href") or ""
+    assert href.startswith("#/c/aider-") and "%20" not in href and "%40" not in href
+    link.click()
+    head = page.locator(".conv-head")
+    expect(head).to_contain_text("aider-")
+    ref = page.locator("article.msg").nth(2).get_attribute("data-ref") or ""
+    assert ref.startswith("aider-") and " " not in ref
+    page.goto(f"{server['url']}/#/search")
+    page.goto(f"{server['url']}/#/c/{ref}")
+    expect(page.locator("article.msg.focus")).to_have_attribute("data-ref", ref)
+    _close(page)

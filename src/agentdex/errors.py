@@ -15,6 +15,8 @@ Exit codes are part of the documented CLI contract (``docs/json-output.md``):
 
 from __future__ import annotations
 
+from typing import Any
+
 EXIT_OK = 0
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
@@ -32,7 +34,7 @@ class AgentdexError(Exception):
     exit_code = EXIT_FAILURE
     code = "ERROR"
 
-    def __init__(self, message: str, *, detail: str | None = None) -> None:
+    def __init__(self, message: str, *, detail: Any = None) -> None:
         super().__init__(message)
         self.message = message
         self.detail = detail

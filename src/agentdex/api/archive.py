@@ -352,13 +352,17 @@ def forget_plan(
         session_id, _locator = split_ref(ref)
         if not session_id:
             raise UsageError("a reference needs a session id: <session_id>[@<locator>]")
-        _collect(base, found, "session_id = ?", [session_id])
+        from agentdex.api import ids
+
+        named = ids.resolve(session_id, root=root, home=home)  # ids, short ids, prefixes
+        if named is not None:
+            _collect(base, found, "agent = ? AND session_id = ?", list(named))
+        else:  # only the archive may still hold it
+            _collect(base, found, "session_id = ?", [session_id])
         if not found:
             _collect(base, found, "substr(session_id, 1, ?) = ?", [len(session_id), session_id])
-            ids = {sid for _agent, sid in found}
-            if len(ids) > 1:
-                names = ", ".join(sorted(ids)[:5])
-                raise UsageError(f"{session_id!r} matches {len(ids)} conversations: {names}")
+            if len(found) > 1:
+                raise ids.ambiguous(session_id, sorted(found), home=home)
         target = ref
     if not found:
         raise NotFoundError(f"no indexed or archived conversation for {target}")

@@ -6,6 +6,7 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from agentdex.api.ids import conversation_id, known, short_ids
 from agentdex.api.index import maybe_refresh, reader, refresh
 from agentdex.errors import UsageError
 from agentdex.index.context_stats import PROMPT_SQL, REPLY_SQL, TOOL_SQL
@@ -180,7 +181,13 @@ def conversation_title(engine: Engine, agent: str, session_id: str) -> str | Non
     return text[:77] + "…" if len(text) > 80 else text
 
 
-def _conversation_json(engine: Engine, row: tuple[Any, ...], place: Place | None) -> dict[str, Any]:
+def _conversation_json(
+    engine: Engine,
+    row: tuple[Any, ...],
+    place: Place | None,
+    short: str | None = None,
+    home: str | None = None,
+) -> dict[str, Any]:
     """One conversation: its counts say who said what (``docs/search.md``).
 
     ``prompts`` (typed by a person; a prompt log's copies count only when the
@@ -197,6 +204,8 @@ def _conversation_json(engine: Engine, row: tuple[Any, ...], place: Place | None
     return {
         "agent": agent,
         "session_id": session_id,
+        "id": conversation_id(agent, session_id, home),
+        "short_id": short or conversation_id(agent, session_id, home),
         "title": conversation_title(engine, agent, session_id),
         "project": project,
         "cwd": cwd,
@@ -290,8 +299,10 @@ def conversations(
         result.stats["total"] = len(rows_found)
         shown = rows_found[:limit] if limit is not None else rows_found
         result.stats["returned"] = len(shown)
+        shorts = short_ids(known(engine.db), home)  # unique among all, not only the page
         result.conversations = [
-            _conversation_json(engine, r, places.get((r[0], r[1]))) for r in shown
+            _conversation_json(engine, r, places.get((r[0], r[1])), shorts.get((r[0], r[1])), home)
+            for r in shown
         ]
     return result
 
@@ -324,6 +335,7 @@ def conversations_for_workdir(
                 continue
             if until is not None and (first is None or first > until):
                 continue
-            out.append(_conversation_json(engine, row, places.get((row[0], row[1]))))
+            place = places.get((row[0], row[1]))
+            out.append(_conversation_json(engine, row, place, home=home))
         out.sort(key=lambda c: c["last_activity"] or "", reverse=True)
         return out

@@ -157,24 +157,28 @@ def _parse_all(source: Source, diagnostics: Diagnostics, cursor: ParseCursor) ->
         diagnostics.add(source.path, "", f"parser error: {exc!r}")
 
 
-def _records_of(candidates: list[Source], session_id: str) -> list[Record]:
+def _records_of(candidates: list[Source], session_id: str, agent: str | None) -> list[Record]:
     """Records of ``session_id`` (exact id first, else a unique prefix) in ``candidates``."""
     parsed = [r for s in candidates for r in _parse_all(s, Diagnostics(), ParseCursor())]
+    parsed = [r for r in parsed if agent is None or r.agent == agent]
     exact = [r for r in parsed if r.session_id == session_id]
     return exact or [r for r in parsed if r.session_id.startswith(session_id)]
 
 
-def _from_index(session_id: str, locator: str | None, home: str | None) -> dict[str, Any] | None:
+def _from_index(
+    session_id: str, locator: str | None, home: str | None, agent: str | None
+) -> dict[str, Any] | None:
     """The conversation from this home's search index, when it is there (no store-wide parse)."""
     from agentdex.api import search
 
     ref = f"{session_id}@{locator}" if locator else session_id
     try:
-        data = search.resolve_ref(ref, home=home)
+        data = search.resolve_ref(ref, home=home, agent=agent)
     except NotFoundError:
         return None
     return {
         "session_id": data["session_id"],
+        "id": data["id"],
         "agent": data["agent"],
         "project": data["project"],
         "focus": data["position"],
@@ -192,29 +196,31 @@ def show(ref: str, home: str | None = None, *, agent: str | None = None) -> dict
     session_id, locator = split_ref(ref.strip())
     if not session_id:
         raise UsageError("show needs a session id (or a search result reference)")
+    from agentdex.api import ids
+
+    named_by = ids.resolve(session_id, agent=agent, home=home)  # short ids, prefixes: one
+    if named_by is not None:
+        agent, session_id = named_by
     found = discover_sources(home, agents=[agent] if agent else None)
     named = [s for s in found.sources if session_id in os.path.basename(s.path)]
-    records = _records_of(named, session_id)
+    records = _records_of(named, session_id, agent)
     gone = _archived_only(records, home)
     if locator and not any(r.locator == locator for r in records + gone):
         records = []  # the reference is to another file of the conversation (a prompt log)
     if not records:
-        indexed = _from_index(session_id, locator, home)
+        indexed = _from_index(session_id, locator, home, agent)
         if indexed is not None and agent in (None, indexed["agent"]):
             _check_focus(indexed, locator)
             return indexed
     if not records:
         parsed = [s for s in found.sources if s.row.parser is not None]
-        records = _records_of(parsed, session_id)
+        records = _records_of(parsed, session_id, agent)
         gone = _archived_only(records, home)
     if not records:
         raise NotFoundError(f"no conversation with id {session_id!r}")
-    sessions = {r.session_id for r in records}
-    if len(sessions) > 1:
-        raise UsageError(
-            f"{session_id!r} matches {len(sessions)} conversations: "
-            + ", ".join(sorted(sessions)[:5])
-        )
+    keys = sorted({(r.agent, r.session_id) for r in records})
+    if len(keys) > 1:
+        raise ids.ambiguous(session_id, keys, home=home)
     _refuse_forgotten(records[0].agent, records[0].session_id, home)
     every = records + gone
     gone_ids = {id(r) for r in gone}
@@ -228,6 +234,7 @@ def show(ref: str, home: str | None = None, *, agent: str | None = None) -> dict
     first = records[0]
     data = {
         "session_id": first.session_id,
+        "id": ids.conversation_id(first.agent, first.session_id, home),
         "agent": first.agent,
         "project": launch_place(records, _project, _cwd, _time)[0],
         "focus": focus,

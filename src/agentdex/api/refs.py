@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
+from agentdex.api import ids
 from agentdex.api._order import conversation_order, launch_place, split_ref
 from agentdex.api.conversations import conversation_title
 from agentdex.api.index import reader
@@ -15,14 +16,19 @@ if TYPE_CHECKING:
 
 
 def resolve_ref(
-    ref: str, *, root: str | os.PathLike[str] | None = None, home: str | None = None
+    ref: str,
+    *,
+    root: str | os.PathLike[str] | None = None,
+    home: str | None = None,
+    agent: str | None = None,
 ) -> dict[str, Any]:
     """A conversation's records from the index, in order, and the position of ``ref``.
 
-    ``ref`` is ``<session_id>@<locator>`` (as search results give) or a bare
-    session id (or unique prefix). Returns ``{session_id, agent, title,
-    project, position, records}``; ``position`` is None when the locator is
-    not found (or not given).
+    ``ref`` is ``<conversation>@<locator>`` (as search results give) or a bare
+    conversation: a session id, an id (:mod:`agentdex.api.ids`) or a unique
+    prefix of either. Returns ``{session_id, id, agent, title, project,
+    position, records}``; ``position`` is None when the locator is not found
+    (or not given). Several conversations matching is :class:`~agentdex.api.ids.AmbiguousError`.
     """
     from agentdex.api.search import hit_json
 
@@ -32,15 +38,16 @@ def resolve_ref(
     with reader(root, home) as engine:
         if engine is None:
             raise NotFoundError("nothing is indexed yet; run `agentdex index`")
-        hits = engine.all_hits("r.session_id = ?", (session_id,))
-        if not hits:
-            hits = engine.all_hits("substr(r.session_id, 1, ?) = ?", (len(session_id), session_id))
+        every = ids.known(engine.db)
+        found = ids.matches(session_id, every, agent, home)
+        if len(found) > 1:
+            raise ids.ambiguous(session_id, found, engine, every, home)
+        if not found:
+            raise NotFoundError(f"no indexed conversation with id {session_id!r}")
+        agent, sid = found[0]
+        hits = engine.all_hits("r.agent = ? AND r.session_id = ?", (agent, sid))
         if not hits:
             raise NotFoundError(f"no indexed conversation with id {session_id!r}")
-        keys = {(h.agent, h.session_id) for h in hits}
-        if len(keys) > 1:
-            names = ", ".join(f"{a}:{s}" for a, s in sorted(keys)[:5])
-            raise UsageError(f"{session_id!r} matches {len(keys)} conversations: {names}")
         ordered = _conversation_order(hits)
         position = None
         if locator:
@@ -48,13 +55,13 @@ def resolve_ref(
         records = []
         for hit in ordered:
             hit.text = engine.original_text(hit)
-            data = hit_json(hit)
+            data = hit_json(hit, home)
             data.pop("snippet")
             data.pop("score")
             records.append(data)
-        agent, sid = next(iter(keys))
         return {
             "session_id": sid,
+            "id": ids.conversation_id(agent, sid, home),
             "agent": agent,
             "title": conversation_title(engine, agent, sid),
             "project": launch_place(

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from agentdex.api.ids import conversation_id
 from agentdex.api.index import index_status, maybe_refresh, reader, refresh
 from agentdex.errors import UsageError
 from agentdex.index.files import ARCHIVED_PREFIX
@@ -103,7 +104,7 @@ def ref_of(session_id: str, locator: str) -> str:
     return f"{session_id}@{locator}"
 
 
-def hit_json(hit: Hit) -> dict[str, Any]:
+def hit_json(hit: Hit, home: str | None = None) -> dict[str, Any]:
     """A result as JSON; ``source_gone``: only agentdex's archive still holds this record."""
     gone = hit.source_path.startswith(ARCHIVED_PREFIX)
     return {
@@ -125,6 +126,8 @@ def hit_json(hit: Hit) -> dict[str, Any]:
         "locator": hit.locator,
         "score": hit.score,
         "ref": ref_of(hit.session_id, hit.locator),
+        "id": conversation_id(hit.agent, hit.session_id, home),
+        "short_ref": ref_of(conversation_id(hit.agent, hit.session_id, home), hit.locator),
         "source_gone": gone,
     }
 
@@ -418,7 +421,7 @@ def _search_index(
         patterns = highlight_patterns(needles, regex=regex, sensitive=sensitive)
         for hit in shown:
             hit.snippet, spans = make_snippet(hit.text, patterns, budget=budget if regex else None)
-            result.results.append(hit_json(hit))
+            result.results.append(hit_json(hit, home))
             result.highlights.append(spans)
         engine_stats = {"blocks": engine.n_blocks, "blocks_scanned": engine.blocks_scanned}
         finish_stats(result, outcome, stopped, len(shown), sensitive, budget, started, engine_stats)

@@ -20,6 +20,7 @@ from collections import Counter
 from typing import Any
 
 from agentdex.api._order import record_place
+from agentdex.api.ids import conversation_id
 from agentdex.errors import AgentdexError, NotFoundError
 
 #: What the page asks for by default; 0 means "never cut".
@@ -75,11 +76,15 @@ def _focus(data: dict[str, Any], ref: str) -> int | None:
     )
 
 
-def _reading(record: dict[str, Any], position: int, max_chars: int) -> dict[str, Any]:
+def _reading(
+    record: dict[str, Any], position: int, max_chars: int, home: str | None = None
+) -> dict[str, Any]:
     """A record as the page reads it: ``ref``, ``position``, ``chars``, maybe cut."""
     text = record["text"] or ""
     out = {key: value for key, value in record.items() if key not in ("snippet", "score")}
     out["ref"] = f"{record['session_id']}@{record['locator']}"
+    conversation = conversation_id(record["agent"], record["session_id"], home)
+    out["short_ref"] = f"{conversation}@{record['locator']}"
     out["position"] = position
     out["chars"] = len(text)
     out["truncated"] = bool(max_chars) and len(text) > max_chars
@@ -117,6 +122,7 @@ def conversation(
     stamps = [r["timestamp"] for r in raw if r["timestamp"]]
     return {
         "session_id": data["session_id"],
+        "id": conversation_id(data["agent"], data["session_id"], home),
         "agent": data["agent"],
         "title": _title(data["agent"], data["session_id"], raw, home),
         "focus": focus,
@@ -130,7 +136,7 @@ def conversation(
         "source_paths": _distinct([r["source_path"] for r in raw]),
         "message_count": len(raw),
         "kind_counts": dict(Counter(r["kind"] for r in raw)),
-        "records": [_reading(r, i, max_chars) for i, r in enumerate(raw)],
+        "records": [_reading(r, i, max_chars, home) for i, r in enumerate(raw)],
     }
 
 
@@ -142,7 +148,7 @@ def record(ref: str, *, home: str | None = None, agent: str | None = None) -> di
     focus = _focus(data, ref)
     if focus is None:
         raise NotFoundError(f"{ref!r} names no record: give SESSION@LOCATOR as search shows it")
-    return _reading(data["records"][focus], focus, 0)
+    return _reading(data["records"][focus], focus, 0, home)
 
 
 def _signature(paths: list[str]) -> tuple[tuple[int, int] | None, ...]:

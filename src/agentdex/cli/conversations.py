@@ -28,7 +28,7 @@ from agentdex.cli._table import Column
 #: times are never cut (their floor is their width); tools and project give way first.
 WIDE_COLUMNS = (
     Column("agent", floor=11, style="bold cyan"),
-    Column("id", floor=8, cut="plain"),
+    Column("id", cut="never"),
     Column("last", right=True, cut="never", style="dim"),
     Column("prompts", right=True, cut="never"),
     Column("replies", right=True, cut="never"),
@@ -39,11 +39,11 @@ WIDE_COLUMNS = (
 #: Narrower: one count, ``messages`` (prompts plus replies: the exchange as the person saw it).
 COLUMNS = (
     Column("agent", floor=11, style="bold cyan"),
-    Column("id", floor=8, cut="plain"),
+    Column("id", cut="never"),
     Column("last", right=True, cut="never", style="dim"),
     Column("messages", right=True, cut="never"),
     Column("project", floor=10, keep=28, cut="start", droppable=True, style="green"),
-    Column("title", floor=24, flex=True),
+    Column("title", floor=22, flex=True),
 )
 WIDE = 110
 
@@ -62,9 +62,9 @@ HELP = """List conversations (agent chats), newest activity first.
     agent, id, last activity, prompts (typed by a person), replies (the
     agent's answers), tools (tool calls and results), project (where the
     conversation was launched) and title. On a terminal the id is cut to the
-    shortest prefix that stays unique; in a pipe each conversation is one
-    tab-separated line: agent, id, last activity (ISO-8601), prompts,
-    replies, tools, project, title. Past -n, a note on stderr says how many
+    shortest prefix that stays unique (`agentdex show` takes it); in a pipe
+    each conversation is one tab-separated line: agent, id, last activity
+    (ISO-8601), prompts, replies, tools, project, title. Past -n, a note on stderr says how many
     were left out.
     """
 
@@ -178,7 +178,7 @@ def _human(conversations: list[dict[str, Any]], home: str | None) -> None:
             emit_row(
                 [
                     (c["agent"], "bold cyan"),
-                    (c["session_id"], ""),
+                    (c["id"], ""),
                     (c["last_activity"] or "-", "dim"),
                     (str(c["prompts"]), ""),
                     (str(c["replies"]), ""),
@@ -199,7 +199,7 @@ def _human(conversations: list[dict[str, Any]], home: str | None) -> None:
         )
         project = tilde(c["project"], base) if c["project"] else "-"
         when = _approx(c) + relative_time(c["last_activity"])
-        rows.append((c["agent"], c["session_id"], when, *counts, project, _one_line(_title(c))))
+        rows.append((c["agent"], c["short_id"], when, *counts, project, _one_line(_title(c))))
     for line in render(WIDE_COLUMNS if wide else COLUMNS, rows, settings.width):
         out.print(line, no_wrap=True, overflow="ignore", crop=False)
     if any(_approx(c) for c in conversations):

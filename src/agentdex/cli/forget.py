@@ -11,6 +11,7 @@ import sys
 import click
 
 from agentdex.cli._common import console, emit_json, fail, home_of, json_option
+from agentdex.errors import UsageError
 
 
 @click.command("forget")
@@ -42,18 +43,24 @@ def forget(
 ) -> None:
     """Remove conversations from the index and the archive, for good.
 
-    REF is a session id, a unique prefix of one, or a search result reference
-    SESSION@LOCATOR. A tombstone keeps them out of every later refresh and
+    REF is a conversation's id or session id, a unique prefix of either, or
+    a search result reference ID@LOCATOR. A tombstone keeps them out of every later refresh and
     rebuild (agentdex never changes the agents' own files, which still hold
     them). They leave every answer at once; the index's files keep the
     text's bytes until it is rebuilt, which --purge does now. Asks for
-    confirmation on a terminal unless --yes.
+    confirmation on a terminal; elsewhere (a script, a pipe) it refuses
+    without --yes (exit 2), as gh does.
     """
     from agentdex.api import archive as api
 
     home = home_of(ctx)
     plan = api.forget_plan(ref, session=session, project=project, home=home)
-    if not yes and sys.stdin.isatty():
+    if not yes and not sys.stdin.isatty():
+        raise UsageError(
+            f"forget would remove {len(plan.conversations)} conversation(s) for good and cannot"
+            " ask here (not a terminal); add --yes to confirm"
+        )
+    if not yes:
         _describe(plan.conversations)
         if not click.confirm(f"Forget {len(plan.conversations)} conversation(s)?", default=False):
             fail("nothing forgotten", 1)

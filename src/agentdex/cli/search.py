@@ -70,7 +70,7 @@ def _print_rows(data: dict[str, Any], highlights: list[list[tuple[int, int]]]) -
         machine = [(item["machine"], "bold blue")] if "machine" in item else []
         emit_row(
             [
-                (item["ref"], "dim"),
+                (item.get("short_ref") or item["ref"], "dim"),
                 *machine,
                 (item["agent"], "bold cyan"),
                 (_where(item), "green"),
@@ -112,7 +112,8 @@ def _print_rich(data: dict[str, Any], highlights: list[list[tuple[int, int]]], h
         for start, end in spans:
             snippet.stylize("bold red", start, end)
         out.print(Padding(snippet, (0, 0, 0, 4)))
-        out.print(Text(f"    {item['ref']}", style="dim", no_wrap=True, overflow="ellipsis"))
+        ref = item.get("short_ref") or item["ref"]
+        out.print(Text(f"    {ref}", style="dim", no_wrap=True, overflow="ellipsis"))
     if approximate:
         from agentdex.cli.conversations import MTIME_NOTE
 

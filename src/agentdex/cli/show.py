@@ -35,8 +35,10 @@ def show(
     window: int | None,
     with_context: bool,
 ) -> None:
-    """Show the conversation REF (a session id, a unique prefix, or a search
-    result reference ``SESSION@LOCATOR``, which opens at that spot).
+    """Show the conversation REF (its id or session id, a unique prefix of
+    either, or a search result reference ``ID@LOCATOR``, which opens at that
+    spot). A prefix naming several conversations is a conflict (exit 4) that
+    lists them.
 
     --context adds the context snapshot (instruction files, skills, MCP
     configs) of the conversation's workspace as recorded at its first
@@ -68,8 +70,11 @@ def _human(data: dict[str, Any]) -> None:
     focus = data["focus"]
     out = console()
     project = shown_path(data["project"])
+    named = f"[cyan]{escape(data['session_id'])}[/]"
+    if data.get("id") and data["id"] != data["session_id"]:
+        named = f"[cyan]{escape(data['id'])}[/] (session {escape(data['session_id'])})"
     out.print(
-        f"[bold]{data['agent']}[/] session [cyan]{data['session_id']}[/]"
+        f"[bold]{data['agent']}[/] {'' if '(' in named else 'session '}{named}"
         + (f"  project {escape(project)}" if project else ""),
         soft_wrap=True,
     )
@@ -90,5 +95,5 @@ def _human(data: dict[str, Any]) -> None:
         text = record["text"]
         if len(text) > 2000 and index != focus:
             text = text[:2000] + f"… [{len(record['text']) - 2000} more chars]"
-        out.print(escape(text), soft_wrap=True)
+        out.print(escape(text))  # wrapped to the terminal (a pipe is never wrapped)
         out.print()

@@ -17,7 +17,7 @@ import orjson
 from fastapi import APIRouter, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import StreamingResponse
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from agentdex.api import transcript as api
 from agentdex.errors import NotFoundError
@@ -29,7 +29,10 @@ KEEPALIVE_SECONDS = 15.0
 
 RefQuery = Annotated[
     params.Ref,
-    Query(description="A session id, a unique prefix, or a search reference SESSION@LOCATOR."),
+    Query(
+        description="A conversation id or session id, a unique prefix of either (one naming"
+        " several conversations is 409 with the candidates), or a reference ID@LOCATOR."
+    ),
 ]
 AgentQuery = Query(None, description="Only look in this agent's stores.")
 
@@ -55,6 +58,7 @@ class RecordBody(BaseModel):
     source_path: str
     locator: str
     ref: str
+    short_ref: str = Field(description="ID@LOCATOR with the conversation's typeable id.")
     position: int
     chars: int
     truncated: bool
@@ -64,6 +68,7 @@ class ConversationBody(BaseModel):
     model_config = ConfigDict(extra="allow")
 
     session_id: str
+    id: str = Field(description="The conversation's typeable id (docs/search.md).")
     agent: str
     title: str | None
     focus: int | None

@@ -51,13 +51,18 @@ function messageHead(record) {
     h(
       "a.permalink",
       {
-        href: conversationHref(record.ref),
-        title: `Deep link: ${record.ref}`,
+        href: conversationHref(record.short_ref),
+        title: `Deep link: ${record.short_ref}`,
         "aria-label": "Link to this message",
       },
       "#",
     ),
   ];
+}
+
+/** Does `ref` (as a URL or a search result gives it) name this record? */
+function names(record, ref) {
+  return ref === record.ref || ref === record.short_ref;
 }
 
 function duration(first, last) {
@@ -129,7 +134,7 @@ export function mount(main, route) {
       fill();
       el = h("article", { class: cls }, h("header.msg-head", {}, messageHead(record)), body);
     }
-    el.dataset.ref = record.ref;
+    el.dataset.ref = record.short_ref;
     el.dataset.position = String(record.position);
     return el;
   }
@@ -184,10 +189,11 @@ export function mount(main, route) {
   }
 
   function focusOn(ref, { scroll = true } = {}) {
-    const index = conv.records.findIndex((r) => r.ref === ref);
+    const index = conv.records.findIndex((r) => names(r, ref));
     for (const old of messages.querySelectorAll("article.focus")) old.classList.remove("focus");
     if (index < 0) return false;
     if (index < start || index >= end) renderWindow(index - PAGE / 2, index + PAGE / 2);
+    ref = conv.records[index].short_ref;
     const el = elementOf(ref);
     el.classList.add("focus");
     const fold = el.querySelector("details");
@@ -238,9 +244,9 @@ export function mount(main, route) {
   }
 
   function step(delta) {
-    const index = conv.records.findIndex((r) => r.ref === focusRef);
+    const index = conv.records.findIndex((r) => names(r, focusRef));
     const next = Math.max(0, Math.min(conv.records.length - 1, (index < 0 ? start - delta : index) + delta));
-    const ref = conv.records[next].ref;
+    const ref = conv.records[next].short_ref;
     focusOn(ref, { scroll: false });
     elementOf(ref).scrollIntoView({ block: "nearest" });
     history.replaceState(null, "", conversationHref(ref, agent));
@@ -249,7 +255,7 @@ export function mount(main, route) {
   function header() {
     const chips = [
       badge(conv.agent, "agent"),
-      h("span.chip", { title: "session id" }, h("code", {}, conv.session_id)),
+      h("span.chip", { title: `session id ${conv.session_id}` }, h("code", {}, conv.id)),
       conv.project
         ? h("span.chip", { title: conv.project }, "project ", h("strong", {}, tilde(conv.project)))
         : null,
@@ -287,14 +293,14 @@ export function mount(main, route) {
     return h(
       "div.toolbar",
       {},
-      await conversationActions(() => focusRef || conv.session_id),
+      await conversationActions(() => focusRef || conv.id),
       h(
         "button#copy-link",
         {
           type: "button",
           title: "Copy a link to the focused message (or the conversation)",
           onclick: async () => {
-            const link = `${location.origin}/${conversationHref(focusRef || conv.session_id, agent)}`;
+            const link = `${location.origin}/${conversationHref(focusRef || conv.id, agent)}`;
             toast((await copy(link)) ? "Link copied" : "Copy failed");
           },
         },
@@ -400,7 +406,7 @@ export function mount(main, route) {
     const focus = conv.focus;
     if (focus !== null && focus !== undefined) {
       renderWindow(focus - PAGE / 2, focus + PAGE / 2);
-      focusOn(conv.records[focus].ref);
+      focusOn(conv.records[focus].short_ref);
     } else {
       focusRef = null;
       renderWindow(0, PAGE);
@@ -449,7 +455,7 @@ export function mount(main, route) {
     update(next) {
       if (!conv) return false;
       const ref = next.rest;
-      const same = ref === conv.session_id || ref.startsWith(`${conv.session_id}@`);
+      const same = [conv.session_id, conv.id].some((id) => ref === id || ref.startsWith(`${id}@`));
       if (!same) return false;
       if (ref.includes("@")) return focusOn(ref);
       return true;

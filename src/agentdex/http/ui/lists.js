@@ -86,11 +86,7 @@ export function mountConversations(main, route) {
                 "tr",
                 {},
                 h("td.dim", {}, String(i + 1)),
-                h(
-                  "td",
-                  {},
-                  h("a", { href: conversationHref(c.session_id, c.agent) }, c.title || c.session_id),
-                ),
+                h("td", {}, h("a", { href: conversationHref(c.id, c.agent) }, c.title || c.id)),
                 h("td", {}, badge(c.agent, "agent")),
                 h("td.path", { title: c.project || c.cwd || "" }, tilde(c.project || c.cwd || "")),
                 h("td.num", {}, count(c.message_count)),

@@ -79,7 +79,11 @@ function resultRow(hit) {
       h("span.when", { title: hit.timestamp || "" }, ago(hit.timestamp)),
       hit.source_gone ? goneMark() : null,
       ...panels("search-result", { hit }),
-      h("a.ref", { href: conversationHref(hit.ref), title: "Deep link to this message" }, hit.ref),
+      h(
+        "a.ref",
+        { href: conversationHref(hit.short_ref), title: "Deep link to this message" },
+        hit.short_ref,
+      ),
     ),
     snippet(hit.snippet, hit.highlights),
   );
@@ -234,7 +238,7 @@ export function mount(main, route) {
 
   function open(index) {
     const hit = results[index];
-    if (hit) location.hash = conversationHref(hit.ref);
+    if (hit) location.hash = conversationHref(hit.short_ref);
   }
 
   function params(limit) {

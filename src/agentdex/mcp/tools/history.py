@@ -107,6 +107,7 @@ def _show_session(arguments: dict[str, Any], settings: Settings) -> dict[str, An
     end = start + len(page)
     return {
         "session_id": data["session_id"],
+        "id": data.get("id") or data["session_id"],
         "agent": data.get("agent"),
         "project": data.get("project"),
         "total_records": len(records),
@@ -123,7 +124,9 @@ SHOW_SESSION = ToolSpec(
     title="Show a conversation",
     description=(
         "One conversation, normalized and in order (role, kind, text, timestamp per record). "
-        "'ref' is a session id, a unique prefix, or a search result ref SESSION@LOCATOR; with a "
+        "'ref' is a conversation id or session id, a unique prefix of either, or a search "
+        "result's short_ref/ref ID@LOCATOR (a prefix naming several is an error listing them); "
+        "with a "
         "ref that has a locator and no offset, returns a window of 'around' records either side "
         "of it ('focus' is its index). Page with offset/limit; fields shared by every record on "
         "the page are listed once under 'common'. Long texts are clipped to max_chars."
@@ -132,7 +135,7 @@ SHOW_SESSION = ToolSpec(
         "ref": {
             "type": "string",
             "minLength": 1,
-            "description": "Session id, unique prefix, or SESSION@LOCATOR from a search result.",
+            "description": "Conversation id or session id, a unique prefix, or ID@LOCATOR.",
         },
         "agent": agent_property("Only look in this agent's stores (faster)."),
         "offset": OFFSET,

@@ -74,6 +74,9 @@ RECORD_FIELDS: dict[str, Any] = {
     "source_path": STR,
     "locator": STR,
     "ref": STR,
+    #: the conversation's typeable id (docs/search.md "Conversation ids") and id@locator
+    "id": STR,
+    "short_ref": STR,
     #: only agentdex's archive still holds it (docs/archive.md)
     "source_gone": BOOL,
 }
@@ -98,6 +101,7 @@ SEARCH = response(
 SHOW_SESSION = response(
     {
         "session_id": STR,
+        "id": STR,
         "agent": OPT_STR,
         "project": OPT_STR,
         "total_records": INT,
@@ -121,6 +125,8 @@ LIST_SESSIONS = response(
                 {
                     "agent": STR,
                     "session_id": STR,
+                    "id": STR,
+                    "short_id": STR,
                     "title": OPT_STR,
                     "project": OPT_STR,
                     "cwd": OPT_STR,
