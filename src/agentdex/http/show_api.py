@@ -58,7 +58,9 @@ class RecordBody(BaseModel):
     source_path: str
     locator: str
     ref: str
-    short_ref: str = Field(description="ID@LOCATOR with the conversation's typeable id.")
+    short_ref: str | None = Field(
+        None, description="ID@LOCATOR with the conversation's typeable id."
+    )
     position: int
     chars: int
     truncated: bool
@@ -68,7 +70,7 @@ class ConversationBody(BaseModel):
     model_config = ConfigDict(extra="allow")
 
     session_id: str
-    id: str = Field(description="The conversation's typeable id (docs/search.md).")
+    id: str | None = Field(None, description="The conversation's typeable id (docs/search.md).")
     agent: str
     title: str | None
     focus: int | None

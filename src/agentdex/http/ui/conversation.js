@@ -51,8 +51,8 @@ function messageHead(record) {
     h(
       "a.permalink",
       {
-        href: conversationHref(record.short_ref),
-        title: `Deep link: ${record.short_ref}`,
+        href: conversationHref(record.short_ref || record.ref),
+        title: `Deep link: ${record.short_ref || record.ref}`,
         "aria-label": "Link to this message",
       },
       "#",
@@ -60,9 +60,14 @@ function messageHead(record) {
   ];
 }
 
+/** The reference links use: ID@LOCATOR (a team server's records have only `ref`). */
+function refOf(record) {
+  return record.short_ref || record.ref;
+}
+
 /** Does `ref` (as a URL or a search result gives it) name this record? */
 function names(record, ref) {
-  return ref === record.ref || ref === record.short_ref;
+  return ref === record.ref || ref === refOf(record);
 }
 
 function duration(first, last) {
@@ -134,7 +139,7 @@ export function mount(main, route) {
       fill();
       el = h("article", { class: cls }, h("header.msg-head", {}, messageHead(record)), body);
     }
-    el.dataset.ref = record.short_ref;
+    el.dataset.ref = record.short_ref || record.ref;
     el.dataset.position = String(record.position);
     return el;
   }
@@ -193,7 +198,7 @@ export function mount(main, route) {
     for (const old of messages.querySelectorAll("article.focus")) old.classList.remove("focus");
     if (index < 0) return false;
     if (index < start || index >= end) renderWindow(index - PAGE / 2, index + PAGE / 2);
-    ref = conv.records[index].short_ref;
+    ref = refOf(conv.records[index]);
     const el = elementOf(ref);
     el.classList.add("focus");
     const fold = el.querySelector("details");
@@ -246,7 +251,7 @@ export function mount(main, route) {
   function step(delta) {
     const index = conv.records.findIndex((r) => names(r, focusRef));
     const next = Math.max(0, Math.min(conv.records.length - 1, (index < 0 ? start - delta : index) + delta));
-    const ref = conv.records[next].short_ref;
+    const ref = refOf(conv.records[next]);
     focusOn(ref, { scroll: false });
     elementOf(ref).scrollIntoView({ block: "nearest" });
     history.replaceState(null, "", conversationHref(ref, agent));
@@ -255,7 +260,7 @@ export function mount(main, route) {
   function header() {
     const chips = [
       badge(conv.agent, "agent"),
-      h("span.chip", { title: `session id ${conv.session_id}` }, h("code", {}, conv.id)),
+      h("span.chip", { title: `session id ${conv.session_id}` }, h("code", {}, conv.id || conv.session_id)),
       conv.project
         ? h("span.chip", { title: conv.project }, "project ", h("strong", {}, tilde(conv.project)))
         : null,
@@ -293,14 +298,14 @@ export function mount(main, route) {
     return h(
       "div.toolbar",
       {},
-      await conversationActions(() => focusRef || conv.id),
+      await conversationActions(() => focusRef || conv.id || conv.session_id),
       h(
         "button#copy-link",
         {
           type: "button",
           title: "Copy a link to the focused message (or the conversation)",
           onclick: async () => {
-            const link = `${location.origin}/${conversationHref(focusRef || conv.id, agent)}`;
+            const link = `${location.origin}/${conversationHref(focusRef || conv.id || conv.session_id, agent)}`;
             toast((await copy(link)) ? "Link copied" : "Copy failed");
           },
         },
@@ -406,7 +411,7 @@ export function mount(main, route) {
     const focus = conv.focus;
     if (focus !== null && focus !== undefined) {
       renderWindow(focus - PAGE / 2, focus + PAGE / 2);
-      focusOn(conv.records[focus].short_ref);
+      focusOn(refOf(conv.records[focus]));
     } else {
       focusRef = null;
       renderWindow(0, PAGE);
@@ -455,7 +460,9 @@ export function mount(main, route) {
     update(next) {
       if (!conv) return false;
       const ref = next.rest;
-      const same = [conv.session_id, conv.id].some((id) => ref === id || ref.startsWith(`${id}@`));
+      const same = [conv.session_id, conv.id]
+        .filter(Boolean)
+        .some((id) => ref === id || ref.startsWith(`${id}@`));
       if (!same) return false;
       if (ref.includes("@")) return focusOn(ref);
       return true;

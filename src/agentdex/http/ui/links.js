@@ -12,7 +12,11 @@ export function conversationItem(conv) {
   return h(
     "li",
     {},
-    h("a", { href: conversationHref(conv.id, conv.agent) }, conv.title || conv.id),
+    h(
+      "a",
+      { href: conversationHref(conv.id || conv.session_id, conv.agent) },
+      conv.title || conv.id || conv.session_id,
+    ),
     " ",
     badge(conv.agent, "agent"),
     h("span.dim", {}, ` ${plural(conv.message_count, "message")} · ${ago(conv.last_activity)}`),

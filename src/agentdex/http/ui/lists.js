@@ -86,7 +86,15 @@ export function mountConversations(main, route) {
                 "tr",
                 {},
                 h("td.dim", {}, String(i + 1)),
-                h("td", {}, h("a", { href: conversationHref(c.id, c.agent) }, c.title || c.id)),
+                h(
+                  "td",
+                  {},
+                  h(
+                    "a",
+                    { href: conversationHref(c.id || c.session_id, c.agent) },
+                    c.title || c.id || c.session_id,
+                  ),
+                ),
                 h("td", {}, badge(c.agent, "agent")),
                 h("td.path", { title: c.project || c.cwd || "" }, tilde(c.project || c.cwd || "")),
                 h("td.num", {}, count(c.message_count)),

@@ -81,8 +81,8 @@ function resultRow(hit) {
       ...panels("search-result", { hit }),
       h(
         "a.ref",
-        { href: conversationHref(hit.short_ref), title: "Deep link to this message" },
-        hit.short_ref,
+        { href: conversationHref(hit.short_ref || hit.ref), title: "Deep link to this message" },
+        hit.short_ref || hit.ref,
       ),
     ),
     snippet(hit.snippet, hit.highlights),
@@ -238,7 +238,7 @@ export function mount(main, route) {
 
   function open(index) {
     const hit = results[index];
-    if (hit) location.hash = conversationHref(hit.short_ref);
+    if (hit) location.hash = conversationHref(hit.short_ref || hit.ref);
   }
 
   function params(limit) {
