@@ -33,8 +33,12 @@ def refresh(
     warn: Callable[[str], None] | None = None,
     rows: Iterable[StoreRow] | None = None,
     known: Changes | None = None,
+    deadline: float | None = None,
 ) -> RefreshStats:
     """Bring the index up to date (``full``: rebuild from scratch).
+
+    ``deadline``: seconds after which a big first build stops, committed, with
+    ``incomplete`` set (:mod:`agentdex.ingest.firstbuild`).
 
     ``known``: the changed store files a check already found (it is not run
     again; the refresh still re-validates them under the writer lock).
@@ -55,10 +59,18 @@ def refresh(
 
     root = index_root(root, home=home)
     stats = _refresh(
-        root, home=home, full=full, wait=wait, progress=progress, warn=warn, rows=rows, known=known
+        root,
+        home=home,
+        full=full,
+        wait=wait,
+        progress=progress,
+        warn=warn,
+        rows=rows,
+        known=known,
+        deadline=deadline,
     )
     changed = stats.records_added or stats.records_removed or stats.rebuilt
-    if rows is None and changed and _write_known_projects(root, home):
+    if rows is None and changed and not stats.incomplete and _write_known_projects(root, home):
         again = _refresh(root, home=home, wait=wait, warn=warn)
         stats.files_parsed += again.files_parsed
         stats.records_added += again.records_added
@@ -170,7 +182,15 @@ def maybe_refresh(
     from agentdex.ingest.stats import DiskFullError
 
     try:
-        done = refresh(root, home=home, wait=False, rows=rows, progress=progress, known=known)
+        done = refresh(
+            root,
+            home=home,
+            wait=False,
+            rows=rows,
+            progress=progress,
+            known=known,
+            deadline=first_answer_seconds(),
+        )
     except DiskFullError as exc:
         from agentdex.index.store import Location, index_root
 
@@ -191,6 +211,50 @@ def maybe_refresh(
         }
         if done.warnings:
             stats["warnings"] = done.warnings
+        if done.incomplete:
+            stats["refresh"]["incomplete"] = True
+            stats["refresh"]["background_pid"] = continue_in_background(root, home)
+
+
+#: a search on an index still being built answers after this many seconds of building
+FIRST_ANSWER_SECONDS = 5.0
+
+
+def first_answer_seconds() -> float:
+    """How long a search builds a new index before it answers from the newest history
+    (``AGENTDEX_FIRST_ANSWER_SECONDS``, default ``FIRST_ANSWER_SECONDS``)."""
+    setting = os.environ.get("AGENTDEX_FIRST_ANSWER_SECONDS", "")
+    try:
+        return max(0.0, float(setting)) if setting else FIRST_ANSWER_SECONDS
+    except ValueError:
+        return FIRST_ANSWER_SECONDS
+
+
+def continue_in_background(root: Any, home: str | None) -> int | None:
+    """Finish an incomplete build in a detached process (its pid; None when
+    ``AGENTDEX_BACKGROUND_BUILD=0`` or it could not start): the answer does not wait."""
+    if os.environ.get("AGENTDEX_BACKGROUND_BUILD", "1") == "0":
+        return None
+    import subprocess
+    import sys
+
+    from agentdex.index.store import index_root
+
+    command = [sys.executable, "-m", "agentdex.ingest.background", str(index_root(root, home=home))]
+    if home is not None:
+        command.append(home)
+    try:
+        process = subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            close_fds=True,
+        )
+    except OSError:
+        return None
+    return process.pid
 
 
 def read_failures(

@@ -79,7 +79,8 @@ MAX_LIMIT = 10_000
 class SearchResult:
     """One search run: ``status`` is ``ok``, ``no-index`` (nothing indexed yet) or
     ``partial`` (stopped at its time budget or cancelled: ``stats["stopped"]`` says which;
-    the results are real matches, but not all of them)."""
+    or the index is still being built: ``coverage`` says how much it holds; the results
+    are real matches, but not all of them)."""
 
     query: str
     status: str = "ok"
@@ -87,14 +88,19 @@ class SearchResult:
     stats: dict[str, Any] = field(default_factory=dict)
     #: highlight spans per result (index-aligned with ``results``), for human output
     highlights: list[list[tuple[int, int]]] = field(default_factory=list)
+    #: while the index is still being built: how much of the history it holds
+    coverage: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data = {
             "query": self.query,
             "status": self.status,
             "stats": self.stats,
             "results": self.results,
         }
+        if self.coverage is not None:
+            data["coverage"] = self.coverage
+        return data
 
 
 # -- search --------------------------------------------------------------------------
@@ -352,6 +358,8 @@ def _search_index(
     exact_total: bool,
 ) -> SearchResult:
     """Answer from the index as it is (the caller refreshed it, or is checking meanwhile)."""
+    from agentdex.index.coverage import BuildCoverage
+    from agentdex.index.coverage import read as read_coverage
     from agentdex.search.budget import enforced
     from agentdex.search.query import parse_query, positive_terms
     from agentdex.search.ranking import REFINE, refine
@@ -362,9 +370,16 @@ def _search_index(
     started = time.perf_counter()
     with reader(root, home) as engine, enforced(budget):
         if engine is None:
-            result.status = "no-index"
+            if _building(result):  # another process builds it; nothing committed yet
+                result.status = "partial"
+                result.coverage = BuildCoverage().to_json()
+            else:
+                result.status = "no-index"
             result.stats["total"] = 0
             return result
+        covered = read_coverage(engine.db)
+        if covered is not None:
+            result.coverage = covered.to_json()
         engine.budget = budget
         node = parse_query(query, now=now, regex=regex)
         if node is None:
@@ -425,7 +440,14 @@ def _search_index(
             result.highlights.append(spans)
         engine_stats = {"blocks": engine.n_blocks, "blocks_scanned": engine.blocks_scanned}
         finish_stats(result, outcome, stopped, len(shown), sensitive, budget, started, engine_stats)
+        if result.coverage is not None:
+            result.status = "partial"  # the index is still being built
     return result
+
+
+def _building(result: SearchResult) -> bool:
+    """Did this search's refresh find another process writing the index?"""
+    return str(result.stats.get("refresh", "")).startswith("skipped")
 
 
 def finish_stats(

@@ -229,7 +229,7 @@ def search(
             _human(result, data, str(home_dir(home_of(ctx))))
         _footer(data["stats"])  # after the results, even when they were paged
     if result.status == "partial":
-        _stopped(data["stats"])
+        _stopped(data["stats"], data.get("coverage"))
     if not data["results"]:
         ctx.exit(1)  # like grep: nothing found is status 1
 
@@ -246,19 +246,44 @@ def _footer(stats: dict[str, Any]) -> None:
         click.echo(f"({stats['returned']} of {stats['total']} results; -n for more)", err=True)
 
 
-def _stopped(stats: dict[str, Any]) -> None:
+def _stopped(stats: dict[str, Any], coverage: dict[str, Any] | None = None) -> None:
     """One line on stderr, then exit 7: the results printed are not all there are."""
+    sys.stdout.flush()
     if stats.get("stopped") == "cancelled":
         why = "search was cancelled"
-    else:
+    elif stats.get("stopped"):
         why = f"search stopped at its time budget of {stats.get('time_budget'):g} s"
-    sys.stdout.flush()
+    else:
+        click.echo(f"agentdex: {_building_line(stats, coverage or {})}", err=True)
+        sys.exit(EXIT_PARTIAL)
     click.echo(
         f"agentdex: {why}; {stats.get('returned', 0)} result(s) so far "
         "(raise --time-budget or narrow the query)",
         err=True,
     )
     sys.exit(EXIT_PARTIAL)
+
+
+def _building_line(stats: dict[str, Any], coverage: dict[str, Any]) -> str:
+    """What a search of an index still being built covered, and what happens next."""
+    from datetime import datetime
+
+    share = f"{coverage.get('fraction', 0.0):.0%}"
+    back_to = coverage.get("back_to")
+    since = ""
+    if back_to:
+        since = f", back to {datetime.fromtimestamp(back_to).strftime('%Y-%m-%d %H:%M')}"
+    refresh = stats.get("refresh")
+    if isinstance(refresh, dict) and refresh.get("background_pid"):
+        who = "it goes on building in the background"
+    elif isinstance(refresh, str) and refresh.startswith("skipped"):
+        who = "another agentdex process is building it"
+    else:
+        who = "the next search or `agentdex index` goes on building it"
+    return (
+        f"the index is still being built: searched the newest {share} of the history{since};"
+        f" {who}; run the search again for complete results"
+    )
 
 
 def _progress(enabled: bool) -> Any:

@@ -36,9 +36,10 @@ from typing import Any
 
 import orjson
 
-from agentdex.index import context_stats, stored
+from agentdex.index import context_stats, coverage, stored
 from agentdex.index import postings as postings_mod
 from agentdex.index.conversations import ConversationEdits
+from agentdex.index.coverage import BuildCoverage
 from agentdex.index.files import READ_ERROR_KEY, FileRows
 from agentdex.index.memory import release_free_memory
 from agentdex.index.postings import LONG_TOKEN, PostingsWriter, role_kind, rust_safe
@@ -182,6 +183,14 @@ class IndexWriter(ConversationEdits):
                 " SET value = CAST(value AS INTEGER) + excluded.value",
                 (key, amount),
             )
+
+    def coverage(self) -> BuildCoverage | None:
+        """What this generation covers while its first build runs (None: complete)."""
+        return coverage.read(self.db)
+
+    def set_coverage(self, value: BuildCoverage | None) -> None:
+        """Record the first build's coverage in the open batch (None: it is complete)."""
+        coverage.write(self.db, value)
 
     # -- records ------------------------------------------------------------------------
     def add(self, prepared: Prepared, file_id: int) -> None:

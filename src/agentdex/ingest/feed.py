@@ -27,6 +27,7 @@ from agentdex.discovery import Source
 from agentdex.index.files import FileRow, FileRows, head_hash
 from agentdex.index.segments import Prepared
 from agentdex.index.writer import IndexWriter
+from agentdex.ingest.firstbuild import FirstBuild
 from agentdex.ingest.pipeline import prepare_record
 from agentdex.ingest.stats import RefreshStats
 from agentdex.parsers.base import ParseCursor
@@ -76,6 +77,10 @@ class Refresher:
 
         self.stats = stats
         self.diagnostics = diagnostics
+        #: set while the generation's first build runs (:mod:`agentdex.ingest.firstbuild`)
+        self.first: FirstBuild | None = None
+        #: this refresh started the generation (readers see it as it commits)
+        self.first_build = False
         self.index = IndexWriter(gen)
         try:
             self.archive = IndexingArchive(gen.parent, self.index, enabled=archive)
@@ -243,7 +248,21 @@ class Refresher:
         self.stats.bytes_parsed += parsed
 
     def maybe_commit(self) -> None:
-        self.index.maybe_commit(COMMIT_BYTES, COMMIT_SECONDS)
+        if self.first is not None and self.first.wants_early_commit():
+            self.index.commit()
+        else:
+            self.index.maybe_commit(COMMIT_BYTES, COMMIT_SECONDS)
+
+    def file_done(self, source: Source) -> None:
+        """A changed file was indexed (or skipped): the first build's coverage grows."""
+        if self.first is not None:
+            self.first.done(source)
+
+    def out_of_time(self) -> bool:
+        """A first build past its deadline stops at this file boundary."""
+        if self.first is not None and self.first.out_of_time():
+            self.stats.incomplete = True
+        return self.stats.incomplete
 
 
 def parse_in_worker(source: Source, cursor: ParseCursor) -> Parsed:

@@ -49,10 +49,13 @@ def index_changed(refresher: Refresher, changed: list[Source], progress: Progres
     done_bytes = 0
     for i, source in enumerate(changed):
         refresher.index_source(source)
+        refresher.file_done(source)
         done_bytes += source.size
         refresher.maybe_commit()
         if progress is not None:
             progress(i + 1, len(changed), done_bytes, total_bytes)
+        if refresher.out_of_time():
+            return
 
 
 def worker_count(total_bytes: int) -> int:
@@ -104,6 +107,7 @@ def run_parallel(
                 index += 1
                 plan = refresher.plan(source)
                 if plan is None:
+                    refresher.file_done(source)
                     done_bytes += source.size
                     continue
                 pool.submit(source, plan.cursor)
@@ -113,8 +117,12 @@ def run_parallel(
                 break
             plan = pending.popleft()
             refresher.index_parsed(plan, pool.next_result())
+            refresher.file_done(plan.source)
             in_flight -= plan.source.size
             done_bytes += plan.source.size
             refresher.maybe_commit()
             if progress is not None:
                 progress(index - len(pending), len(changed), done_bytes, total_bytes)
+            if refresher.out_of_time():
+                pool.abandon()  # what the workers still parse is read again next time
+                return

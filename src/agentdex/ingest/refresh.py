@@ -26,12 +26,14 @@ from typing import Any
 from agentdex.catalogue import Coverage, StoreRow
 from agentdex.discovery import Root, Source, observe
 from agentdex.errors import CorruptError
+from agentdex.index.coverage import BuildCoverage
 from agentdex.index.files import FileRows, is_archived
 from agentdex.index.lock import LockBusy, WriterLock
 from agentdex.index.memory import limit_malloc_arenas
 from agentdex.index.store import Location, OutdatedIndexError, text_bytes
 from agentdex.ingest import events, manifest
 from agentdex.ingest.feed import Refresher, maybe_changed
+from agentdex.ingest.firstbuild import FirstBuild
 from agentdex.ingest.parallel import Progress, index_changed
 from agentdex.ingest.stats import RefreshStats, raise_if_write_failure
 from agentdex.readers import Diagnostics, is_read_failure
@@ -69,8 +71,12 @@ def refresh(
     progress: Progress | None = None,
     warn: Callable[[str], None] | None = None,
     known: manifest.Changes | None = None,
+    deadline: float | None = None,
 ) -> RefreshStats:
     """Refresh (or with ``full`` rebuild) the index; returns what was done.
+
+    ``deadline``: seconds after which a big first build stops at a file
+    boundary, committed (``stats.incomplete``; :mod:`.firstbuild`).
 
     ``wait=False`` returns at once with ``skipped_busy`` when another process
     is writing; a number waits that many seconds. ``known``: the changed
@@ -95,9 +101,10 @@ def refresh(
         if warn is not None:
             warn(message)
 
+    until = None if deadline is None else started + deadline
     try:
         rows_list = list(rows) if rows is not None else None
-        _refresh_locked(location, stats, full, home, rows_list, progress, _warn, known)
+        _refresh_locked(location, stats, full, home, rows_list, progress, _warn, known, until)
     finally:
         lock.release()
     stats.seconds = round(time.monotonic() - started, 4)
@@ -129,6 +136,10 @@ def _open_refresher(
     try:
         refresher = Refresher(gen, stats, Diagnostics(), archive=archive)
         if first_build:
+            # marked as being built before readers see it: never taken for a complete index
+            refresher.first_build = True
+            refresher.index.set_coverage(BuildCoverage())
+            refresher.index.commit()
             location.set_current(gen)  # migrated: readers now see progress as it commits
     except CorruptError as exc:
         if exc.__cause__ is not None:
@@ -153,6 +164,7 @@ def _refresh_locked(
     progress: Progress | None,
     warn: Callable[[str], None],
     known: manifest.Changes | None = None,
+    deadline: float | None = None,
 ) -> None:
     limit_malloc_arenas()
     # checked before anything is written: the files an agent appended to since the last refresh
@@ -175,9 +187,14 @@ def _refresh_locked(
     try:
         refresher.archive.start()
         with observe.recording() as notes:
-            found = _run(refresher, home, rows, progress, warn, known)
-        refresher.archive.finish()
-        refresher.index.finish(big=stats.bytes_parsed >= BIG_REFRESH_BYTES)
+            found = _run(refresher, home, rows, progress, warn, known, deadline)
+        if stats.incomplete:  # the rest (and the archive's re-import) comes next time
+            refresher.index.finish(big=False)
+        else:
+            if refresher.first is not None:
+                refresher.first.complete()
+            refresher.archive.finish()
+            refresher.index.finish(big=stats.bytes_parsed >= BIG_REFRESH_BYTES)
         ok = True
     except _RebuildFirst:
         rebuild_first = True  # nothing written yet: the rollback leaves the index as it was
@@ -197,7 +214,8 @@ def _refresh_locked(
         location.set_current(gen)
         events.emit(events.Event("rebuilt", generation=gen.name))
     location.remove_stale()
-    if rows is None and not stats.files_failed and not _has_unreadable(refresher.diagnostics):
+    complete = not stats.incomplete and not stats.files_failed
+    if rows is None and complete and not _has_unreadable(refresher.diagnostics):
         if known is not None:
             manifest.update(location.root, gen.name, known)
         else:
@@ -241,6 +259,7 @@ def _run(
     progress: Progress | None,
     warn: Callable[[str], None],
     known: manifest.Changes | None = None,
+    deadline: float | None = None,
 ) -> list[Source]:
     """Discover (or, with ``known``, take the changed store files) and index what changed.
 
@@ -269,6 +288,9 @@ def _run(
             if path not in seen_paths and (in_scope is None or old.store in in_scope):
                 refresher.remove_file(old)
     stats.files_unchanged = stats.files_seen - len(changed)
+    if known is None and (refresher.first_build or refresher.index.coverage() is not None):
+        refresher.first = FirstBuild(refresher.index, sources, changed, deadline)
+        changed = refresher.first.order(changed)
     index_changed(refresher, changed, progress)
     return sources
 

@@ -38,6 +38,9 @@ class RefreshStats:
     fast_path: bool = False
     #: new records were left in the tail (a small refresh: no tantivy writer opened)
     deferred: bool = False
+    #: a first build stopped at its caller's deadline: the index covers only part of the
+    #: stores (``coverage``), and the next refresh goes on where it stopped
+    incomplete: bool = False
     warnings: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:

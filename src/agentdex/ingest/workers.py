@@ -72,6 +72,14 @@ class ParseWorkers:
         self.received += 1
         return result
 
+    def abandon(self) -> None:
+        """Stop the workers now, dropping the jobs they still hold (``close`` then has
+        nothing to wait for)."""
+        for process in self.processes:
+            process.kill()
+        for process in self.processes:
+            process.join(1.0)
+
     def close(self) -> None:
         for conn in self.conns:
             with suppress(OSError):
