@@ -2,6 +2,7 @@
 
     python bench/generate_corpus.py /tmp/adx-1g --size-mb 1000
     python bench/bench_search.py /tmp/adx-1g --work /tmp/adx-bench [--runs 11] [--agrep PATH]
+        [--src OTHER_CHECKOUT/src] [--no-append]
 
 Each agentdex step runs in a fresh subprocess (byte-compiled modules), peak
 RSS from ``getrusage`` (the main process, and the largest parse worker):
@@ -16,6 +17,10 @@ RSS from ``getrusage`` (the main process, and the largest parse worker):
   ``function``, ``the`` (first page), a regex with literals
   (``word1 (word2|zzq)``), and a filtered query;
 * appending to one transcript, then a fresh search for the new text.
+
+``--src`` measures another checkout's code with this script (a before/after
+pair in one sitting); ``--no-append`` leaves the corpus untouched (the
+append step writes into HOME: skip it on a shared, read-only corpus).
 
 ``--agrep PATH`` runs agrep (its own venv's executable, lexical, embeddings
 off) on the same home: cold index until its search database is ready,
@@ -181,7 +186,9 @@ def append_one(home: Path) -> tuple[Path, str]:
     return path, token
 
 
-def bench_agentdex(home: Path, work: Path, runs: int, queries: dict[str, list[str]]) -> Any:
+def bench_agentdex(
+    home: Path, work: Path, runs: int, queries: dict[str, list[str]], *, append: bool = True
+) -> Any:
     env = dict(os.environ)
     env["AGENTDEX_DATA_DIR"] = str(work / "agentdex-data")
     env["AGENTDEX_CONFIG"] = str(work / "no-config.toml")
@@ -218,6 +225,8 @@ def bench_agentdex(home: Path, work: Path, runs: int, queries: dict[str, list[st
         argv = [*agentdex, "search", "--json", "--limit", "20", *args]
         fresh[name] = percentiles([wall(argv, env) for _ in range(runs)])
     report["fresh_search"] = fresh
+    if not append:
+        return report
     _path, token = append_one(home)
     report["append_then_search_s"] = round(
         wall([*agentdex, "search", "--json", "--limit", "20", token], env), 3
@@ -280,13 +289,18 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=Path("/tmp/adx-bench"))
     parser.add_argument("--runs", type=int, default=11)
     parser.add_argument("--agrep", help="path to an agrep 0.4.6 executable (its own venv)")
+    parser.add_argument("--src", type=Path, help="measure this agentdex source tree instead")
+    parser.add_argument("--no-append", action="store_true", help="never write into HOME")
     args = parser.parse_args()
+    if args.src is not None:
+        global SRC
+        SRC = args.src.resolve()
     args.work.mkdir(parents=True, exist_ok=True)
     queries = pick_queries(args.home)
     report: dict[str, Any] = {"home": str(args.home), "queries": queries}
     if args.agrep:
         report["agrep"] = bench_agrep(args.agrep, args.home, args.work, args.runs, queries)
-    ad = bench_agentdex(args.home, args.work, args.runs, queries)
+    ad = bench_agentdex(args.home, args.work, args.runs, queries, append=not args.no_append)
     report["agentdex"] = ad
     ad["ratios"] = {
         "cold_index_vs_orjson_floor": round(
@@ -294,6 +308,7 @@ def main() -> None:
         ),
         "index_vs_corpus_size": round(ad["index_bytes"] / ad["parse_only"]["bytes"], 2),
     }
+    report["src"] = str(SRC)
     print(json.dumps(report, indent=2))
 
 

@@ -258,7 +258,7 @@ def _terms(generation: Path) -> bytes:
 def _assert_nowhere_in_archive(root: Path, needles: list[bytes]) -> None:
     """Not in the database files, and not in the chunk file: every byte of it belongs to a
     listed chunk, and no chunk holds them once decompressed."""
-    import zlib
+    from agentdex.index import codec
 
     folder = archive_path(root)
     for path in folder.glob("archive.db*"):
@@ -271,7 +271,7 @@ def _assert_nowhere_in_archive(root: Path, needles: list[bytes]) -> None:
     blob = (folder / name).read_bytes()
     assert sum(size for _, size in chunks) == len(blob)  # no unlisted (removed) bytes
     for offset, size in chunks:
-        text = zlib.decompress(blob[offset : offset + size])
+        text = codec.decompress(blob[offset : offset + size])
         assert not any(needle in text for needle in needles)
 
 

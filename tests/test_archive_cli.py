@@ -292,9 +292,8 @@ def _index_copies(word: str) -> list[str]:
     """Where the index's own files still hold ``word``: raw bytes of every file, each text
     block decompressed, and tantivy's term dictionary (deleted documents included)."""
     import sqlite3
-    import zlib
 
-    from agentdex.index import postings
+    from agentdex.index import codec, postings
     from agentdex.index.store import index_root
 
     needle = word.encode()
@@ -307,7 +306,7 @@ def _index_copies(word: str) -> list[str]:
         blocks = (gen / "text.blocks").read_bytes()
         db = sqlite3.connect(gen / "index.db")
         for offset, size in db.execute("SELECT offset, lower_size FROM blocks"):
-            if needle in zlib.decompress(blocks[offset : offset + size]):
+            if needle in codec.decompress(blocks[offset : offset + size]):
                 found.append(f"{gen.name}/text.blocks@{offset}")
         db.close()
         if any(term == word for term, _ in postings.all_terms(gen / "postings", ())):

@@ -25,12 +25,12 @@ from __future__ import annotations
 
 import os
 import time
-import zlib
 from collections import deque
 from typing import TYPE_CHECKING
 
 from agentdex.archive.keys import record_key
 from agentdex.archive.store import CHUNK_BYTES, LEVEL, RAW, TEXT, ArchiveStore
+from agentdex.index import codec
 from agentdex.index.segments import ContextIds
 
 if TYPE_CHECKING:
@@ -230,7 +230,7 @@ class ArchiveWriter:
         if chunk is None or not chunk.size:
             return
         data = b"".join(chunk.parts)
-        job = self._executor().submit(zlib.compress, data, LEVEL)
+        job = self._executor().submit(codec.compress, data, LEVEL)
         self._pending.append((chunk.id, kind, data, job))
         while len(self._pending) > 2:
             self._write_pending()

@@ -5,8 +5,8 @@ their lower-cased UTF-8 joined by NUL bytes (what substring verification
 and full scans search, at memory speed with ``bytes.find``) with the byte
 offset where each record starts, and the original text with character
 offsets (what results show and what case-sensitive matching checks). Both
-are zlib-compressed (level 1): the index stays smaller than the stores, and
-verifying a candidate decompresses one small block. A block is written in
+are compressed (zstd, :mod:`.codec`): the index stays smaller than the stores,
+and verifying a candidate decompresses one small block. A block is written in
 the same SQLite transaction as its records, so a reader's snapshot never
 holds half a block. Which records a query must look at comes from the
 postings (:mod:`agentdex.index.postings`).
@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from agentdex.errors import CorruptError
+from agentdex.index import codec
 from agentdex.index.postings import LONG_TOKEN, MAX_TERM_BYTES, role_kind, rust_safe
 from agentdex.index.scores import level_of
 from agentdex.records import Record
@@ -67,19 +68,20 @@ def pack_original(original: bytes, lower: bytes) -> bytes:
     When both have the same byte length (no case mapping changed a length), the
     XOR of the two is almost all zeros (0x20 where ASCII letters were capitals)
     and compresses to a few percent, much faster than the text itself. Marker
-    byte: ``X`` for that delta, ``Z`` for plain zlib.
+    byte: ``x`` for that delta, ``z`` for the plain text (zstd: :mod:`.codec`; an
+    earlier agentdex wrote ``X`` and ``Z``, the same with zlib).
     """
     if len(original) == len(lower):
-        return b"X" + zlib.compress(_xor(original, lower), 1)
-    return b"Z" + zlib.compress(original, 1)
+        return b"x" + codec.compress(_xor(original, lower), 1)
+    return b"z" + codec.compress(original)
 
 
 def unpack_original(blob: bytes, lower: Callable[[], bytes]) -> bytes:
     marker, body = blob[:1], blob[1:]
-    if marker == b"X":
-        return _xor(zlib.decompress(body), lower())
-    if marker == b"Z":
-        return zlib.decompress(body)
+    if marker in (b"x", b"X"):
+        return _xor(codec.decompress(body), lower())
+    if marker in (b"z", b"Z"):
+        return codec.decompress(body)
     return zlib.decompress(blob)  # format 2 before the delta: plain zlib
 
 
@@ -335,7 +337,7 @@ class BlockWriter:
 
 def _pack_block(lower: bytes, original: bytes) -> tuple[bytes, bytes, int]:
     """Helper thread: both compressed texts."""
-    return zlib.compress(lower, 1), pack_original(original, lower), len(lower)
+    return codec.compress(lower), pack_original(original, lower), len(lower)
 
 
 @dataclass(slots=True)
@@ -355,7 +357,7 @@ class Block:
     @property
     def lower(self) -> bytes:
         if self._lower is None:
-            self._lower = zlib.decompress(self._lower_blob)
+            self._lower = codec.decompress(self._lower_blob)
         return self._lower
 
     @property

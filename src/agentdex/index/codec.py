@@ -1,0 +1,69 @@
+"""How stored text is compressed: zstd, chosen by measurement; zlib is still read.
+
+``bench/bench_codecs.py`` compared zlib, zstd and lz4 on agentdex's two
+shapes of stored text (16 KiB blocks of lower-cased records, 256 KiB chunks
+of original text; docs/performance.md). zstd at level 3 packs both smaller
+than the zlib levels used before (1 for blocks, 4 for chunks) and
+compresses several times faster, and decompresses faster too; lz4 is faster
+still but stores 40-50% more. Text written by an earlier agentdex (zlib)
+is told apart by the zstd frame's magic number and read as before.
+
+The compressor keeps per-thread state (a block or chunk is packed on a
+helper thread while the writer goes on), so each thread has its own.
+"""
+
+from __future__ import annotations
+
+import threading
+import zlib
+from typing import Any
+
+#: the first bytes of every zstd frame
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+#: text blocks and archive chunks (docs/performance.md, "Stored text: the codec")
+LEVEL = 3
+
+_local = threading.local()
+
+
+def _zstd() -> Any:
+    import zstandard
+
+    return zstandard
+
+
+def compress(data: bytes, level: int = LEVEL) -> bytes:
+    """``data`` as one zstd frame (the content size recorded in it)."""
+    compressors: dict[int, Any] | None = getattr(_local, "compressors", None)
+    if compressors is None:
+        compressors = _local.compressors = {}
+    compressor = compressors.get(level)
+    if compressor is None:
+        compressor = compressors[level] = _zstd().ZstdCompressor(level=level)
+    return bytes(compressor.compress(data))
+
+
+def decompress(blob: bytes) -> bytes:
+    """A zstd frame, or a zlib stream written by an earlier agentdex."""
+    if blob[:4] != ZSTD_MAGIC:
+        return zlib.decompress(blob)
+    decompressor = getattr(_local, "decompressor", None)
+    if decompressor is None:
+        decompressor = _local.decompressor = _zstd().ZstdDecompressor()
+    return bytes(decompressor.decompress(blob))
+
+
+class CodecError(ValueError):
+    """Stored bytes that neither zstd nor zlib can read."""
+
+
+def checked_decompress(blob: bytes) -> bytes:
+    """:func:`decompress`, with either codec's error as one :class:`CodecError`."""
+    try:
+        return decompress(blob)
+    except zlib.error as exc:
+        raise CodecError(str(exc)) from exc
+    except Exception as exc:  # zstandard.ZstdError: not imported unless zstd is read
+        if type(exc).__name__ == "ZstdError":
+            raise CodecError(str(exc)) from exc
+        raise
