@@ -394,6 +394,9 @@ class ArchiveStore:
             f"SELECT {ENTRY_COLUMNS} FROM {ENTRY_FROM} WHERE {where}", list(params)
         ).fetchall()
 
+    def has_entries(self) -> bool:
+        return self.db.execute("SELECT 1 FROM entries LIMIT 1").fetchone() is not None
+
     def entries_by_key(self, keys: list[int]) -> list[tuple[Any, ...]]:
         """The entry rows (``ENTRY_COLUMNS``) of these keys."""
         found: list[tuple[Any, ...]] = []

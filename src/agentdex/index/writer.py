@@ -153,7 +153,8 @@ class IndexWriter(ConversationEdits):
         return self._postings is not None or self.blocks.threads_started
 
     def start_bulk_load(self) -> None:
-        """Before a big first build: drop the record indexes, rebuilt once in :meth:`finish`.
+        """Before a big first build: drop the record indexes, rebuilt once in :meth:`finish`,
+        and write the term list once at the end.
 
         Inserting 300k rows into two B-tree indexes one by one cost more than
         sorting them once at the end. Only into an empty generation: updates
@@ -163,6 +164,10 @@ class IndexWriter(ConversationEdits):
             self.db.execute("DROP INDEX IF EXISTS record_rows_file")
             self.db.execute("DROP INDEX IF EXISTS record_rows_context")
             self._bulk = True
+            # the whole term list is written from tantivy's dictionary at the end: no
+            # Python tokenizing of the text on the way for a delta that would be replaced
+            self._new_texts = None
+            self.vocab_stale = True
 
     # -- meta ---------------------------------------------------------------------------
     def meta_int(self, key: str, default: int = 0) -> int:

@@ -74,6 +74,12 @@ class IndexingArchive:
             self.index.before_commit.append(self._commit_first)
         if self.writer is not None:
             changed = sync.backfill(self.index, self.writer) > 0 or changed
+            if self.index.next_record == 1 and not self.store_has_entries():
+                # a new generation and an empty archive (a new machine): every entry the
+                # archive will hold is offered by this generation, so nothing can be
+                # missing from it at the end (see finish), unless it loses records
+                self.index.set_meta("archive_fresh", 1)
+                changed = True
         if changed:
             self.index.commit()
         if self.writer is not None:
@@ -88,6 +94,11 @@ class IndexingArchive:
         assert self.writer is not None
         self.writer.commit()
         index.set_meta("archived_rid", index.next_record)
+        if index.touched_contexts:  # records left: what the archive holds may be missing
+            index.set_meta("archive_fresh", 0)
+
+    def store_has_entries(self) -> bool:
+        return self.store is not None and self.store.has_entries()
 
     # -- per file -----------------------------------------------------------------------------
     def begin_source(self, source: Source) -> None:
@@ -122,8 +133,14 @@ class IndexingArchive:
         if self.writer is None or self.store is None:
             if index.touched_contexts:
                 index.set_meta("archive_synced", 0)  # deletes the archive did not see
+                index.set_meta("archive_fresh", 0)
             return
         index.commit()  # the batch's archive entries first: reconcile reads them
+        if index.meta_int("archive_fresh", 0) == 1 and not index.touched_contexts:
+            # the archive only holds what this generation offered and never lost: nothing
+            # to re-import (a first build skips comparing every conversation)
+            index.set_meta("archive_synced", 1)
+            return
         if index.meta_int("archive_synced", 0) != 1:
             sessions = None
         else:
