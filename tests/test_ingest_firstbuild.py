@@ -157,3 +157,37 @@ def test_small_first_builds_keep_discovery_order_and_no_deadline(
     monkeypatch.setenv("AGENTDEX_FIRST_ANSWER_SECONDS", "0")
     result = api.search("wombat")  # far below FIRST_ANSWER_BYTES: built whole, no mark
     assert result.status == "ok" and result.coverage is None and len(result.results) == FILES
+
+
+def test_a_bulk_first_build_keeps_its_term_list_current_for_readers(tmp_path: Path) -> None:
+    """Readers verify every record past ``vocab_rid``: a build read while it runs writes its
+    whole term list at a commit (at most every ``terms_every`` seconds), not only at its end."""
+    from agentdex.index.segments import prepare
+    from agentdex.index.writer import IndexWriter
+    from agentdex.records import Record
+
+    gen = tmp_path / "gen-000001"
+    gen.mkdir()
+    writer = IndexWriter(gen)
+    try:
+        writer.start_bulk_load()  # a big first build: the term list is stale from the start
+        writer.terms_every = 0.0
+        fid = writer.new_file("/x.jsonl", "claude-code", "claude-code.transcripts", None)
+        for n in range(3):
+            record = Record(
+                agent="claude-code",
+                store="claude-code.transcripts",
+                source_path="/x.jsonl",
+                locator=f"line:{n + 1}",
+                session_id="s",
+                role="user",
+                kind="prompt",
+                text=f"numbat{n} digs",
+            )
+            writer.add(prepare(record), fid)
+            writer.commit()
+            assert writer.meta_int("vocab_rid") == writer.next_record == n + 2
+        terms = (gen / "vocab.txt").read_text()
+        assert all(f"\tnumbat{n}\n" in terms for n in range(3))
+    finally:
+        writer.close(True)

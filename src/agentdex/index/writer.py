@@ -106,6 +106,10 @@ class IndexWriter(ConversationEdits):
         self._new_texts: list[str] | None = []
         self._new_text_bytes = 0
         self.vocab_stale = False
+        #: while set, a stale term list is rewritten whole at a commit at most this often
+        #: (a first build that readers see as it commits: :mod:`agentdex.ingest.firstbuild`)
+        self.terms_every: float | None = None
+        self._terms_at = float("-inf")
         #: every non-ASCII character of the indexed text (the term list is read by first char)
         row = self.db.execute("SELECT value FROM meta WHERE key = 'text_chars'").fetchone()
         self.text_chars: set[str] = set(row[0]) if row and row[0] else set()
@@ -353,6 +357,15 @@ class IndexWriter(ConversationEdits):
             if self._new_texts is not None and not self.vocab_stale:
                 self._append_vocabulary(self._new_texts)
                 self.set_meta("vocab_rid", next_rid)
+            elif self.vocab_stale and self._terms_due():
+                # a generation read while it is built: without a term list readers would
+                # verify every record past vocab_rid on each query
+                postings_mod.write_vocabulary(
+                    self.gen, postings_mod.all_terms(self.gen / "postings", self.text_chars)
+                )
+                self.set_meta("vocab_rid", next_rid)
+                self._terms_at = time.monotonic()
+                release_free_memory()
         self._new_texts = None if self.vocab_stale else []
         self._new_text_bytes = 0
         self.db.execute("COMMIT")
@@ -369,6 +382,10 @@ class IndexWriter(ConversationEdits):
             context_stats.recount(self.db, self._stats_recount)
             self._stats_recount.clear()
         self._stats_from = next_rid
+
+    def _terms_due(self) -> bool:
+        every = self.terms_every
+        return every is not None and time.monotonic() - self._terms_at >= every
 
     def maybe_commit(self, commit_bytes: int, commit_seconds: float) -> None:
         if self.pending >= commit_bytes or time.monotonic() - self.last_commit > commit_seconds:

@@ -7,7 +7,9 @@ to read:
 
 * reads the changed files newest first (by modification time);
 * commits after ``FIRST_COMMIT_SECONDS`` instead of waiting for the usual
-  64 MB or 10 s;
+  64 MB or 10 s, and rewrites its term list at a commit every
+  ``TERMS_EVERY_SECONDS`` (readers verify every record the list does not
+  cover: without it a search during the build could not finish in time);
 * stops at the caller's deadline (a search's; ``agentdex index`` has none)
   at the next file boundary, committed, leaving the rest for the next
   refresh, which goes on where it stopped (every indexed file is unchanged).
@@ -33,6 +35,9 @@ if TYPE_CHECKING:
 FIRST_ANSWER_BYTES = int(os.environ.get("AGENTDEX_FIRST_ANSWER_BYTES", 64 * 1024 * 1024))
 #: the first commit of such a build comes after this many seconds of work
 FIRST_COMMIT_SECONDS = float(os.environ.get("AGENTDEX_FIRST_COMMIT_SECONDS", 1.0))
+#: while a first build runs, its term list is rewritten at a commit at most this often, so
+#: readers need not verify every record the list does not cover yet
+TERMS_EVERY_SECONDS = 20.0
 
 
 class FirstBuild:
@@ -61,6 +66,7 @@ class FirstBuild:
         self.committed = False
         self.stopped = False
         index.before_commit.append(self._record)
+        index.terms_every = TERMS_EVERY_SECONDS
 
     def order(self, changed: list[Source]) -> list[Source]:
         """Newest first for a big first build; otherwise discovery's order."""
@@ -88,9 +94,11 @@ class FirstBuild:
             self.stopped = True
         return self.stopped
 
-    def complete(self) -> None:
-        """Every changed file is in: the next commit clears the coverage mark."""
+    def complete(self, index: IndexWriter) -> None:
+        """Every changed file is in: the next commit clears the coverage mark (and the term
+        list is written once, at the end, as for any big build)."""
         self.coverage = None
+        index.terms_every = None
 
     def _record(self, index: IndexWriter) -> None:
         index.set_coverage(self.coverage)

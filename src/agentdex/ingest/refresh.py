@@ -192,7 +192,7 @@ def _refresh_locked(
             refresher.index.finish(big=False)
         else:
             if refresher.first is not None:
-                refresher.first.complete()
+                refresher.first.complete(refresher.index)
             refresher.archive.finish()
             refresher.index.finish(big=stats.bytes_parsed >= BIG_REFRESH_BYTES)
         ok = True
