@@ -8,6 +8,7 @@ and from a Claude Code transcript written here with hostile content
 from __future__ import annotations
 
 import json
+import os
 import stat
 from collections.abc import Callable
 from html.parser import HTMLParser
@@ -225,12 +226,19 @@ def test_json_export_is_the_normalized_records(rendered_sample: Path) -> None:
     assert data["started"] == shown["records"][0]["timestamp"]
 
 
-def test_redact_masks_the_export_only(hostile: Path) -> None:
+def test_secrets_are_masked_by_default_and_redact_masks_when_the_index_does_not(
+    hostile: Path,
+) -> None:
     source = next((hostile / ".claude/projects").rglob(f"{HOSTILE}.jsonl"))
     before = source.read_bytes()
     from agentdex.api import search
 
     search.refresh(home=str(hostile))
+    for fmt in ("md", "html", "json"):  # [privacy] redact is on by default
+        content = api.export(HOSTILE, str(hostile), format=fmt).content
+        assert TOKEN not in content and "[REDACTED:github-token]" in content
+    Path(os.environ["AGENTDEX_CONFIG"]).write_text("[privacy]\nredact = false\n")
+    search.refresh(home=str(hostile))  # rebuilt with the originals
     plain = api.export(HOSTILE, str(hostile), format="md").content
     assert TOKEN in plain
     for fmt in ("md", "html", "json"):
@@ -241,7 +249,7 @@ def test_redact_masks_the_export_only(hostile: Path) -> None:
     assert data["redaction"] == {"count": 1, "by_pattern": {"github-token": 1}}
     assert source.read_bytes() == before  # the store is untouched
     hits = search.search(TOKEN[:20], home=str(hostile), refresh_first=False).to_json()["results"]
-    assert hits and TOKEN in hits[0]["snippet"]  # and the index still holds the original
+    assert hits and TOKEN in hits[0]["snippet"]  # and the index holds the original
 
 
 def test_cli_writes_files_and_reports(

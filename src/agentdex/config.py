@@ -35,6 +35,10 @@ Example (every key optional)::
     url = "postgresql://me@db.example/agentdex?sslmode=require"
     machine = "laptop"                   # this machine's name there (default: host name)
     exclude = ["~/src/secret-project"]   # projects that never leave this machine
+    [privacy]
+    redact = false                       # keep secrets in the index and archive (default
+                                         # true: masked as [REDACTED:<kind>]; see
+                                         # docs/security.md for the risk)
 
 An invalid file is a :class:`~agentdex.errors.ConfigError` naming the
 file, the line and the key.
@@ -76,6 +80,9 @@ class Config:
     team_url: str | None = None
     team_machine: str | None = None
     team_exclude: tuple[Path, ...] = ()
+    #: mask secrets in every record before the index and the archive store it
+    #: (``[privacy] redact``; docs/security.md)
+    redact: bool = True
 
 
 def _line_of(text: str, dotted: str) -> int:
@@ -170,7 +177,17 @@ def load_config(path: Path | None = None) -> Config:
     archive = _archive_switch(reader, data)
     data = {key: value for key, value in data.items() if key != "archive"}
     reader.data = data
-    known = {"index", "projects", "agents", "stores", "worktrees", "context", "search", "team"}
+    known = {
+        "index",
+        "projects",
+        "agents",
+        "stores",
+        "worktrees",
+        "context",
+        "search",
+        "team",
+        "privacy",
+    }
     for key in data:
         if key not in known:
             raise reader.error(key, f"is not a known section (known: {', '.join(sorted(known))})")
@@ -210,6 +227,9 @@ def load_config(path: Path | None = None) -> Config:
     for key in ("url", "machine"):
         if team.get(key) is not None and (not isinstance(team[key], str) or not team[key]):
             raise reader.error(f"team.{key}", "must be a non-empty string")
+    redact = reader.table("privacy").get("redact", True)
+    if not isinstance(redact, bool):
+        raise reader.error("privacy.redact", "must be true or false")
 
     return Config(
         path=path,
@@ -227,4 +247,5 @@ def load_config(path: Path | None = None) -> Config:
         team_url=team.get("url"),
         team_machine=team.get("machine"),
         team_exclude=reader.paths(team, "team.exclude"),
+        redact=redact,
     )

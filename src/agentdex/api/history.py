@@ -20,6 +20,7 @@ from agentdex.errors import AgentdexError, NotFoundError, UsageError
 from agentdex.parsers import ParseCursor, run
 from agentdex.readers import Diagnostics
 from agentdex.records import Record, iso_utc
+from agentdex.secrets import redact as redact_text
 
 
 def discover_sources(home: str | None = None, *, agents: Iterable[str] | None = None) -> Discovery:
@@ -151,8 +152,16 @@ def _by_agent(found: list[Source]) -> list[Source]:
 
 
 def _parse_all(source: Source, diagnostics: Diagnostics, cursor: ParseCursor) -> Iterator[Record]:
+    """Records read from a store for showing: secrets masked as the index masks them
+    (``[privacy] redact``), so ``show``, exports and resumes never print one."""
+    from agentdex.config import load_config
+
+    redact = load_config().redact
     try:
-        yield from run(source, cursor, diagnostics)
+        for record in run(source, cursor, diagnostics):
+            if redact and record.text:
+                record.text = redact_text(record.text)[0]
+            yield record
     except Exception as exc:  # report parser bugs per file instead of aborting the run
         diagnostics.add(source.path, "", f"parser error: {exc!r}")
 

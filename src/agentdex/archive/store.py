@@ -30,7 +30,7 @@ import os
 import sqlite3
 import time
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from contextlib import suppress
 from pathlib import Path
 from typing import Any
@@ -39,6 +39,9 @@ from agentdex.archive.schema import TABLES, migrate
 from agentdex.errors import CorruptError
 from agentdex.index import codec
 from agentdex.records import Record, record_from_columns
+
+#: changes one text or raw line (``kind``, its bytes) while the chunks are rewritten
+Transform = Callable[[int, bytes], bytes | None]
 
 ARCHIVE_DIR = "archive"
 DB_NAME = "archive.db"
@@ -106,6 +109,8 @@ class ArchiveStore:
             ) from exc
         self._fd = -1
         self._end = 0
+        #: entries whose text or raw line a transforming rewrite changed
+        self.transformed: set[int] = set()
         self._cache: OrderedDict[int, bytes] = OrderedDict()
         self._chunk_rows: dict[int, tuple[int, int]] = {}
         if write:
@@ -269,9 +274,8 @@ class ArchiveStore:
         doomed = sorted(set(keys))
         if not doomed:
             return 0
-        old_fd, old_name, old_end = self._fd, self.blob_file, self._end
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
+
+        def remove() -> int:
             self.db.execute("CREATE TEMP TABLE IF NOT EXISTS doomed (id INTEGER PRIMARY KEY)")
             self.db.execute("DELETE FROM doomed")
             self.db.executemany(
@@ -290,6 +294,29 @@ class ArchiveStore:
             self.db.execute(f"DELETE FROM entries WHERE {inside}")
             self.db.execute("DELETE FROM doomed")
             self._rewrite_without(affected)
+            return int(removed)
+
+        return self._in_new_file(remove)
+
+    def rewrite_all(self, transform: Transform, then: Callable[[], int]) -> int:
+        """Pass every text and raw line through ``transform`` into a new chunk file, then
+        run ``then()`` (which sees :attr:`transformed`) in the same transaction; its result.
+        The old file's bytes leave the disk with the old file."""
+
+        def rewrite() -> int:
+            self.transformed.clear()
+            self._rewrite_without(set(), transform)
+            return then()
+
+        return self._in_new_file(rewrite)
+
+    def _in_new_file(self, body: Callable[[], int]) -> int:
+        """Run ``body`` (which rewrites the chunk file) in one transaction: on failure the
+        new file is removed and the old one stays; on success the old one is deleted."""
+        old_fd, old_name, old_end = self._fd, self.blob_file, self._end
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            result = body()
             self.db.execute("COMMIT")
         except BaseException:
             self.db.execute("ROLLBACK")
@@ -300,14 +327,16 @@ class ArchiveStore:
             self._cache.clear()
             self._chunk_rows.clear()
             raise
-        os.close(old_fd)
-        (self.dir / old_name).unlink(missing_ok=True)
+        if self._fd != old_fd:
+            os.close(old_fd)
+            (self.dir / old_name).unlink(missing_ok=True)
         self.checkpoint()
-        return int(removed)
+        return result
 
-    def _rewrite_without(self, affected: set[int]) -> None:
+    def _rewrite_without(self, affected: set[int], transform: Transform | None = None) -> None:
         """Inside a transaction: write a new chunk file, re-packing the ``affected`` chunks
-        from the entries still in them and copying every other chunk as it is."""
+        from the entries still in them and copying every other chunk as it is (with a
+        ``transform``, every chunk is re-packed through it)."""
         old_fd, old_name = self._fd, self.blob_file
         number = int(old_name.removeprefix("chunks-").removesuffix(".blobs") or 0) + 1
         new_name = _blob_name(number)
@@ -320,8 +349,8 @@ class ArchiveStore:
         self._chunk_rows.clear()
         chunks = self.db.execute("SELECT id, kind, offset, size FROM chunks ORDER BY id")
         for chunk_id, kind, offset, size in chunks.fetchall():
-            if chunk_id in affected:
-                self._repack(old_fd, chunk_id, kind, offset, size)
+            if chunk_id in affected or transform is not None:
+                self._repack(old_fd, chunk_id, kind, offset, size, transform)
                 continue
             data = os.pread(old_fd, size, offset)
             self.db.execute("UPDATE chunks SET offset = ? WHERE id = ?", (self._end, chunk_id))
@@ -329,7 +358,17 @@ class ArchiveStore:
         os.fsync(self._fd)
         self.set_meta("blob_file", new_name)
 
-    def _repack(self, old_fd: int, chunk_id: int, kind: int, offset: int, size: int) -> None:
+    def _repack(
+        self,
+        old_fd: int,
+        chunk_id: int,
+        kind: int,
+        offset: int,
+        size: int,
+        transform: Transform | None = None,
+    ) -> None:
+        """Re-pack one chunk from the entries still in it; ``transform(kind, piece)`` may
+        change each piece (None drops a raw line: the entries keep no raw line)."""
         data = codec.decompress(os.pread(old_fd, size, offset))
         column = "text" if kind == TEXT else "raw"
         users = self.db.execute(
@@ -341,20 +380,43 @@ class ArchiveStore:
         if not users:
             return
         parts: list[bytes] = []
-        moves: list[tuple[int, int]] = []
+        moves: list[tuple[int, int, int]] = []
+        dropped: list[int] = []
         position = 0
-        placed: dict[tuple[int, int], int] = {}  # raw lines are shared by a line's records
+        # raw lines are shared by a line's records: (start, length) -> (new start, length)
+        placed: dict[tuple[int, int], tuple[int, int] | None] = {}
         for entry_id, start, length in users:
-            at = placed.get((start, length))
-            if at is None:
-                at = placed[(start, length)] = position
-                parts.append(data[start : start + length])
-                position += length
-            moves.append((entry_id, at))
+            if (start, length) not in placed:
+                piece: bytes | None = data[start : start + length]
+                if transform is not None and piece is not None:
+                    changed = transform(kind, piece)
+                    if changed != piece:
+                        self.transformed.add(entry_id)
+                    piece = changed
+                if piece is None:
+                    placed[(start, length)] = None
+                else:
+                    placed[(start, length)] = (position, len(piece))
+                    parts.append(piece)
+                    position += len(piece)
+            where = placed[(start, length)]
+            if where is None:
+                dropped.append(entry_id)
+            else:
+                moves.append((entry_id, *where))
+        if dropped:
+            self.db.executemany(
+                "UPDATE entries SET raw_chunk = NULL, raw_start = NULL, raw_size = NULL"
+                " WHERE id = ?",
+                [(entry_id,) for entry_id in dropped],
+            )
+        if not moves:
+            return
         new_id = self.append_chunk(kind, b"".join(parts))
         self.db.executemany(
-            f"UPDATE entries SET {column}_chunk = ?, {column}_start = ? WHERE id = ?",
-            [(new_id, at, entry_id) for entry_id, at in moves],
+            f"UPDATE entries SET {column}_chunk = ?, {column}_start = ?, {column}_size = ?"
+            " WHERE id = ?",
+            [(new_id, at, length, entry_id) for entry_id, at, length in moves],
         )
 
     def checkpoint(self) -> None:

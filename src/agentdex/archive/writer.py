@@ -64,7 +64,9 @@ class _OpenChunk:
 class ArchiveWriter:
     """Adds one refresh's records to the archive; the caller holds the index writer lock."""
 
-    def __init__(self, store: ArchiveStore) -> None:
+    def __init__(self, store: ArchiveStore, *, redact: bool = True) -> None:
+        #: mask secrets in the raw source lines kept (record texts come masked already)
+        self.redact = redact
         self.store = store
         self.db = store.db
         self.contexts = ContextIds(self.db)
@@ -129,6 +131,13 @@ class ArchiveWriter:
         line = data[:end].rstrip(b"\r")
         if not line.startswith((b"{", b"[")) or len(line) > RAW_MAX:
             return None  # not a JSON line: the file changed since it was parsed
+        if self.redact:
+            from agentdex.archive.redaction import mask_piece
+
+            masked = mask_piece(RAW, line)
+            if masked is None:
+                return None
+            line = masked
         chunk_id, start = self._next(RAW)
         self._append(RAW, line)
         ref = self._lines[offset] = (chunk_id, start, len(line))

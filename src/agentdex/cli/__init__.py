@@ -34,6 +34,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "List conversations (agent chats), newest first.",
     ),
     "sessions": ("agentdex.cli.conversations:sessions", "Old name of `conversations` (an alias)."),
+    "secrets": (
+        "agentdex.cli.secrets:secrets",
+        "Where secrets were found (kinds, never values).",
+    ),
     "context": ("agentdex.cli.context:context", "What agents are told in a workspace."),
     "worktree": ("agentdex.cli.worktree:worktree", "List, add and remove git worktrees."),
     "session": ("agentdex.cli.session:session", "Run agents in sessions bound to a work dir."),

@@ -50,6 +50,7 @@ ROUTERS: tuple[tuple[str, str], ...] = (
     ("agentdex.http.limits_api", "/api/v0/limits"),
     ("agentdex.http.export_api", "/api/v0"),
     ("agentdex.http.archive_api", "/api/v0/archive"),
+    ("agentdex.http.secrets_api", "/api/v0/secrets"),
 )
 
 _STATUS = {2: 400, 3: 404, 4: 409, 5: 409, 6: 500}

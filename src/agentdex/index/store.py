@@ -24,7 +24,11 @@ from pathlib import Path
 from agentdex.errors import CorruptError
 from agentdex.index.schema import migrate
 
-FORMAT = "agentdex-index-3"  # 3: tantivy postings replace block signatures
+FORMAT = "agentdex-index-4"  # 3: tantivy postings replace block signatures; 4: secrets masked
+#: why an index of an older format is rebuilt, said in the rebuild's warning
+FORMAT_CHANGES = {
+    4: "secrets in transcripts are now masked as [REDACTED:<kind>] ([privacy] redact)",
+}
 
 
 class OutdatedIndexError(CorruptError):
@@ -193,7 +197,14 @@ def _format_version(name: str) -> int:
 
 def _format_error(gen: Path, found: str) -> CorruptError:
     if 0 <= _format_version(found) < _format_version(FORMAT):
+        changes = [
+            why
+            for version, why in sorted(FORMAT_CHANGES.items())
+            if version > _format_version(found)
+        ]
         return OutdatedIndexError(
-            f"the index in {gen.parent} was written by an older agentdex ({found}, now {FORMAT})"
+            f"the index in {gen.parent} was written by an older agentdex ({found}, now {FORMAT}"
+            + (f": {'; '.join(changes)}" if changes else "")
+            + ")"
         )
     return CorruptError(f"{gen}: unknown index format {found!r}")

@@ -43,9 +43,12 @@ def archive_enabled() -> bool:
 class IndexingArchive:
     """Archive work of one refresh over one index generation."""
 
-    def __init__(self, root: Path, index: IndexWriter, *, enabled: bool) -> None:
+    def __init__(
+        self, root: Path, index: IndexWriter, *, enabled: bool, redact: bool = True
+    ) -> None:
         self.index = index
         self.enabled = enabled
+        self.redact = redact
         self.store: ArchiveStore | None = None
         if enabled or (archive_path(root) / "archive.db").is_file():
             self.store = ArchiveStore(root, write=True)
@@ -65,12 +68,13 @@ class IndexingArchive:
             from agentdex.archive.removal import purge_forgotten
 
             purge_forgotten(self.store)  # a forget killed after its tombstone: finish it
+            self._redact_once()
             self.forgotten_records = sync.apply_tombstones(self.index, self.store)
             changed = self.forgotten_records > 0
         if self.enabled and self.store is not None:
             from agentdex.archive.writer import ArchiveWriter
 
-            self.writer = ArchiveWriter(self.store)
+            self.writer = ArchiveWriter(self.store, redact=self.redact)
             self.index.before_commit.append(self._commit_first)
         if self.writer is not None:
             changed = sync.backfill(self.index, self.writer) > 0 or changed
@@ -99,6 +103,20 @@ class IndexingArchive:
 
     def store_has_entries(self) -> bool:
         return self.store is not None and self.store.has_entries()
+
+    def _redact_once(self) -> None:
+        """Mask what an archive kept before redaction was on (once); with redaction off,
+        note that secrets may come in again (so turning it on masks them)."""
+        from agentdex.archive.redaction import is_redacted, redact_archive
+
+        assert self.store is not None
+        if self.redact and not is_redacted(self.store):
+            if self.store.db.execute("SELECT 1 FROM entries LIMIT 1").fetchone():
+                redact_archive(self.store)
+            else:
+                self.store.set_meta("redacted", 1)
+        elif not self.redact and is_redacted(self.store):
+            self.store.set_meta("redacted", 0)
 
     # -- per file -----------------------------------------------------------------------------
     def begin_source(self, source: Source) -> None:

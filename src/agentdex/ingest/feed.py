@@ -28,7 +28,7 @@ from agentdex.index.files import FileRow, FileRows, head_hash
 from agentdex.index.segments import Prepared
 from agentdex.index.writer import IndexWriter
 from agentdex.ingest.firstbuild import FirstBuild
-from agentdex.ingest.pipeline import prepare_record
+from agentdex.ingest.pipeline import Stage, mask_title, prepare_record, stages
 from agentdex.ingest.stats import RefreshStats
 from agentdex.parsers.base import ParseCursor
 from agentdex.readers import Diagnostic, Diagnostics, is_read_failure
@@ -71,7 +71,13 @@ class Refresher:
     """Plans each changed file and feeds its records to the :class:`IndexWriter`."""
 
     def __init__(
-        self, gen: Path, stats: RefreshStats, diagnostics: Diagnostics, *, archive: bool
+        self,
+        gen: Path,
+        stats: RefreshStats,
+        diagnostics: Diagnostics,
+        *,
+        archive: bool,
+        redact: bool = True,
     ) -> None:
         from agentdex.ingest.archiving import IndexingArchive
 
@@ -81,9 +87,12 @@ class Refresher:
         self.first: FirstBuild | None = None
         #: this refresh started the generation (readers see it as it commits)
         self.first_build = False
+        #: ``[privacy] redact``: secrets masked in texts, titles and the archive's raw lines
+        self.redact = redact
+        self.stages = stages(redact_secrets=redact)
         self.index = IndexWriter(gen)
         try:
-            self.archive = IndexingArchive(gen.parent, self.index, enabled=archive)
+            self.archive = IndexingArchive(gen.parent, self.index, enabled=archive, redact=redact)
         except BaseException:
             self.index.close(False)
             raise
@@ -165,7 +174,7 @@ class Refresher:
         before = self.diagnostics.count
         try:
             for record in run(source, plan.cursor, self.diagnostics):
-                added += self._add(prepare_record(record), file_id)
+                added += self._add(prepare_record(record, self.stages), file_id)
         except Exception as exc:  # a parser bug costs this file, not the run
             if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EFBIG):
                 raise
@@ -237,7 +246,10 @@ class Refresher:
                 "indexed_at": time.time(),
             },
         )
-        self.index.set_titles(source.agent, self.archive.titles(source.agent, cursor.titles))
+        titles = cursor.titles
+        if self.redact and titles:
+            titles = {session: mask_title(title) for session, title in titles.items()}
+        self.index.set_titles(source.agent, self.archive.titles(source.agent, titles))
         self.stats.records_added += added
         parsed = source.size if resume_from is None else max(0, source.size - resume_from)
         if resume_from is not None:
@@ -265,8 +277,9 @@ class Refresher:
         return self.stats.incomplete
 
 
-def parse_in_worker(source: Source, cursor: ParseCursor) -> Parsed:
-    """Runs in a parse worker: the parser plus the per-record work that needs no index."""
+def parse_in_worker(source: Source, cursor: ParseCursor, steps: tuple[Stage, ...]) -> Parsed:
+    """Runs in a parse worker: the parser plus the per-record work that needs no index
+    (``steps``: the refresh's stages, secrets masked among them)."""
     from agentdex.parsers import run
 
     diagnostics = Diagnostics()
@@ -274,7 +287,7 @@ def parse_in_worker(source: Source, cursor: ParseCursor) -> Parsed:
     error = None
     try:
         for record in run(source, cursor, diagnostics):
-            prepared.append(prepare_record(record))
+            prepared.append(prepare_record(record, steps))
     except Exception as exc:  # reported by the writer as a per-file parser error
         error = repr(exc)
     return prepared, cursor, diagnostics.items, diagnostics.count, error

@@ -44,10 +44,14 @@ _ENV_MARKERS = ("HOME", "DIR", "APPDATA", "PROFILE", "XDG_", "AGENTDEX", "_DB", 
 def fingerprint(home: str | None) -> str:
     """Everything but the file system that decides what discovery finds."""
     from agentdex import __version__
+    from agentdex.index.store import FORMAT
+    from agentdex.paths import config_path
 
     env = sorted((k, v) for k, v in os.environ.items() if any(m in k for m in _ENV_MARKERS))
-    config = os.environ.get("AGENTDEX_CONFIG") or ""
-    parts = [__version__, home or "", repr(env), config, signature(config) if config else ""]
+    # the config file wherever it is ([privacy] redact, stores...), and the index format:
+    # a change to either sends the next refresh to the writer, which rebuilds if it must
+    config = str(config_path())
+    parts = [__version__, home or "", repr(env), config, signature(config), FORMAT]
     return hashlib.blake2b("\0".join(parts).encode("utf-8", "replace"), digest_size=16).hexdigest()
 
 

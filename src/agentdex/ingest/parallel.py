@@ -110,7 +110,7 @@ def run_parallel(
                     refresher.file_done(source)
                     done_bytes += source.size
                     continue
-                pool.submit(source, plan.cursor)
+                pool.submit(source, plan.cursor, refresher.stages)
                 pending.append(plan)
                 in_flight += source.size
             if not pending:

@@ -126,32 +126,55 @@ def _choose_generation(location: Location, full: bool) -> tuple[Path, bool]:
     return current, False
 
 
+class _Rebuild(Exception):
+    """The index must be built anew in a new generation (the warning is given)."""
+
+
+def _same_redaction(refresher: Refresher, redact: bool) -> bool:
+    """Was the index built with this ``[privacy] redact`` setting? (A new one: it is now.)"""
+    built = refresher.index.meta_int("redaction", -1)
+    if built == -1:
+        refresher.index.set_meta("redaction", int(redact))
+        return True
+    return built == int(redact)
+
+
 def _open_refresher(
     location: Location, stats: RefreshStats, full: bool, warn: Callable[[str], None]
 ) -> tuple[Path, Refresher]:
-    from agentdex.ingest.archiving import archive_enabled
+    from agentdex.config import load_config
 
-    archive = archive_enabled()
+    config = load_config()
+    archive, redact = config.archive, config.redact
     gen, first_build = _choose_generation(location, full)
     try:
-        refresher = Refresher(gen, stats, Diagnostics(), archive=archive)
+        refresher = Refresher(gen, stats, Diagnostics(), archive=archive, redact=redact)
         if first_build:
             # marked as being built before readers see it: never taken for a complete index
             refresher.first_build = True
             refresher.index.set_coverage(BuildCoverage())
             refresher.index.commit()
             location.set_current(gen)  # migrated: readers now see progress as it commits
-    except CorruptError as exc:
-        if exc.__cause__ is not None:
-            raise_if_write_failure(exc.__cause__)  # could not write it: not corrupt, no rebuild
-        if isinstance(exc, OutdatedIndexError):
-            warn(f"{exc.message}; rebuilding it in the new format")
-        else:
-            warn(f"{exc.message}; rebuilding the index")
+        if not _same_redaction(refresher, redact):
+            refresher.close(False)
+            warn(
+                f"[privacy] redact is now {'true' if redact else 'false'} and the index in"
+                f" {gen.parent} was built with it {'false' if redact else 'true'}; rebuilding it"
+            )
+            raise _Rebuild
+    except (CorruptError, _Rebuild) as exc:
+        if isinstance(exc, CorruptError):
+            if exc.__cause__ is not None:
+                raise_if_write_failure(exc.__cause__)  # could not write: not corrupt, no rebuild
+            if isinstance(exc, OutdatedIndexError):
+                warn(f"{exc.message}; rebuilding it in the new format")
+            else:
+                warn(f"{exc.message}; rebuilding the index")
         gen = location.new_generation()
         location.set_building(gen)
         stats.rebuilt = True
-        refresher = Refresher(gen, stats, Diagnostics(), archive=archive)
+        refresher = Refresher(gen, stats, Diagnostics(), archive=archive, redact=redact)
+        _same_redaction(refresher, redact)
     return gen, refresher
 
 
