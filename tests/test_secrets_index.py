@@ -69,7 +69,7 @@ def test_turning_redaction_on_masks_the_index_and_the_archive(
     [row] = [json.loads(line) for line in out.read_text().splitlines()]
     assert "[REDACTED:github-token]" in row["raw"] and TOKEN not in out.read_text()
     json.loads(row["raw"])  # still the JSON line the agent wrote, masked
-    listed = json.loads(run_cli("sessions", "--json").stdout)
+    listed = json.loads(run_cli("conversations", "--json").stdout)
     assert listed["conversations"][0]["title"] == "use [REDACTED:github-token]"
     secrets = json.loads(run_cli("secrets", "--json").stdout)
     assert [f["kind"] for f in secrets["findings"]] == ["github-token"]
