@@ -17,6 +17,11 @@ comparison only: it is not a dependency) Yelp's ``detect-secrets``:
    MB. Speed: MB/s over the corpus lines, median of ``--runs``.
 
     python bench/bench_secrets.py --runs 3 --review /tmp/secrets-review.txt
+    python bench/bench_secrets.py --build /work/bench-data/c250 --work /tmp/w --runs 3
+
+``--build HOME`` instead times cold ``agentdex index`` builds of HOME's
+stores with ``[privacy] redact`` on and off (alternating, fresh data dirs
+under ``--work``): what redaction adds to a first build.
 
 Not a test: the numbers go into docs/security.md.
 """
@@ -219,6 +224,35 @@ def record_texts(home: Path, mb: float) -> list[str]:
     return texts
 
 
+def cold_builds(home: Path, work: Path, runs: int) -> None:
+    """Alternate cold ``agentdex index`` builds with redaction on and off; print medians."""
+    import os
+    import shutil
+    import subprocess
+
+    times: dict[bool, list[float]] = {True: [], False: []}
+    for run in range(runs):
+        for masked in (True, False) if run % 2 == 0 else (False, True):
+            data = work / f"data-{masked}"
+            shutil.rmtree(data, ignore_errors=True)
+            config = work / f"config-{masked}.toml"
+            config.write_text("" if masked else "[privacy]\nredact = false\n")
+            env = dict(os.environ, HOME=str(home), AGENTDEX_DATA_DIR=str(data))
+            env["AGENTDEX_CONFIG"] = str(config)
+            env["PYTHONPATH"] = str(REPO / "src")
+            started = time.perf_counter()
+            subprocess.run(
+                [sys.executable, "-m", "agentdex", "index", "--json"],
+                env=env,
+                check=True,
+                stdout=subprocess.DEVNULL,
+            )
+            times[masked].append(time.perf_counter() - started)
+            print(f"  run {run} redact={masked}: {times[masked][-1]:.1f} s", flush=True)
+    on, off = statistics.median(times[True]), statistics.median(times[False])
+    print(f"cold index of {home}: redact on {on:.1f} s, off {off:.1f} s: {on / off:.2f}x")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--planted", type=int, default=200, help="secrets of each kind")
@@ -234,7 +268,13 @@ def main() -> None:
     parser.add_argument("--no-compare", action="store_true", help="skip detect-secrets")
     parser.add_argument("--home", type=Path, help="also time record texts of this home")
     parser.add_argument("--mb", type=float, default=64, help="record text to time (--home)")
+    parser.add_argument("--build", type=Path, help="time cold builds of this home instead")
+    parser.add_argument("--work", type=Path, default=Path("/tmp/bench-secrets"))
     args = parser.parse_args()
+    if args.build:
+        args.work.mkdir(parents=True, exist_ok=True)
+        cold_builds(args.build, args.work, args.runs)
+        return
     rng = random.Random(22)
 
     cases = list(planted(rng, args.planted))

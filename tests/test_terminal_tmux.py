@@ -99,16 +99,9 @@ class Pane:
         )
 
 
-@pytest.fixture
-def pane(home: Path, tmp_path: Path) -> Iterator[Pane]:
-    for n in range(12):
-        claude_session(
-            home,
-            f"{n:04d}aaaa-0000-4000-8000-{n:012d}",
-            f"/work/projects/a-fairly-long-project-name-{n}",
-            [f"Conversation {n}: a long descriptive title about retry and backoff in tests", "ok"],
-            day=1 + n,
-        )
+def pane_env(tmp_path: Path) -> dict[str, str]:
+    """The hermetic environment for a pane: ``agentdex`` on PATH (this checkout), a plain
+    xterm, no colour or pager overrides."""
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     (bin_dir / "agentdex").write_text(f'#!/bin/sh\nexec {sys.executable} -m agentdex "$@"\n')
@@ -122,8 +115,22 @@ def pane(home: Path, tmp_path: Path) -> Iterator[Pane]:
         PS1="$ ",
         TERM="xterm-256color",
         LESSHISTFILE="-",
-        AGENTDEX_NOW="2026-12-01T12:00:00Z",
     )
+    return env
+
+
+@pytest.fixture
+def pane(home: Path, tmp_path: Path) -> Iterator[Pane]:
+    for n in range(12):
+        claude_session(
+            home,
+            f"{n:04d}aaaa-0000-4000-8000-{n:012d}",
+            f"/work/projects/a-fairly-long-project-name-{n}",
+            [f"Conversation {n}: a long descriptive title about retry and backoff in tests", "ok"],
+            day=1 + n,
+        )
+    env = pane_env(tmp_path)
+    env["AGENTDEX_NOW"] = "2026-12-01T12:00:00Z"
     found = Pane(f"agentdex-test-{os.getpid()}-{tmp_path.name}", env, tmp_path)
     try:
         found.run("agentdex index >/dev/null")

@@ -12,6 +12,7 @@ the run quietly with status 0, as ripgrep does.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Callable
 from typing import Any, NoReturn, TypeVar
@@ -53,17 +54,27 @@ def one_format(as_json: bool, ndjson: bool) -> None:
         raise UsageError("--json and --ndjson are two output formats; give one of them")
 
 
+#: what orjson writes raw but a terminal acts on: DEL and the C1 controls (U+0080-U+009F)
+_RAW_CONTROLS = re.compile(rb"\x7f|\xc2[\x80-\x9f]")
+
+
+def json_bytes(data: Any, option: int = 0) -> bytes:
+    """``data`` as JSON with *every* control character escaped: orjson escapes the C0
+    ones; DEL and C1 (which it writes as UTF-8) become ``\\u007f``, ``\\u009b``... too.
+    In JSON text those bytes can only be inside strings, so the escape is exact."""
+    raw = orjson.dumps(data, option=option | orjson.OPT_NON_STR_KEYS, default=str)
+    return _RAW_CONTROLS.sub(lambda m: b"\\u%04x" % ord(m.group().decode()), raw)
+
+
 def emit_json(data: Any) -> None:
     """Write one JSON document to stdout."""
-    sys.stdout.buffer.write(
-        orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS, default=str)
-    )
+    sys.stdout.buffer.write(json_bytes(data, orjson.OPT_INDENT_2))
     sys.stdout.buffer.write(b"\n")
     sys.stdout.flush()
 
 
 def emit_ndjson(data: Any) -> None:
-    sys.stdout.buffer.write(orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS, default=str) + b"\n")
+    sys.stdout.buffer.write(json_bytes(data) + b"\n")
 
 
 def print_result(as_json: bool, data: Any, human: Callable[..., None], *args: Any) -> None:

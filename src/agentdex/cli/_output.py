@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 import io
 import os
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -118,15 +119,62 @@ def console(stderr: bool = False) -> Any:
     )
 
 
+#: what a terminal acts on: C0 controls but tab and newline, DEL, the C1 controls
+#: (U+0080-U+009F: 0x9B is CSI, 0x9D is OSC), and the bidirectional overrides and
+#: isolates that reorder how a line reads (U+202A-U+202E, U+2066-U+2069)
+_CONTROLS = re.compile("\r\n|[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def _visible(match: re.Match[str]) -> str:
+    char = match.group()
+    if char == "\r\n":
+        return "\n"
+    code = ord(char)
+    if code < 0x20:
+        return "^" + chr(code + 0x40)  # ESC -> ^[, BEL -> ^G, a lone CR -> ^M
+    if code == 0x7F:
+        return "^?"
+    return f"<U+{code:04X}>"
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` with every character a terminal would act on shown visibly instead.
+
+    The one sanitizer of human output (tables, ``show``, ``search``, ``resume
+    --print``, an export written to a terminal, pipe rows): an OSC 52 sequence
+    from a transcript cannot write the clipboard, set the window title, draw a
+    fake link, or move the cursor to redraw a line. ``ESC`` is shown ``^[``;
+    tabs and newlines stay (``\r\n`` becomes ``\n``).
+    """
+    if _CONTROLS.search(text) is None:
+        return text
+    return _CONTROLS.sub(_visible, text)
+
+
 @functools.cache
 def _console_class() -> Any:
     from rich.console import Console
+    from rich.segment import Segment
 
     class PipeAwareConsole(Console):
-        """Rich exits 1 on a closed pipe; agentdex reports it like other tools (quietly)."""
+        """Rich exits 1 on a closed pipe; agentdex reports it like other tools (quietly).
+
+        Every piece of text is passed through :func:`terminal_safe` before Rich adds
+        its own styling codes, so only agentdex's escape sequences reach the terminal.
+        """
 
         def on_broken_pipe(self) -> None:
             raise BrokenPipeError
+
+        def _render_buffer(self, buffer: Any) -> str:
+            safe = (
+                segment
+                if segment.control or not segment.text
+                else Segment(terminal_safe(segment.text), segment.style, segment.control)
+                for segment in buffer
+            )
+            rendered: str = super()._render_buffer(safe)
+            return rendered
 
     return PipeAwareConsole
 
@@ -214,7 +262,7 @@ def emit_row(fields: list[tuple[str, str]]) -> None:
     """One tab-separated line (a pipe's format): tabs and newlines inside a field become
     spaces; each field is styled only when colour is on (``--color always``)."""
     settings = current()
-    parts = [" ".join(value.split()) if value else "-" for value, _ in fields]
+    parts = [terminal_safe(" ".join(value.split())) if value else "-" for value, _ in fields]
     if settings.color:
         from rich.style import Style
 

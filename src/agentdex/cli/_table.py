@@ -94,9 +94,13 @@ def cut(text: str, width: int, how: str) -> str:
 def render(
     columns: Sequence[Column], rows: Sequence[Sequence[str]], width: int | None
 ) -> list[Any]:
-    """Rich ``Text`` lines (a dim header first), laid out by :func:`fit`."""
+    """Rich ``Text`` lines (a dim header first), laid out by :func:`fit`; cells are made
+    :func:`~agentdex.cli._output.terminal_safe` first, so widths count what is shown."""
     from rich.text import Text
 
+    from agentdex.cli._output import terminal_safe
+
+    rows = [[terminal_safe(value) for value in row] for row in rows]
     widths = fit(columns, rows, width)
     header = Text(style="dim")
     body = [Text() for _ in rows]

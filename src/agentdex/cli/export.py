@@ -54,7 +54,11 @@ def export(
         raise UsageError("--json reports a written file: add -o FILE (or use --format json)")
     document = api.export(ref, home_of(ctx), format=fmt, redact=redact)
     if output is None or str(output) == "-":
-        sys.stdout.write(document.content)
+        from agentdex.cli._output import terminal_safe
+
+        # to a terminal, the document is read, not kept: nothing in it may drive the terminal
+        tty = sys.stdout.isatty()
+        sys.stdout.write(terminal_safe(document.content) if tty else document.content)
         sys.stdout.flush()
         return
     target = output / document.filename if output.is_dir() else output

@@ -42,13 +42,22 @@ def resume(ctx: click.Context, ref: str, print_only: bool, as_json: bool) -> Non
         if not found.supported:
             raise UnsupportedError(found.reason or f"{found.agent} cannot resume")
         _notes(found.warnings)
-        click.echo(found.command)
+        from agentdex.cli._output import terminal_safe
+
+        click.echo(terminal_safe(found.command or ""))
         return
     _notes(api.check_launchable(found))
-    click.echo(f"agentdex: resuming {found.agent} {found.session_id}: {found.command}", err=True)
+    from agentdex.cli._output import terminal_safe
+
+    click.echo(
+        terminal_safe(f"agentdex: resuming {found.agent} {found.session_id}: {found.command}"),
+        err=True,
+    )
     sys.exit(api.launch(found))
 
 
 def _notes(warnings: list[str]) -> None:
+    from agentdex.cli._output import terminal_safe
+
     for warning in warnings:
-        click.echo(f"agentdex: note: {warning}", err=True)
+        click.echo(terminal_safe(f"agentdex: note: {warning}"), err=True)

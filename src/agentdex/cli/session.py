@@ -20,11 +20,12 @@ from agentdex.cli._common import emit_json, home_of, json_option
 
 def _summary(s: dict[str, Any]) -> str:
     from agentdex.cli._format import shown_path
+    from agentdex.cli._output import terminal_safe
 
     where = shown_path(s["working_directory"]) or "(no work directory)"
     label = f"  {s['label']}" if s["label"] else ""
     bound = f"  [worktree {shown_path(s['worktree'])}]" if s["worktree"] else ""
-    return f"{s['id']}  {where}{bound}{label}"
+    return terminal_safe(f"{s['id']}  {where}{bound}{label}")
 
 
 @click.group("session")
@@ -99,6 +100,7 @@ def list_cmd(workdir: str | None, as_json: bool) -> None:
 def show_cmd(ctx: click.Context, session_id: str, as_json: bool) -> None:
     """One session: work directory, worktree, processes, linked agent history."""
     from agentdex.api.sessions import show_session
+    from agentdex.cli._output import terminal_safe
 
     data = show_session(session_id, home=home_of(ctx))
     if as_json:
@@ -113,7 +115,8 @@ def show_cmd(ctx: click.Context, session_id: str, as_json: bool) -> None:
     if not data["history_available"]:
         click.echo("history: not available in this build")
     for row in data["history"]:
-        click.echo(f"  {row.get('agent')}  {row.get('session_id')}  {row.get('title') or ''}")
+        line = f"  {row.get('agent')}  {row.get('session_id')}  {row.get('title') or ''}"
+        click.echo(terminal_safe(line))
 
 
 @session.command("workdir")
