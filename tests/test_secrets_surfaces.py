@@ -68,6 +68,11 @@ def _line(kind: str, text: str | list[dict[str, Any]], index: int, cwd: Path) ->
 
 @pytest.fixture
 def planted(home: Path) -> Path:
+    return plant(home)
+
+
+def plant(home: Path) -> Path:
+    """The conversation with the ten secrets, in ``home``'s Claude Code store."""
     project = home / "work" / "app"
     project.mkdir(parents=True)
     folder = home / ".claude" / "projects" / "-work-app"

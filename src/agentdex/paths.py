@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from stat import S_ISDIR
+from typing import BinaryIO
 
 APP_NAME = "agentdex"
 
@@ -63,10 +65,56 @@ def config_path() -> Path:
     return Path(user_config_dir(APP_NAME, appauthor=False)) / "config.toml"
 
 
+#: what agentdex creates is its user's alone: files 0600, folders 0700 (docs/security.md)
+PRIVATE_UMASK = 0o077
+
+
+def private_umask() -> int:
+    """From now on, every file and folder this process creates is private (0600 / 0700)
+    whatever the user's umask: index and archive files (SQLite's and tantivy's
+    included), manifests, exports, ``archive export``. Returns the previous umask.
+    The CLI (and so ``serve``, ``ui``, ``mcp``) calls it first thing."""
+    return os.umask(PRIVATE_UMASK)
+
+
+@contextmanager
+def private_files() -> Iterator[None]:
+    """:func:`private_umask` for the length of a block (library calls that write), then
+    the caller's umask again."""
+    previous = os.umask(PRIVATE_UMASK)
+    try:
+        yield
+    finally:
+        os.umask(previous)
+
+
+def tighten(path: Path) -> None:
+    """Make an existing folder 0700 (one an older agentdex created 0755); never raises."""
+    try:
+        if path.stat().st_mode & 0o077:
+            path.chmod(0o700)
+    except OSError:
+        pass
+
+
 def ensure_private_dir(path: Path) -> Path:
-    """Create ``path`` (mode 0700 when new) and return it."""
-    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    """Create ``path`` and its missing parents 0700 (an existing one is tightened) and
+    return it."""
+    with private_files():
+        path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    tighten(path)
     return path
+
+
+def open_private(path: Path) -> BinaryIO:
+    """``path`` opened for writing (created or truncated), mode 0600 whatever the umask."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.fchmod(fd, 0o600)  # an existing file keeps its mode through O_CREAT
+    except OSError:
+        os.close(fd)
+        raise
+    return os.fdopen(fd, "wb")
 
 
 def stat_signature(path: str) -> str:

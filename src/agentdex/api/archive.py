@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentdex.errors import NotFoundError, UsageError
+from agentdex.paths import open_private
 from agentdex.records import iso_utc
 
 if TYPE_CHECKING:
@@ -188,7 +189,7 @@ def export(
         live = _LiveKeys(base)
         tmp = None if target is None else target.with_name(f".{target.name}.{os.getpid()}.tmp")
         try:
-            handle = sys.stdout.buffer if tmp is None else open(tmp, "wb")  # noqa: SIM115
+            handle = sys.stdout.buffer if tmp is None else open_private(tmp)
             try:
                 for entry in rows:
                     assert store is not None

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentdex.errors import CorruptError
+from agentdex.paths import ensure_private_dir, open_private
 
 if TYPE_CHECKING:
     from agentdex.catalogue import StoreRow
@@ -126,10 +127,11 @@ def _write_known_projects(root: str | os.PathLike[str] | None, home: str | None)
         before = set()
     if set(projects) == before:
         return False
-    target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_suffix(f".{os.getpid()}.tmp")
     try:
-        tmp.write_bytes(orjson.dumps(projects))
+        ensure_private_dir(target.parent)
+        with open_private(tmp) as out:
+            out.write(orjson.dumps(projects))
         os.replace(tmp, target)
     except OSError:
         with suppress(OSError):

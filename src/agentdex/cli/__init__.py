@@ -169,7 +169,10 @@ def _warn_missing_config() -> None:
 def main(argv: list[str] | None = None) -> Any:
     """Console-script entry point."""
     from agentdex.cli._common import run_main
+    from agentdex.paths import data_dir, private_umask, tighten
 
+    private_umask()  # whatever agentdex writes is 0600 in 0700 folders
+    tighten(data_dir())
     return run_main(cli, argv)
 
 

@@ -50,7 +50,7 @@ from agentdex.context.history_objects import (
 )
 from agentdex.context.model import SCHEMA_VERSION, Snapshot
 from agentdex.errors import AgentdexError, CorruptError
-from agentdex.paths import data_dir, ensure_private_dir
+from agentdex.paths import data_dir, ensure_private_dir, private_files
 
 DB_NAME = "history.db"
 BUSY_TIMEOUT_SECONDS = 10.0
@@ -83,10 +83,13 @@ class HistoryStore:
             return  # nothing recorded yet: every read answers empty, nothing is created
         ensure_private_dir(self.path.parent)
         try:
-            self.db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=NORMAL")
-            self._migrate()
+            with private_files():  # the database, its WAL and -shm: 0600
+                self.db = sqlite3.connect(
+                    self.path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None
+                )
+                self.db.execute("PRAGMA journal_mode=WAL")
+                self.db.execute("PRAGMA synchronous=NORMAL")
+                self._migrate()
         except sqlite3.OperationalError as exc:
             self.close()
             if "locked" in str(exc) or "busy" in str(exc):

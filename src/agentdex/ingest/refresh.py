@@ -36,6 +36,7 @@ from agentdex.ingest.feed import Refresher, maybe_changed
 from agentdex.ingest.firstbuild import FirstBuild
 from agentdex.ingest.parallel import Progress, index_changed
 from agentdex.ingest.stats import RefreshStats, raise_if_write_failure
+from agentdex.paths import ensure_private_dir, private_files
 from agentdex.readers import Diagnostics, is_read_failure
 
 #: Rebuild when dead text exceeds this share of all text (and MIN_GARBAGE bytes).
@@ -87,7 +88,7 @@ def refresh(
     started = time.monotonic()
     stats = RefreshStats()
     location = Location(index_root(root))
-    location.root.mkdir(parents=True, exist_ok=True, mode=0o700)
+    ensure_private_dir(location.root)
     lock = WriterLock(location.lock_path)
     timeout = None if wait is True else (0.0 if wait is False else float(wait))
     try:
@@ -104,7 +105,8 @@ def refresh(
     until = None if deadline is None else started + deadline
     try:
         rows_list = list(rows) if rows is not None else None
-        _refresh_locked(location, stats, full, home, rows_list, progress, _warn, known, until)
+        with private_files():  # index and archive files 0600 whatever the caller's umask
+            _refresh_locked(location, stats, full, home, rows_list, progress, _warn, known, until)
     finally:
         lock.release()
     stats.seconds = round(time.monotonic() - started, 4)

@@ -24,3 +24,5 @@ registerView({ name: "sources", title: "Sources", order: 60, mount: mountSources
 
 // Pages and panels added by their own files (one import each):
 import "./team.js";
+import { mount as mountSecrets } from "./secrets.js";
+registerView({ name: "secrets", title: "Secrets", order: 70, mount: mountSecrets });
