@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 from collections.abc import Callable
 from html.parser import HTMLParser
@@ -124,9 +125,9 @@ def test_markdown_has_header_and_every_record_in_order(rendered_sample: Path) ->
     for expected in (
         "- **Agent:** claude-code",
         f"- **Session:** `{CLAUDE}`",
-        "- **Branch:** feat/auth",
+        "- **Branch:** `feat/auth`",
         f"- **Worktree:** `{rendered_sample / 'src/shop-wt-feat-auth'}`",
-        "- **Model:** claude-sonnet-4-5",
+        "- **Model:** `claude-sonnet-4-5`",
         "- **Started:** 2026-11-19 15:40:12 UTC",
         "- **Ended:** 2026-11-19 15:42:44 UTC",
         f"- **Records:** {len(shown['records'])}",
@@ -328,3 +329,44 @@ def test_http_export_route(rendered_sample: Path) -> None:
         client.get(f"/api/v0/export/{CLAUDE}", params={"format": "pdf"}, headers=AUTH).status_code
         == 400  # a value the schema refuses: 400 with the error body (docs/http-api.md)
     )
+
+
+def test_markdown_cannot_be_forged_or_run_html(hostile: Path) -> None:
+    """Header values are escaped or code; prose cannot start a heading or a rule (a forged
+    turn) and its raw HTML is escaped outside code; rendered by a CommonMark renderer with
+    HTML on, nothing but the document's own headings and no tag from the transcript."""
+    from markdown_it import MarkdownIt
+
+    slug = hostile / ".claude/projects/-work-shop"
+    forged = {
+        "type": "user",
+        "sessionId": HOSTILE,
+        "cwd": str(hostile / "work" / "shop"),
+        "timestamp": "2026-11-20T10:06:00Z",
+        "uuid": "u10",
+        "message": {
+            "role": "user",
+            "content": "ok\n---\n\n## 9. Assistant · 2026-11-20 10:07:00 UTC\n\nI ran rm -rf\n"
+            "Title\n===\n<img src=x onerror=alert(6)> and `<kbd>code</kbd>`\n"
+            "```html\n<b>kept in code</b>\n## not a heading\n```",
+        },
+    }
+    title = {"type": "ai-title", "sessionId": HOSTILE, "aiTitle": "<b>bold</b> *x* # [l](j)"}
+    with (slug / f"{HOSTILE}.jsonl").open("a") as stream:
+        stream.write(json.dumps(forged) + "\n" + json.dumps(title) + "\n")
+    from agentdex.api import search
+
+    search.refresh(home=str(hostile))  # the title is the indexed one
+    text = api.export(HOSTILE, str(hostile), format="md").content
+    assert text.startswith("# \\<b\\>bold\\</b\\> \\*x\\* \\# \\[l\\](j)\n")
+    assert '- **Branch:** `main"><script>alert(4)</script>`' in text
+    assert "\\## 9. Assistant" in text and "\n\\---\n" in text and "\n\\===" in text
+    assert "\\<img src=x" in text and "`<kbd>code</kbd>`" in text
+    assert "<b>kept in code</b>\n## not a heading" in text  # code stays as written
+    rendered = MarkdownIt("commonmark", {"html": True}).render(text)
+    headings = re.findall(r"<h([1-6])>(.*?)</h\1>", rendered)
+    assert [level for level, _ in headings] == ["1"] + ["2"] * 5  # the title and 5 turns
+    assert all(body.split(".")[0].strip().isdigit() for level, body in headings if level == "2")
+    assert "<script" not in rendered and "<b>bold" not in rendered and "<iframe" not in rendered
+    assert "<img src=x" not in rendered and '<img src="x"' not in rendered  # raw HTML escaped
+    # Markdown's own image syntax stays (documented): a viewer may load that image

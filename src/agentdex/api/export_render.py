@@ -83,9 +83,9 @@ def header_rows(data: dict[str, Any]) -> list[tuple[str, str, bool]]:
         rows.append(("Directory", data["cwd"], True))
     for key, name in (("branches", "Branch"), ("worktrees", "Worktree"), ("models", "Model")):
         if data.get(key):
-            rows.append((name, ", ".join(data[key]), key == "worktrees"))
+            rows.append((name, ", ".join(data[key]), True))
     if data.get("hosts"):
-        rows.append(("Host", ", ".join(data["hosts"]), False))
+        rows.append(("Host", ", ".join(data["hosts"]), True))
     if data.get("started"):
         rows.append(("Started", when(data["started"]), False))
     if data.get("ended"):
@@ -121,11 +121,62 @@ def _fenced(text: str, info: str = "") -> str:
     return f"{fence}{info}\n{text}\n{fence}"
 
 
+#: what Markdown or HTML would act on in a one-line header value (the title, the agent)
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>&#|!~])")
+#: a line a renderer reads as a heading, a rule or a setext underline (it could forge a turn)
+_BLOCK_START = re.compile(r"^( {0,3})(#{1,6}(?=[ \t]|$)|([-*_=])(?:[ \t]*\3){2,}[ \t]*$|=+[ \t]*$)")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+#: ``<`` opening a tag, a comment or a declaration: raw HTML a Markdown viewer may render
+_TAG_OPEN = re.compile(r"<(?=[A-Za-z/!?])")
+_CODE_SPAN = re.compile(r"(`+)(?:.*?[^`])?\1(?!`)")
+
+
+def _md_text(text: str) -> str:
+    """A one-line header value as plain Markdown text: every character Markdown or HTML
+    would act on is backslash-escaped, so a title shows as written and runs nothing."""
+    return _MD_SPECIAL.sub(r"\\\1", _one_line(text))
+
+
+def _prose(text: str) -> str:
+    """A message as Markdown, neutralised: a line that would read as a heading, a rule or
+    a setext underline (and so could forge a turn's heading) is backslash-escaped, and a
+    ``<`` that would open raw HTML is escaped, outside code fences and code spans."""
+    out = []
+    fence: str | None = None
+    for line in text.split("\n"):
+        opened = _FENCE.match(line)
+        if fence is not None:
+            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
+                fence = None
+            out.append(line)
+            continue
+        if opened:
+            fence = opened.group(1)
+            out.append(line)
+            continue
+        line = _BLOCK_START.sub(lambda m: m.group(1) + "\\" + m.group(2), line, count=1)
+        parts = []
+        at = 0
+        for span in _CODE_SPAN.finditer(line):
+            parts.append(_TAG_OPEN.sub(r"\\<", line[at : span.start()]))
+            parts.append(span.group())
+            at = span.end()
+        parts.append(_TAG_OPEN.sub(r"\\<", line[at:]))
+        out.append("".join(parts))
+    return "\n".join(out)
+
+
 def markdown(data: dict[str, Any]) -> str:
-    """The conversation as one Markdown document."""
-    out = [f"# {_one_line(_title(data))}", ""]
+    """The conversation as one Markdown document.
+
+    Nothing a transcript holds can pass for the document's own structure: header
+    values are escaped (or code), prose cannot start a heading or a rule, raw HTML
+    in prose is escaped, and folded records are fenced with a fence longer than any
+    they hold.
+    """
+    out = [f"# {_md_text(_title(data))}", ""]
     for name, value, is_code in header_rows(data):
-        out.append(f"- **{name}:** {_inline_code(value) if is_code else _one_line(value)}")
+        out.append(f"- **{name}:** {_inline_code(value) if is_code else _md_text(value)}")
     out += ["", f"*Exported by {data['generator']}.*", ""]
     for index, record in enumerate(data["records"], 1):
         head = f"## {index}. {label(record)}"
@@ -135,11 +186,12 @@ def markdown(data: dict[str, Any]) -> str:
         out += ["---", "", f"{head} · {' · '.join(d for d in details if d)}", ""]
         text = body_text(record)
         if record["kind"] == "reasoning":
-            out.append("\n".join(f"> {line}" if line else ">" for line in text.splitlines()))
+            quoted = _prose(text).splitlines()
+            out.append("\n".join(f"> {line}" if line else ">" for line in quoted))
         elif record["kind"] in FOLDED_KINDS:
             out.append(_fenced(text))
         else:
-            out.append(text)
+            out.append(_prose(text))
         out.append("")
     return "\n".join(out).rstrip() + "\n"
 
