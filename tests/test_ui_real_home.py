@@ -133,7 +133,7 @@ def test_the_nav_folds_on_a_phone_and_is_absent_before_login(
     expect(page.locator("#token")).to_be_visible()
     expect(page.locator("#nav")).to_be_hidden()
     expect(page.locator("#menu")).to_be_hidden()
-    expect(page.locator("#nav a")).to_have_count(6)  # built, but not shown before login
+    expect(page.locator("#nav a")).to_have_count(7)  # built, but not shown before login
     _close(page)
 
     page = _page(browser, server, PHONE)
@@ -144,9 +144,9 @@ def test_the_nav_folds_on_a_phone_and_is_absent_before_login(
     expect(page.locator("#menu")).to_have_attribute("aria-expanded", "true")
     links = page.locator("#nav a")
     expect(links).to_have_text(
-        ["Search", "Conversations", "Context", "Sessions", "Worktrees", "Sources"]
+        ["Search", "Conversations", "Context", "Sessions", "Worktrees", "Sources", "Secrets"]
     )
-    for i in range(6):
+    for i in range(7):
         expect(links.nth(i)).to_be_visible()
     links.nth(5).click()
     expect(page).to_have_url(f"{server['url']}/#/sources")

@@ -86,3 +86,14 @@ class ConfigError(UsageError):
     """The configuration file is invalid (names file, line and key)."""
 
     code = "CONFIG"
+
+
+class BusyError(LimitError):
+    """Too many requests of one kind at once (HTTP 429 with ``Retry-After``)."""
+
+    code = "BUSY"
+    http_status = 429
+
+    def __init__(self, message: str, *, retry_after: int = 1) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after

@@ -29,7 +29,7 @@ from typing import Any
 
 from agentdex.api.index import maybe_refresh
 from agentdex.api.search import Budget, SearchResult, search, validate_query
-from agentdex.errors import AgentdexError, UsageError
+from agentdex.errors import AgentdexError, BusyError, UsageError
 
 #: How long past its deadline (or a cancel) a worker may take to answer before it is killed.
 GRACE_SECONDS = 2.0
@@ -98,6 +98,16 @@ def _ensure_fork_server() -> None:
             os.environ["PYTHONPATH"] = previous
 
 
+#: searches that may run at once in worker processes (HTTP and MCP); later ones queue ...
+MAX_CONCURRENT_SEARCHES = int(os.environ.get("AGENTDEX_MAX_SEARCHES", "4"))
+#: ... this many seconds for a slot, then are refused (HTTP 429 with Retry-After)
+QUEUE_SECONDS = float(os.environ.get("AGENTDEX_SEARCH_QUEUE_SECONDS", "5"))
+#: the longest a search may hold a slot (a larger ``time_budget`` is cut to it; the CLI,
+#: which runs in its own process, keeps ``[search] time_budget``'s 3600 s maximum)
+MAX_SECONDS = 60.0
+_slots = threading.BoundedSemaphore(MAX_CONCURRENT_SEARCHES)
+
+
 def search_in_worker(
     query: str,
     *,
@@ -124,7 +134,26 @@ def search_in_worker(
     )
     if not check.valid:
         raise UsageError(check.error or "invalid query")
-    seconds = default_seconds() if time_budget is None else time_budget
+    seconds = min(default_seconds() if time_budget is None else time_budget, MAX_SECONDS)
+    if not _slots.acquire(timeout=QUEUE_SECONDS):
+        raise BusyError(
+            f"{MAX_CONCURRENT_SEARCHES} searches are already running; try again shortly",
+            retry_after=max(1, round(min(seconds, QUEUE_SECONDS))),
+        )
+    try:
+        return _search_in_slot(query, home, refresh_first, seconds, cancel, options)
+    finally:
+        _slots.release()
+
+
+def _search_in_slot(
+    query: str,
+    home: str | None,
+    refresh_first: bool,
+    seconds: float,
+    cancel: threading.Event | None,
+    options: dict[str, Any],
+) -> SearchResult:
     refresh_stats: dict[str, Any] = {}
     team = team or team_url is not None
     if team:

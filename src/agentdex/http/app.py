@@ -164,7 +164,9 @@ def create_app(
     async def _agentdex_error(_request: Request, exc: AgentdexError) -> JSONResponse:
         status = getattr(exc, "http_status", None) or _STATUS.get(exc.exit_code, 500)
         body: dict[str, Any] = {"error": exc.code, "message": exc.message, "detail": exc.detail}
-        return JSONResponse(status_code=status, content=body)
+        retry = getattr(exc, "retry_after", None)
+        headers = {"Retry-After": str(retry)} if retry is not None else None
+        return JSONResponse(status_code=status, content=body, headers=headers)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid_request(_request: Request, exc: RequestValidationError) -> JSONResponse:

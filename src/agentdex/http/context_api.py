@@ -28,10 +28,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agentdex.api import context as api
 from agentdex.api import context_history as history_api
+from agentdex.errors import BusyError
 from agentdex.http import params
 from agentdex.http.app import ErrorBody
 
 MAX_LIVE_WORKSPACES = 4
+#: workspaces open event streams may follow at once (each holds a watcher thread and its
+#: inotify watches); a stream on one more is refused (429, Retry-After)
+MAX_STREAMED_WORKSPACES = 8
 KEEPALIVE_SECONDS = 15.0
 
 
@@ -207,12 +211,19 @@ class _LiveWorkspaces:
         self._lock = threading.Lock()
         self._items: OrderedDict[str, api.ContextWatch] = OrderedDict()
 
-    def get(self, workspace: str, home: str | None) -> api.ContextWatch:
+    def get(self, workspace: str, home: str | None, *, stream: bool = False) -> api.ContextWatch:
         with self._lock:
             live = self._items.get(workspace)
             if live is not None:
                 self._items.move_to_end(workspace)
                 return live
+            streamed = sum(1 for item in self._items.values() if item.subscriber_count)
+        if stream and streamed >= MAX_STREAMED_WORKSPACES:
+            raise BusyError(
+                f"event streams already follow {streamed} workspaces (at most"
+                f" {MAX_STREAMED_WORKSPACES}); close one or retry later",
+                retry_after=int(KEEPALIVE_SECONDS),
+            )
         created = api.watch(workspace, home=home, recorded_by="http")  # resolves: no lock held
         evicted: list[api.ContextWatch] = []
         with self._lock:
@@ -230,6 +241,16 @@ class _LiveWorkspaces:
         for item in evicted:
             item.close()
         return created
+
+    def release(self, workspace: str) -> None:
+        """After a stream ended: a workspace no stream follows stops being watched (its
+        thread and inotify watches are freed at once, not when the LRU gets to it)."""
+        with self._lock:
+            live = self._items.get(workspace)
+            if live is None or live.subscriber_count:
+                return
+            del self._items[workspace]
+        live.close()
 
     def close(self) -> None:
         with self._lock:
@@ -274,8 +295,8 @@ def _workspace(request: Request, directory: str | None) -> str:
     return api.workspace_path(directory)
 
 
-def _watch(request: Request, directory: str | None) -> api.ContextWatch:
-    return _live(request.app).get(_workspace(request, directory), _home(request))
+def _watch(request: Request, directory: str | None, stream: bool = False) -> api.ContextWatch:
+    return _live(request.app).get(_workspace(request, directory), _home(request), stream=stream)
 
 
 Dir = Annotated[
@@ -486,7 +507,7 @@ async def get_events(
     The stream ends when the client disconnects, after ``max_events``
     events, or after ``timeout`` seconds.
     """
-    live = await run_in_threadpool(_watch, request, directory)
+    live = await run_in_threadpool(_watch, request, directory, True)
     loop = asyncio.get_running_loop()
     changed = asyncio.Event()
 
@@ -521,6 +542,9 @@ async def get_events(
                         await asyncio.wait_for(changed.wait(), min(remaining, 1.0))
         finally:
             unsubscribe()
+            # not awaited: a disconnect cancels this generator, and closing a watcher joins
+            # its thread; the release runs on the executor whatever happens here
+            loop.run_in_executor(None, _live(request.app).release, live.workspace)
 
     return StreamingResponse(
         stream(), media_type="text/event-stream", headers={"Cache-Control": "no-store"}
