@@ -141,21 +141,22 @@ def search_in_worker(
             retry_after=max(1, round(min(seconds, QUEUE_SECONDS))),
         )
     try:
-        return _search_in_slot(query, home, refresh_first, seconds, cancel, options)
+        where = (home, refresh_first, team or team_url is not None, team_url)
+        return _search_in_slot(query, where, seconds, cancel, options)
     finally:
         _slots.release()
 
 
 def _search_in_slot(
     query: str,
-    home: str | None,
-    refresh_first: bool,
+    where: tuple[str | None, bool, bool, str | None],
     seconds: float,
     cancel: threading.Event | None,
     options: dict[str, Any],
 ) -> SearchResult:
+    """The search, holding a slot: ``where`` is (home, refresh first, team, team URL)."""
+    home, refresh_first, team, team_url = where
     refresh_stats: dict[str, Any] = {}
-    team = team or team_url is not None
     if team:
         from agentdex.api.team import settings
 
