@@ -38,6 +38,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "agentdex.cli.secrets:secrets",
         "Where secrets were found (kinds, never values).",
     ),
+    "usage": ("agentdex.cli.usage:usage", "Tokens and cost per day, model, project, session."),
     "context": ("agentdex.cli.context:context", "What agents are told in a workspace."),
     "worktree": ("agentdex.cli.worktree:worktree", "List, add and remove git worktrees."),
     "session": ("agentdex.cli.session:session", "Run agents in sessions bound to a work dir."),

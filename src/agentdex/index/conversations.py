@@ -27,6 +27,7 @@ from agentdex.index.segments import load_block
 if TYPE_CHECKING:
     from agentdex.index.files import FileRows
     from agentdex.index.segments import BlockFile, Prepared
+    from agentdex.index.usage import UsageTable
 
 Session = tuple[str, str]
 #: ids per SQL statement (below SQLite's limit on host parameters)
@@ -49,6 +50,7 @@ class _Writer(Protocol):
     db: sqlite3.Connection
     files: FileRows
     block_file: BlockFile
+    usage: UsageTable
 
     def add(self, prepared: Prepared, file_id: int) -> None: ...
     def delete_records(self, file_id: int, from_offset: int | None) -> int: ...
@@ -139,9 +141,12 @@ class ConversationEdits:
 
     # -- removing -------------------------------------------------------------------------
     def forget_conversation(self: _Writer, agent: str | None, session_id: str) -> int:
-        """Delete one conversation's records and title; how many records went."""
+        """Delete one conversation's records, model calls' usage and title; how many records
+        went."""
         by_file: dict[int, set[int]] = {}
-        for chunk in _chunks(self.conversation_contexts(agent, session_id)):
+        contexts = self.conversation_contexts(agent, session_id)
+        self.usage.delete_contexts(contexts)
+        for chunk in _chunks(contexts):
             for rid, fid in self.db.execute(
                 f"SELECT id, file_id FROM record_rows WHERE context_id IN ({_in(chunk)})", chunk
             ):

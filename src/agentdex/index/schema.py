@@ -181,6 +181,20 @@ def m004_context_stats(db: sqlite3.Connection) -> None:
     create_and_fill(db)
 
 
+@migration
+def m005_usage(db: sqlite3.Connection) -> None:
+    """Model calls' token usage and its rollup (:mod:`agentdex.index.usage`).
+
+    Files indexed before this migration were read without their usage; the
+    next refresh reads it from them (``meta.usage_backfill``).
+    """
+    from agentdex.index.usage import create
+
+    create(db)
+    if db.execute("SELECT 1 FROM files LIMIT 1").fetchone() is not None:
+        db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('usage_backfill', '1')")
+
+
 def migrate(db: sqlite3.Connection) -> list[str]:
     """Apply pending migrations in order; returns the names applied now."""
     db.execute(

@@ -52,7 +52,8 @@ from agentdex.index.segments import (
     prepare,
 )
 from agentdex.index.store import open_writer_db
-from agentdex.records import Record
+from agentdex.index.usage import UsageTable
+from agentdex.records import Record, Usage
 
 #: a refresh that adds more text than this rebuilds the whole term list at its end
 #: instead of tokenizing the new text again in Python for the delta
@@ -90,6 +91,8 @@ class IndexWriter(ConversationEdits):
         self.db = open_writer_db(gen)
         self.block_file = BlockFile(gen, write=True)
         self.blocks = BlockWriter(self.db, self.block_file)
+        #: model calls' token usage (:mod:`agentdex.index.usage`)
+        self.usage = UsageTable(self.db, self.blocks.contexts)
         self._postings: PostingsWriter | None = None
         self._postings_threads = postings_threads
         #: postings deletes made before the tantivy writer was opened (applied first)
@@ -228,8 +231,15 @@ class IndexWriter(ConversationEdits):
                 self._new_texts = None
                 self.vocab_stale = True
 
+    def add_usage(self, file_id: int, usage: list[Usage], *, resumed: bool) -> int:
+        """Add the model calls' usage one read of a file found; ``resumed``: the read went on
+        from a resume point, so this file's earlier rows of the same calls are replaced."""
+        return self.usage.add(file_id, usage, replacing=resumed)
+
     def delete_records(self, file_id: int, from_offset: int | None) -> int:
-        """Delete a file's records (those at byte offsets >= ``from_offset``); returns how many."""
+        """Delete a file's records (those at byte offsets >= ``from_offset``), and its calls'
+        usage read there (both are read again, or the file is gone); returns how many records."""
+        self.usage.delete_file(file_id, from_offset)
         where = "file_id = ?" + (" AND offset >= ?" if from_offset is not None else "")
         args: tuple[int, ...] = (file_id,) if from_offset is None else (file_id, from_offset)
         return self._delete(file_id, where, args, whole=from_offset is None)
@@ -334,6 +344,7 @@ class IndexWriter(ConversationEdits):
         """Commit the batch: SQLite, then the postings, then the markers (module docstring)."""
         self.blocks.flush()
         self._update_context_stats()
+        self.usage.settle()
         for hook in self.before_commit:
             hook(self)
         if self._chars_grew:
@@ -427,6 +438,7 @@ class IndexWriter(ConversationEdits):
         try:
             if ok:
                 self._update_context_stats()
+                self.usage.settle()
                 self.db.execute("COMMIT")
             else:
                 self.db.execute("ROLLBACK")

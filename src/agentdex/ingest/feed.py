@@ -32,6 +32,7 @@ from agentdex.ingest.pipeline import Stage, mask_title, prepare_record, stages
 from agentdex.ingest.stats import RefreshStats
 from agentdex.parsers.base import ParseCursor
 from agentdex.readers import Diagnostic, Diagnostics, is_read_failure
+from agentdex.records import Usage
 
 HEAD_BYTES = 4096
 #: Commit after this much parsed input (bytes) or this many seconds.
@@ -91,6 +92,8 @@ class Refresher:
         self.redact = redact
         self.stages = stages(redact_secrets=redact)
         self.index = IndexWriter(gen)
+        #: files whose usage this refresh read (the usage backfill skips them)
+        self.usage_read: set[int] = set()
         try:
             self.archive = IndexingArchive(gen.parent, self.index, enabled=archive, redact=redact)
         except BaseException:
@@ -113,6 +116,14 @@ class Refresher:
         self.index.add(prepared, file_id)
         self.archive.offer(prepared)
         return True
+
+    def add_usage(self, file_id: int, usage: list[Usage], *, resumed: bool) -> None:
+        """Index the model calls one read of a file found (forgotten conversations' left out)."""
+        forgotten = self.archive.forgotten
+        if forgotten:
+            usage = [u for u in usage if not forgotten.holds(u.agent, u.session_id)]
+        self.stats.usage_added += self.index.add_usage(file_id, usage, resumed=resumed)
+        self.usage_read.add(file_id)
 
     def close(self, ok: bool) -> None:
         """The archive first: its batch commits before the index's (never behind it)."""
@@ -214,6 +225,7 @@ class Refresher:
             # vanished mid-index: forget it entirely
             self.index.remove_file(file_id, str(source.path))
             return
+        self.add_usage(file_id, cursor.usage, resumed=resume_from is not None)
         path = str(source.path)
         failure = next(
             (

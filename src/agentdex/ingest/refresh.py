@@ -31,7 +31,7 @@ from agentdex.index.files import FileRows, is_archived
 from agentdex.index.lock import LockBusy, WriterLock
 from agentdex.index.memory import limit_malloc_arenas
 from agentdex.index.store import Location, OutdatedIndexError, text_bytes
-from agentdex.ingest import events, manifest
+from agentdex.ingest import events, manifest, usage_backfill
 from agentdex.ingest.feed import Refresher, maybe_changed
 from agentdex.ingest.firstbuild import FirstBuild
 from agentdex.ingest.parallel import Progress, index_changed
@@ -204,8 +204,8 @@ def _refresh_locked(
         raise
     if location.building() == gen:
         stats.rebuilt = True
-    if stats.rebuilt:
-        known = None
+    if stats.rebuilt or usage_backfill.pending(refresher):
+        known = None  # a backfill reads every file discovery finds
     stats.generation = gen.name
     manifest.discard(location.root)
     ok = rebuild_first = False
@@ -216,6 +216,8 @@ def _refresh_locked(
         if stats.incomplete:  # the rest (and the archive's re-import) comes next time
             refresher.index.finish(big=False)
         else:
+            if rows is None and usage_backfill.pending(refresher):
+                usage_backfill.backfill(refresher, found, _indexable)
             if refresher.first is not None:
                 refresher.first.complete(refresher.index)
             refresher.archive.finish()

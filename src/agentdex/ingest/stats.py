@@ -28,6 +28,8 @@ class RefreshStats:
     #: records new to the archive, and records re-imported from it (their source lost them)
     records_archived: int = 0
     records_restored: int = 0
+    #: model calls' usage read (docs/usage.md)
+    usage_added: int = 0
     bytes_parsed: int = 0
     seconds: float = 0.0
     rebuilt: bool = False

@@ -1,0 +1,194 @@
+"""Model calls' token usage in the index: every call read, one counted per call, and rollups.
+
+Tables (migration ``m005_usage``):
+
+``usage_calls``
+    one row per call as a file wrote it: the file and byte offset it was read
+    at (so a resumed or re-read file replaces exactly what it re-reads, like
+    its records), its context (agent, session, model, paths: the ``contexts``
+    table records use), ``call`` (a 64-bit hash of agent and
+    :attr:`~agentdex.records.Usage.call_id`), the time and the counts, and
+    ``counted``.
+``usage_rollup``
+    per context, 15-minute slot of UTC time (``bucket``, its start in epoch
+    seconds; -1 for calls without a time) and prompt size (``size``: how many
+    of :data:`PROMPT_THRESHOLDS` the call's prompt, input plus cache, is
+    over; some models cost more per token past one): the sums of the counted
+    calls. A quarter hour is the unit of every time zone's offset, so local
+    days, weeks and months are exact unions of slots; ``agentdex usage``
+    groups these few rows instead of every call.
+
+**One counted row per call.** The same call can be written by several files
+(a resumed Claude Code conversation copies its history into a new file, a
+forked Codex rollout its parent's token events) and, for one file, by
+several reads (a message still being written when a refresh read it): a
+later read of a file replaces that file's earlier row of the call, and among
+files the row written first (the earliest time, then the first indexed) is
+the counted one. When that row goes (its file is re-read or deleted) another
+copy is counted instead, so a copy never counts twice and a call is not lost
+while any file still holds it.
+
+The writer keeps both tables level in the transaction that changes the rows:
+deletes subtract counted rows from the rollup at once; rows added and calls
+that lost their counted row are settled at commit (:meth:`UsageTable.settle`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from collections.abc import Iterable
+
+from agentdex.index.segments import ContextIds
+from agentdex.records import Usage
+
+#: seconds per rollup slot (every UTC offset in use is a multiple of it)
+SLOT = 900
+#: the rollup slot of a row of ``usage_calls``
+BUCKET_SQL = f"coalesce(CAST(timestamp / {SLOT} AS INTEGER) * {SLOT}, -1)"
+#: prompt sizes (input + cache read + cache write) past which some models' rates change
+PROMPT_THRESHOLDS = (128_000, 200_000, 272_000)
+#: the rollup's prompt size class of a row of ``usage_calls``
+SIZE_SQL = " + ".join(
+    f"(input + cache_read + cache_write > {limit})" for limit in PROMPT_THRESHOLDS
+)
+#: the count columns, in :data:`agentdex.records.USAGE_COUNTS` order
+COUNT_COLUMNS = ("input", "cache_read", "cache_write", "output", "reasoning", "cache_write_1h")
+
+DDL = f"""
+CREATE TABLE IF NOT EXISTS usage_calls (
+    id INTEGER PRIMARY KEY,
+    file_id INTEGER NOT NULL,
+    offset INTEGER NOT NULL,
+    context_id INTEGER NOT NULL,
+    call INTEGER NOT NULL,        -- hash of (agent, call id): the same call in every file
+    timestamp REAL,
+    {", ".join(f"{c} INTEGER NOT NULL" for c in COUNT_COLUMNS)},
+    counted INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS usage_calls_call ON usage_calls(call);
+CREATE INDEX IF NOT EXISTS usage_calls_file ON usage_calls(file_id, offset);
+CREATE TABLE IF NOT EXISTS usage_rollup (
+    context_id INTEGER NOT NULL,
+    bucket INTEGER NOT NULL,      -- start of a {SLOT}-second slot of UTC time; -1: no time
+    size INTEGER NOT NULL,        -- how many PROMPT_THRESHOLDS the prompt is over
+    calls INTEGER NOT NULL,
+    {", ".join(f"{c} INTEGER NOT NULL" for c in COUNT_COLUMNS)},
+    PRIMARY KEY (context_id, bucket, size)
+) WITHOUT ROWID;
+"""
+
+_SUMS = ", ".join(f"{{sign}} * sum({c})" for c in COUNT_COLUMNS)
+_UPSERT = (
+    f"INSERT INTO usage_rollup (context_id, bucket, size, calls, {', '.join(COUNT_COLUMNS)})"
+    f" SELECT context_id, {BUCKET_SQL}, {SIZE_SQL}, {{sign}} * count(*), {_SUMS}"
+    " FROM usage_calls WHERE {where} GROUP BY context_id, 2, 3"
+    " ON CONFLICT(context_id, bucket, size) DO UPDATE SET calls = calls + excluded.calls, "
+    + ", ".join(f"{c} = {c} + excluded.{c}" for c in COUNT_COLUMNS)
+)
+_INSERT = (
+    "INSERT INTO usage_calls (file_id, offset, context_id, call, timestamp,"
+    f" {', '.join(COUNT_COLUMNS)}) VALUES ({', '.join('?' * (5 + len(COUNT_COLUMNS)))})"
+)
+
+
+def call_hash(agent: str, call_id: str) -> int:
+    """A signed 64-bit name for one call of one agent (SQLite's integer range)."""
+    digest = hashlib.blake2b(f"{agent}\0{call_id}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
+
+
+def create(db: sqlite3.Connection) -> None:
+    db.executescript(DDL)
+
+
+class UsageTable:
+    """The writer's side of the usage tables (the caller holds the writer lock and a
+    transaction; :meth:`settle` runs before each commit)."""
+
+    def __init__(self, db: sqlite3.Connection, contexts: ContextIds) -> None:
+        self.db = db
+        self.contexts = contexts
+        #: calls whose counted row may have changed since the last settle
+        self._unsettled: set[int] = set()
+
+    def add(self, file_id: int, usage: Iterable[Usage], *, replacing: bool) -> int:
+        """Add one file's calls (as read now); ``replacing``: the file's rows of the same
+        calls from an earlier read go first (a resumed read). Returns how many."""
+        rows: list[tuple[object, ...]] = []
+        calls: set[int] = set()
+        for u in usage:
+            key = (u.agent, u.store, u.session_id, u.model, u.cwd, u.project, u.branch,
+                   u.worktree, u.host)  # fmt: skip
+            call = call_hash(u.agent, u.call_id)
+            calls.add(call)
+            rows.append((file_id, u.offset, self.contexts.get_or_add(key), call, u.timestamp,
+                         *u.counts()))  # fmt: skip
+        if not rows:
+            return 0
+        if replacing:
+            for call in calls:
+                self._remove("file_id = ? AND call = ?", (file_id, call))
+        self.db.executemany(_INSERT, rows)
+        self._unsettled |= calls
+        return len(rows)
+
+    def delete_file(self, file_id: int, from_offset: int | None) -> None:
+        """Delete a file's calls (those read at byte offsets >= ``from_offset``)."""
+        if from_offset is None:
+            self._remove("file_id = ?", (file_id,))
+        else:
+            self._remove("file_id = ? AND offset >= ?", (file_id, from_offset))
+
+    def delete_contexts(self, context_ids: Iterable[int]) -> None:
+        """Delete every call of these contexts (a forgotten conversation)."""
+        ids = sorted(set(context_ids))
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            self._remove(f"context_id IN ({','.join('?' * len(chunk))})", tuple(chunk))
+
+    def _remove(self, where: str, args: tuple[object, ...]) -> None:
+        """Delete the rows matching ``where``: counted ones leave the rollup now, and
+        their calls are settled again (another copy may count instead)."""
+        calls = [
+            row[0]
+            for row in self.db.execute(
+                f"SELECT DISTINCT call FROM usage_calls WHERE ({where}) AND counted = 1", args
+            )
+        ]
+        if not calls:
+            self.db.execute(f"DELETE FROM usage_calls WHERE {where}", args)
+            return
+        self._rollup(f"({where}) AND counted = 1", args, -1)
+        self.db.execute(f"DELETE FROM usage_calls WHERE {where}", args)
+        self._unsettled.update(calls)
+
+    def _rollup(self, where: str, args: tuple[object, ...], sign: int) -> None:
+        self.db.execute(_UPSERT.format(sign=sign, where=where), args)
+
+    def settle(self) -> None:
+        """Make exactly one row of each unsettled call the counted one, rollup included."""
+        if not self._unsettled:
+            return
+        db = self.db
+        db.execute("CREATE TEMP TABLE IF NOT EXISTS usage_settle (call INTEGER PRIMARY KEY)")
+        db.execute("DELETE FROM temp.usage_settle")
+        db.executemany(
+            "INSERT OR IGNORE INTO temp.usage_settle (call) VALUES (?)",
+            ((c,) for c in self._unsettled),
+        )
+        self._unsettled.clear()
+        db.execute("CREATE TEMP TABLE IF NOT EXISTS usage_flip (id INTEGER PRIMARY KEY)")
+        db.execute("DELETE FROM temp.usage_flip")
+        # the rows whose counted flag is wrong: the first-written row of each call is counted
+        db.execute(
+            "INSERT INTO temp.usage_flip (id)"
+            " SELECT u.id FROM temp.usage_settle s JOIN usage_calls u ON u.call = s.call"
+            " WHERE u.counted != (u.id = (SELECT w.id FROM usage_calls w WHERE w.call = s.call"
+            "   ORDER BY coalesce(w.timestamp, 1e300), w.id LIMIT 1))"
+        )
+        flipped = "id IN (SELECT id FROM temp.usage_flip)"
+        self._rollup(f"{flipped} AND counted = 1", (), -1)
+        self._rollup(f"{flipped} AND counted = 0", (), 1)
+        db.execute(f"UPDATE usage_calls SET counted = 1 - counted WHERE {flipped}")
+        db.execute("DELETE FROM usage_rollup WHERE calls = 0")
