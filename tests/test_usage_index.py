@@ -248,3 +248,24 @@ def test_every_view_adds_up_to_the_same_total(home: Path, calls: list[Any]) -> N
         assert view["totals"] == totals, by
         assert sum(r["calls"] for r in view["rows"]) == totals["calls"], by
         assert sum(r["total_tokens"] for r in view["rows"]) == totals["total_tokens"], by
+
+
+def test_bad_counts_are_skipped_counted_in_audit_and_never_reach_a_total(home: Path) -> None:
+    bad = _claude("s1", "m2", "2026-03-01T10:01:00Z", (1, 0, 0, 1))
+    bad["message"]["usage"]["output_tokens"] = -40
+    absurd = _claude("s1", "m3", "2026-03-01T10:02:00Z", (1, 0, 0, 1))
+    absurd["message"]["usage"]["cache_read_input_tokens"] = 10_000_001
+    _transcript(
+        home, "s1", [_claude("s1", "m1", "2026-03-01T10:00:00Z", (2, 0, 0, 3)), bad, absurd]
+    )
+    assert _counts(_totals(home)) == (1, 2, 0, 0, 3)
+    from agentdex.api.audit import audit
+
+    report = audit(str(home))
+    (source,) = [s for s in report["sources"] if s["path"].endswith("s1.jsonl")]
+    assert source["usage"] == {"calls": 1, "skipped": 2}
+    assert report["totals"]["usage_skipped"] == 2 and report["totals"]["usage_calls"] == 1
+    assert source["status"] == "diagnostics"
+    assert any(
+        "usage skipped: output_tokens is negative" in d["message"] for d in source["diagnostics"]
+    )

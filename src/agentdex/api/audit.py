@@ -52,12 +52,15 @@ def audit(home: str | None = None) -> dict[str, Any]:
         "role_mismatches": 0,
         "abandoned": 0,
         "drift": 0,
+        "usage_calls": 0,
+        "usage_skipped": 0,
     }
     drift: dict[tuple[str, str, str, str], dict[str, Any]] = {}
     for source in _by_agent(found.sources):
         entry = source_json(source)
         if source.row.parser is None or source.row.coverage is Coverage.LISTED:
             entry.update(status="not-parsed", records=0, units=0, raw=None, diagnostics=[])
+            entry["usage"] = {"calls": 0, "skipped": 0}
             rows.append(entry)
             continue
         entry.update(audit_source(source))
@@ -74,6 +77,8 @@ def audit(home: str | None = None) -> dict[str, Any]:
         totals["role_mismatches"] += roles["mismatched"]
         totals["abandoned"] += roles["abandoned"]
         _add_drift(drift, source.agent, entry["drift"])
+        totals["usage_calls"] += entry["usage"]["calls"]
+        totals["usage_skipped"] += entry["usage"]["skipped"]
         rows.append(entry)
     totals["drift"] = len(drift)
     return {
@@ -120,6 +125,7 @@ def audit_source(source: Source) -> dict[str, Any]:
         "units": cursor.units,
         "raw": raw,
         "roles": roles,
+        "usage": {"calls": len(cursor.usage), "skipped": cursor.usage_skipped},
         "diagnostics": [d.to_json() for d in diagnostics.items[:20]],
         "diagnostic_count": diagnostics.count,
         "drift": [d.to_json() for d in diagnostics.drift.values()],
