@@ -18,10 +18,6 @@ from agentdex.parsers.codex import parse_rollout
 from agentdex.readers import Diagnostics
 from agentdex.records import Usage
 
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "claude-code" / "projects"
-if not CORPUS.is_dir():
-    CORPUS = Path("/work/shared/corpus/claude-code/projects")
-
 
 def _ref(path: Path, agent: str) -> SourceRef:
     return SourceRef(path=path, agent=agent, store="s", host=None, mtime=0, root=path.parent)
@@ -81,9 +77,8 @@ def _independent_claude(path: Path) -> dict[str, tuple[int, ...]]:
     return last
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason="shared corpus absent")
-def test_claude_corpus_one_usage_per_message_with_its_last_counts() -> None:
-    files = sorted(CORPUS.glob("*/*.jsonl"))
+def test_claude_corpus_one_usage_per_message_with_its_last_counts(corpus: Path) -> None:
+    files = sorted((corpus / "claude-code" / "projects").glob("*/*.jsonl"))
     assert len(files) == 5
     for path in files:
         usage, cursor, diag = _usage(path, "claude-code")
@@ -286,3 +281,125 @@ def test_codex_resume_continues_from_the_stored_total(tmp_path: Path) -> None:
     resumed = ParseCursor(offset=cursor.resume_offset, line=cursor.resume_line, state=cursor.state)
     usage, _, _ = _usage(path, "codex", resumed)
     assert [(u.input_tokens, u.cache_read_tokens, u.output_tokens) for u in usage] == [(30, 50, 5)]
+
+
+# -- Gemini CLI ----------------------------------------------------------------------------------
+
+
+def _gemini(mid: str, tokens: Any) -> dict[str, Any]:
+    at = "2026-05-17T12:00:05Z"
+    base = {"id": mid, "timestamp": at, "type": "gemini", "content": f"reply {mid}"}
+    return {**base, "model": "gemini-2.5-pro", "tokens": tokens}
+
+
+def test_gemini_cached_is_part_of_input_thoughts_are_output(tmp_path: Path) -> None:
+    from _agent_helpers import parse
+
+    header = {"sessionId": "g1", "projectHash": "h", "startTime": "2026-05-17T12:00:00Z"}
+    tok = {"input": 1000, "output": 50, "cached": 400, "thoughts": 20, "tool": 7, "total": 1077}
+    path = _write(
+        tmp_path / "chats" / "session-2026-05-17T12-00-g1.jsonl",
+        [
+            header,
+            {"id": "u1", "timestamp": "2026-05-17T12:00:01Z", "type": "user", "content": "hi"},
+            _gemini("a1", tok),
+            _gemini("a1", tok),  # re-emitted: the same message, one call
+            _gemini("a2", {"input": 10, "output": 1}),
+            {"$rewindTo": "a2"},  # the CLI rewound: a2 is no longer in the chat
+            _gemini("a3", {"input": 5, "output": -1}),
+        ],
+    )
+    _, cursor, diag = parse("gemini-cli.chat.v1", path, agent="gemini-cli", store="s")
+    (usage,) = cursor.usage
+    assert (usage.call_id, usage.model) == ("a1", "gemini-2.5-pro")
+    got = (usage.input_tokens, usage.cache_read_tokens, usage.output_tokens, usage.reasoning_tokens)
+    assert got == (1000 - 400 + 7, 400, 50 + 20, 20)
+    assert usage.total_tokens == tok["total"]  # Gemini's own total, split without loss
+    assert cursor.usage_skipped == 1 and "output is negative" in diag.items[-1].message
+
+
+def test_gemini_corpus_sample(corpus: Path) -> None:
+    from _agent_helpers import parse
+
+    files = sorted((corpus / "agentgrep-samples" / "gemini" / "gemini.tmp.chats").glob("*.jsonl"))
+    _, cursor, _ = parse("gemini-cli.chat.v1", files[0], agent="gemini-cli", store="s")
+    assert [(u.input_tokens, u.output_tokens, u.reasoning_tokens) for u in cursor.usage] == [
+        (1000, 70, 20)
+    ]
+
+
+# -- OpenCode --------------------------------------------------------------------------------------
+
+
+def test_opencode_tokens_per_assistant_message(tmp_path: Path) -> None:
+    from _agent_helpers import build_db, parse
+
+    def msg(mid: str, data: dict[str, Any]) -> str:
+        return f"INSERT INTO message VALUES ('{mid}', 's1', '{json.dumps(data)}', 1767323045000);"
+
+    tokens = {"input": 120, "output": 30, "reasoning": 12, "cache": {"read": 900, "write": 64}}
+    answer = {"role": "assistant", "modelID": "claude-sonnet-4-5"}
+    sql = (
+        "CREATE TABLE session(id TEXT PRIMARY KEY, directory TEXT, parent_id TEXT, title TEXT,"
+        " time_created INTEGER);"
+        "CREATE TABLE message(id TEXT PRIMARY KEY, session_id TEXT, data TEXT,"
+        " time_created INTEGER);"
+        "CREATE TABLE part(id TEXT PRIMARY KEY, message_id TEXT, session_id TEXT, data TEXT,"
+        " time_created INTEGER);"
+        "INSERT INTO session VALUES ('s1', '/w/oc', NULL, 't', 1767323040000);"
+        + msg("m1", {"role": "user", "time": {"created": 1767323041000}})
+        + msg("m2", {**answer, "tokens": tokens, "time": {"created": 1767323045000}})
+        + msg("m3", {"role": "assistant", "modelID": "x", "tokens": {"input": "a", "output": 1}})
+    )
+    db = build_db(tmp_path / "opencode.db", sql)
+    _, cursor, diag = parse("opencode.sqlite.v1", db, agent="opencode", store="s")
+    (usage,) = cursor.usage
+    assert (usage.call_id, usage.session_id, usage.cwd, usage.model) == (
+        "m2", "s1", "/w/oc", "claude-sonnet-4-5",
+    )  # fmt: skip
+    got = (usage.input_tokens, usage.cache_read_tokens, usage.cache_write_tokens,
+           usage.output_tokens, usage.reasoning_tokens)  # fmt: skip
+    assert got == (120, 900, 64, 30 + 12, 12)
+    assert usage.timestamp == 1767323045.0
+    assert cursor.usage_skipped == 1 and "input is not a number" in diag.items[-1].message
+
+
+# -- Pi --------------------------------------------------------------------------------------------
+
+
+def test_pi_usage_per_assistant_message(tmp_path: Path) -> None:
+    from _agent_helpers import parse
+
+    usage = {"input": 8914, "output": 51, "cacheRead": 1000, "cacheWrite": 20, "totalTokens": 9985}
+    answer = {"role": "assistant", "model": "gpt-5.5", "responseId": "resp_1", "usage": usage,
+              "content": [{"type": "text", "text": "done"}]}  # fmt: skip
+    path = _write(
+        tmp_path / "2026-09-02T17-29-08-224Z_sess-7.jsonl",
+        [
+            {
+                "type": "session",
+                "version": 3,
+                "id": "sess-7",
+                "cwd": "/w/pi",
+                "timestamp": "2026-09-02T17:29:08.224Z",
+            },
+            {"type": "message", "id": "a1", "timestamp": "2026-09-02T17:29:12Z", "message": answer},
+            {
+                "type": "message",
+                "id": "a2",
+                "timestamp": "2026-09-02T17:29:13Z",
+                "message": {**answer, "responseId": "resp_2", "usage": {"input": 1}},
+            },
+        ],
+    )
+    _, cursor, diag = parse("pi.session_jsonl.v1", path, agent="pi", store="s")
+    (got,) = cursor.usage
+    assert (got.call_id, got.session_id, got.cwd, got.model) == (
+        "resp_1",
+        "sess-7",
+        "/w/pi",
+        "gpt-5.5",
+    )
+    counts = (got.input_tokens, got.cache_read_tokens, got.cache_write_tokens, got.output_tokens)
+    assert counts == (8914, 1000, 20, 51) and got.total_tokens == usage["totalTokens"]
+    assert cursor.usage_skipped == 1 and "output is missing" in diag.items[-1].message

@@ -39,6 +39,9 @@ assistant/reasoning per ``thoughts[]`` entry, assistant/tool_call per
 ``info``/``error``/``warning`` -> system/message. ``summary`` becomes a
 system/summary record and the session title.
 
+Usage (``cursor.usage``): a ``gemini`` message's ``tokens``, one call per live
+message id (:mod:`agentdex.parsers._gemini_usage`).
+
 Units counted (``cursor.units`` and ``count_raw``)
 --------------------------------------------------
 Chats: live messages (after replay) of a known type that produced at least
@@ -77,6 +80,7 @@ from agentdex.parsers._gemini_counts import (
     superseded,
 )
 from agentdex.parsers._gemini_project import project_dir, resolve_project_root
+from agentdex.parsers._gemini_usage import note_usage
 from agentdex.parsers.base import ParseCursor, ParserSpec, SourceRef
 from agentdex.readers import MAX_LINE_BYTES, Diagnostics, JsonlReader, read_json
 from agentdex.records import Kind, Record, Role, parse_timestamp
@@ -229,6 +233,9 @@ class _Emitter:
                 )
         elif kind_of == "gemini":
             model = msg.get("model")
+            if msg.get("tokens") is not None:
+                note_usage(self.ref, self.cursor, self.diagnostics, msg, locator, offset,
+                           self.session_id, self.cwd)  # fmt: skip
             thoughts = msg.get("thoughts")
             for j, thought in enumerate(thoughts if isinstance(thoughts, list) else []):
                 body = _thought_text(thought)

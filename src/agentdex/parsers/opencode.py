@@ -47,6 +47,7 @@ from agentdex.parsers._agent_common import (
     str_of,
     tool_call_text,
 )
+from agentdex.parsers._opencode_usage import note_usage
 from agentdex.parsers.base import ParseCursor, ParserSpec, RoleCounts, SourceRef, add_role
 from agentdex.readers import Diagnostics, connect_readonly, read_json
 from agentdex.records import Record, parse_timestamp
@@ -121,11 +122,18 @@ def _tables(conn: sqlite3.Connection) -> set[str]:
     return {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
 
 
-def _sessions_v1(ref: SourceRef, conn: sqlite3.Connection, cursor: ParseCursor) -> Iterator[Record]:
+def _sessions_v1(
+    ref: SourceRef, conn: sqlite3.Connection, cursor: ParseCursor, diag: Diagnostics
+) -> Iterator[Record]:
     sessions = conn.execute("SELECT id, directory, title FROM session ORDER BY time_created, id")
     for sid, directory, title in sessions.fetchall():
         if isinstance(title, str) and title:
             cursor.titles[sid] = title
+        for mid, data, created in conn.execute(
+            "SELECT id, data, time_created FROM message WHERE session_id = ? ORDER BY id", (sid,)
+        ).fetchall():
+            where = (str(mid), f"row:message/{mid}", sid, directory)
+            note_usage(ref, cursor, diag, _loads(data), where, created)
         rows = conn.execute(
             "SELECT p.id, p.data, p.time_created, m.data, m.time_created FROM part p "
             "JOIN message m ON m.id = p.message_id WHERE p.session_id = ? "
@@ -227,7 +235,7 @@ def parse_db(ref: SourceRef, cursor: ParseCursor, diagnostics: Diagnostics) -> I
     try:
         tables = _tables(conn)
         if {"session", "message", "part"} <= tables:
-            yield from _sessions_v1(ref, conn, cursor)
+            yield from _sessions_v1(ref, conn, cursor, diagnostics)
         if {"session_v2", "session_message"} <= tables:
             yield from _sessions_v2(ref, conn, cursor)
         if not ({"session", "part"} <= tables or "session_message" in tables):
@@ -338,6 +346,7 @@ def parse_storage_message(
     model = opt_str(msg.get("modelID"))
     ts = parse_timestamp(dict_of(msg.get("time")).get("created"))
     mid = opt_str(msg.get("id")) or path.stem
+    note_usage(ref, cursor, diagnostics, msg, (mid, f"file:{path.name}", sid, cwd))
     part_dir = storage / "part" / mid
     part_files = sorted(part_dir.glob("*.json")) if part_dir.is_dir() else []
     for part_file in part_files:

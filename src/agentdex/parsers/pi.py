@@ -28,6 +28,7 @@ from agentdex.parsers._agent_common import (
     tool_call_text,
 )
 from agentdex.parsers._jsonl import raw_objects
+from agentdex.parsers._pi_usage import note_usage
 from agentdex.parsers.base import ParseCursor, ParserSpec, RoleCounts, SourceRef
 from agentdex.readers import Diagnostics, JsonlReader
 from agentdex.records import Record, parse_timestamp
@@ -143,6 +144,7 @@ def parse_session(
         sid, cwd = state["session_id"], state.get("cwd")
         produced = 0
         if kind == "message" and isinstance(entry.get("message"), dict):
+            note_usage(ref, cursor, diagnostics, entry, (locator, line.offset, sid, cwd, ts))
             if entry["message"].get("role") in _SKIPPED_ROLES:
                 continue
             records = list(
