@@ -32,6 +32,7 @@ def test_results_carry_structured_content_that_validates(home: Any) -> None:
         ("list_sources", {}),
         ("search", {"query": "anything"}),
         ("list_sessions", {}),
+        ("usage", {"by": "model"}),
     ):
         result = server.call(name, arguments)
         assert result.is_error is not True, result

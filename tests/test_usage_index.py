@@ -269,3 +269,21 @@ def test_bad_counts_are_skipped_counted_in_audit_and_never_reach_a_total(home: P
     assert any(
         "usage skipped: output_tokens is negative" in d["message"] for d in source["diagnostics"]
     )
+
+
+def test_http_usage_answers_what_the_cli_does(home: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    from agentdex.asgi import build_app
+
+    _transcript(home, "s1", [_claude("s1", "m1", "2026-03-01T10:00:00Z", (5, 6, 7, 8))])
+    want = usage("model", home=str(home))
+    client = TestClient(build_app("usage-token", home=str(home)))
+    auth = {"Authorization": "Bearer usage-token"}
+    got = client.get("/api/v0/usage?by=model", headers=auth)
+    assert got.status_code == 200
+    body = got.json()
+    assert body["rows"] == want["rows"] and body["totals"] == want["totals"]
+    assert client.get("/api/v0/usage?since=2026-02-30", headers=auth).status_code == 400
+    assert client.get("/api/v0/usage?since=yesterday", headers=auth).status_code == 400
+    assert client.get("/api/v0/usage", headers={}).status_code == 401

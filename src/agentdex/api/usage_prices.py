@@ -101,6 +101,7 @@ class PriceTable:
             "date": self.date,
             "source": self.source,
             "file": self.path,
+            "shipped": self.path is None,
             "models": len(self.models),
         }
 

@@ -45,6 +45,7 @@ ROUTERS: tuple[tuple[str, str], ...] = (
     ("agentdex.http.sessions_api", "/api/v0/sessions"),
     ("agentdex.http.search_api", "/api/v0"),
     ("agentdex.http.facets_api", "/api/v0/facets"),
+    ("agentdex.http.usage_api", "/api/v0/usage"),
     ("agentdex.http.show_api", "/api/v0/show"),
     ("agentdex.http.sources_api", "/api/v0/sources"),
     ("agentdex.http.limits_api", "/api/v0/limits"),

@@ -78,6 +78,9 @@ SessionId = _matching(SESSION_ID_PATTERN, "a session id or a unique prefix of on
 Branch = _matching(BRANCH_PATTERN, "a branch name git accepts (git check-ref-format --branch)")
 Revision = _matching(REVISION_PATTERN, "a revision (branch, tag or commit) to start from")
 Ref = _matching(REF_PATTERN, "a session id, a unique prefix of one, or SESSION@LOCATOR")
+#: a calendar date (a value of this shape that is no date, 2026-02-30, is the API's 400)
+Day = _matching(rf"^[0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}}{END}", "a date YYYY-MM-DD")
+AgentId = _matching(rf"^[a-z0-9][a-z0-9._-]{{0,63}}{END}", "an agent id")
 
 
 def _query_check(value: str) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from agentdex.mcp.tools._base import Settings, ToolSpec, Unavailable, api_function
 from agentdex.mcp.tools.history import LIST_SOURCES, SHOW_SESSION
 from agentdex.mcp.tools.search import LIST_SESSIONS, SEARCH, VALIDATE_QUERY
+from agentdex.mcp.tools.usage import USAGE
 from agentdex.mcp.tools.workspace import LIST_WORKTREES, WORKSPACE_CONTEXT
 
 TOOLS: tuple[ToolSpec, ...] = (
@@ -24,6 +25,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     WORKSPACE_CONTEXT,
     LIST_WORKTREES,
     VALIDATE_QUERY,
+    USAGE,
 )
 
 __all__ = ["TOOLS", "Settings", "ToolSpec", "Unavailable", "api_function"]

@@ -227,3 +227,40 @@ VALIDATE_QUERY = response(
     },
     ("query", "valid"),
 )
+
+#: the normalized counts of some model calls and their cost (``docs/usage.md``)
+USAGE_COUNTS: dict[str, Any] = {
+    "calls": INT,
+    "input_tokens": INT,
+    "cache_read_tokens": INT,
+    "cache_write_tokens": INT,
+    "cache_write_1h_tokens": INT,
+    "output_tokens": INT,
+    "reasoning_tokens": INT,
+    "total_tokens": INT,
+    "cost_usd": nullable(NUMBER),
+    "priced_cost_usd": NUMBER,
+    "unpriced_calls": INT,
+    "unpriced_tokens": INT,
+    "models": array(OPT_STR),
+}
+_COUNTED = ("calls", "input_tokens", "output_tokens", "total_tokens", "cost_usd")
+
+USAGE = response(
+    {
+        "by": STR,
+        "since": OPT_STR,
+        "until": OPT_STR,
+        "agent": OPT_STR,
+        "timezone": STR,
+        "status": STR,
+        "prices": obj(
+            {"date": STR, "source": STR, "file": OPT_STR, "shipped": BOOL, "models": INT}
+        ),
+        "stats": {"type": "object"},
+        "rows": array(obj(USAGE_COUNTS, _COUNTED)),
+        "totals": obj(USAGE_COUNTS, _COUNTED),
+        "unpriced": array(obj({"model": OPT_STR, "calls": INT, "tokens": INT}, ("model",))),
+    },
+    ("by", "status", "rows", "totals", "unpriced"),
+)
