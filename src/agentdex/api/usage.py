@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from agentdex.catalogue import StoreRow
 
 BY = ("day", "week", "month", "agent", "model", "project", "branch", "session")
+#: what a row's ``parts`` can split it by (the web page's stacked bars)
+SPLIT = {"model": "c.model", "agent": "c.agent"}
 #: the normalized counts a row carries, in order (``total_tokens`` follows them)
 TOKEN_FIELDS = (
     "input_tokens",
@@ -101,8 +103,16 @@ class _Row:
         else:
             self.cost += cost
 
+    def merge(self, other: _Row) -> None:
+        self.calls += other.calls
+        self.counts = [a + b for a, b in zip(self.counts, other.counts, strict=True)]
+        self.cost += other.cost
+        self.unpriced_calls += other.unpriced_calls
+        self.unpriced_tokens += other.unpriced_tokens
+        self.models |= other.models
+
     def to_json(self, names: tuple[str, ...]) -> dict[str, Any]:
-        out: dict[str, Any] = dict(zip(names, self.key, strict=True))
+        out: dict[str, Any] = dict(zip(names, self.key, strict=False))
         out["calls"] = self.calls
         out.update(zip(TOKEN_FIELDS, self.counts, strict=True))
         out["total_tokens"] = _total(self.counts)
@@ -130,12 +140,19 @@ def usage(
     home: str | None = None,
     refresh_first: bool = True,
     rows: Iterable[StoreRow] | None = None,
+    split: str | None = None,
 ) -> dict[str, Any]:
-    """Token usage and cost grouped ``by`` one of :data:`BY`, with the totals row."""
+    """Token usage and cost grouped ``by`` one of :data:`BY`, with the totals row.
+
+    ``split`` (``model`` or ``agent``) adds to each row its ``parts``: the same
+    counts per model or agent, which add up to the row.
+    """
     from agentdex.api.usage_prices import load_prices
 
     if by not in BY:
         raise UsageError(f"--by must be one of {', '.join(BY)}, not {by!r}")
+    if split is not None and split not in SPLIT:
+        raise UsageError(f"split must be one of {', '.join(SPLIT)}, not {split!r}")
     first, last = parse_day(since, "--since"), parse_day(until, "--until")
     if first and last and first > last:
         raise UsageError("--since is after --until")
@@ -153,7 +170,7 @@ def usage(
     from agentdex.api.index import maybe_refresh
 
     maybe_refresh(refresh_first, root, home, rows, result["stats"])
-    found = _read(by, first, last, agent, table, root, home)
+    found = _read(by, first, last, agent, table, root, home, split)
     if found is None:
         result.update(status="no-index", rows=[], totals=_Row(()).to_json(()), unpriced=[])
         return result
@@ -184,6 +201,7 @@ def _read(
     table: PriceTable,
     root: str | os.PathLike[str] | None,
     home: str | None,
+    split: str | None = None,
 ) -> dict[str, Any] | None:
     from agentdex.index.store import Location, index_root, open_reader_db
 
@@ -198,6 +216,8 @@ def _read(
             return None  # a generation no writer has migrated yet
         db.execute("BEGIN")
         columns, names = _KEYS[by]
+        if split is not None:
+            columns = (*columns, SPLIT[split])
         where, params = _where(first, last, agent)
         keys = ", ".join(columns)
         query = (
@@ -207,7 +227,15 @@ def _read(
         )
         unpriced: dict[str | None, list[int]] = {}
         grouped = _group(db.execute(query, params).fetchall(), len(columns), table, unpriced)
+        if split is not None:
+            grouped, parts = _fold(grouped)
         out_rows = [row.to_json(names) for row in grouped.values()]
+        if split is not None:
+            for row, key in zip(out_rows, grouped, strict=True):
+                row["parts"] = [
+                    {"name": part.key[-1], **part.to_json(())}
+                    for part in sorted(parts[key], key=lambda p: -_total(p.counts))
+                ]
         if by == "session":
             _describe_sessions(db, out_rows)
     finally:
@@ -246,6 +274,22 @@ def _group(
     return grouped
 
 
+def _fold(
+    grouped: dict[tuple[Any, ...], _Row],
+) -> tuple[dict[tuple[Any, ...], _Row], dict[tuple[Any, ...], list[_Row]]]:
+    """Rows keyed by (key..., split value) -> rows by key, and each one's parts."""
+    rows: dict[tuple[Any, ...], _Row] = {}
+    parts: dict[tuple[Any, ...], list[_Row]] = {}
+    for full, part in grouped.items():
+        key = full[:-1]
+        if key not in rows:
+            rows[key] = _Row(key)
+            parts[key] = []
+        rows[key].merge(part)
+        parts[key].append(part)
+    return rows, parts
+
+
 def _describe_sessions(db: sqlite3.Connection, out_rows: list[dict[str, Any]]) -> None:
     """Each conversation's title and project."""
     for row in out_rows:
@@ -269,12 +313,7 @@ def _finish(
 ) -> dict[str, Any]:
     totals = _Row(())
     for row in grouped.values():
-        totals.calls += row.calls
-        totals.counts = [a + b for a, b in zip(totals.counts, row.counts, strict=True)]
-        totals.cost += row.cost
-        totals.unpriced_calls += row.unpriced_calls
-        totals.unpriced_tokens += row.unpriced_tokens
-        totals.models |= row.models
+        totals.merge(row)
     if by in ("day", "week", "month"):
         out_rows.sort(key=lambda r: (r[by] is None, r[by] or ""))
     else:

@@ -75,7 +75,11 @@ def usage(
         params.Day | None, Query(description="Up to this local day (inclusive).")
     ] = None,
     agent: Annotated[params.AgentId | None, Query(description="Only this agent's calls.")] = None,
-    refresh: bool = False,
+    split: Annotated[
+        Literal["model", "agent"] | None,
+        Query(description="Add to each row its `parts`: the same counts per model or agent."),
+    ] = None,
+    refresh: bool = True,
 ) -> dict[str, Any]:
     """Same JSON as ``agentdex usage --json``: rows, a totals row every view shares, and the
     models without a price (``cost_usd`` is null for them, never 0)."""
@@ -86,4 +90,5 @@ def usage(
         agent=agent,
         home=getattr(request.app.state, "home", None),
         refresh_first=refresh,
+        split=split,
     )

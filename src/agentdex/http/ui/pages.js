@@ -26,3 +26,4 @@ registerView({ name: "sources", title: "Sources", order: 60, mount: mountSources
 import "./team.js";
 import { mount as mountSecrets } from "./secrets.js";
 registerView({ name: "secrets", title: "Secrets", order: 70, mount: mountSecrets });
+import "./usage.js";
