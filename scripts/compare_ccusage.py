@@ -36,7 +36,9 @@ OURS = ("input_tokens", "cache_read_tokens", "cache_write_tokens", "output_token
 def _lines(path: Path, rows: list[Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     # compact, as the agents write it (a tool may look for "type":"assistant" byte for byte)
-    path.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in rows), encoding="utf-8")
+    path.write_text(
+        "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in rows), encoding="utf-8"
+    )
 
 
 def _claude(session: str, mid: str, ts: str, usage: dict[str, Any], **kw: Any) -> dict[str, Any]:
@@ -70,7 +72,9 @@ def write_cases(home: Path) -> None:
     ]
     _lines(projects / "s-orig.jsonl", original)
     # the conversation resumed two days later: its history copied, re-stamped, in a new file
-    copied = [{**x, "sessionId": "s-resumed", "timestamp": "2026-03-03T09:00:00Z"} for x in original]
+    copied = [
+        {**x, "sessionId": "s-resumed", "timestamp": "2026-03-03T09:00:00Z"} for x in original
+    ]
     bad = _claude("s-resumed", "m4", "2026-03-03T09:02:00Z", _u(5, 1))
     bad["message"]["usage"]["output_tokens"] = -50  # a corrupt count
     huge = _claude("s-resumed", "m5", "2026-03-03T09:03:00Z", _u(5, 1, 40_000_000))
@@ -91,12 +95,18 @@ def write_cases(home: Path) -> None:
         _codex_tc("2026-03-01T11:01:00Z", (2500, 1200, 90), (1500, 1000, 40)),
     ]
     _lines(sessions / "rollout-2026-03-01T11-00-00-parent.jsonl", parent)
-    child_meta = {"timestamp": "2026-03-02T08:00:00Z", "type": "session_meta",
-                  "payload": {"id": "child", "forked_from_id": "parent", "cwd": "/w/api"}}  # fmt: skip
+    child = {"id": "child", "forked_from_id": "parent", "cwd": "/w/api"}
+    child_meta = {"timestamp": "2026-03-02T08:00:00Z", "type": "session_meta", "payload": child}
     replay = [{**x, "timestamp": "2026-03-02T08:00:00.010Z"} for x in parent]
     own = _codex_tc("2026-03-02T08:03:00Z", (4000, 2400, 130), (1500, 1200, 40))
     _lines(
-        home / ".codex" / "sessions" / "2026" / "03" / "02" / "rollout-2026-03-02T08-00-00-child.jsonl",
+        home
+        / ".codex"
+        / "sessions"
+        / "2026"
+        / "03"
+        / "02"
+        / "rollout-2026-03-02T08-00-00-child.jsonl",
         [child_meta, *replay, {**turn, "timestamp": "2026-03-02T08:01:00Z"}, own],
     )
     chats = home / ".gemini" / "tmp" / "app" / "chats"
@@ -106,8 +116,14 @@ def write_cases(home: Path) -> None:
         [
             {"sessionId": "g1", "projectHash": "h", "startTime": "2026-03-01T12:00:00Z"},
             {"id": "u1", "timestamp": "2026-03-01T12:00:01Z", "type": "user", "content": "hi"},
-            {"id": "a1", "timestamp": "2026-03-01T12:00:05Z", "type": "gemini", "content": "ok",
-             "model": "gemini-2.5-pro", "tokens": tokens},  # fmt: skip
+            {
+                "id": "a1",
+                "timestamp": "2026-03-01T12:00:05Z",
+                "type": "gemini",
+                "content": "ok",
+                "model": "gemini-2.5-pro",
+                "tokens": tokens,
+            },
         ],
     )
     db_path = home / ".local" / "share" / "opencode" / "opencode.db"
@@ -121,13 +137,11 @@ def write_cases(home: Path) -> None:
         "CREATE TABLE part(id TEXT PRIMARY KEY, message_id TEXT, session_id TEXT, data TEXT,"
         " time_created INTEGER);"
     )
-    data = {"role": "assistant", "modelID": "gpt-5", "providerID": "openai",
-            "tokens": {"input": 800, "output": 60, "reasoning": 40, "cache": {"read": 5000, "write": 0}},
+    counts = {"input": 800, "output": 60, "reasoning": 40, "cache": {"read": 5000, "write": 0}}
+    data = {"role": "assistant", "modelID": "gpt-5", "providerID": "openai", "tokens": counts,
             "time": {"created": 1772366400000}}  # fmt: skip
     db.execute("INSERT INTO session VALUES ('oc1', '/w/oc', NULL, 't', 1772366400000)")
-    db.execute(
-        "INSERT INTO message VALUES ('m1', 'oc1', ?, 1772366400000)", (json.dumps(data),)
-    )
+    db.execute("INSERT INTO message VALUES ('m1', 'oc1', ?, 1772366400000)", (json.dumps(data),))
     db.execute(
         "INSERT INTO part VALUES ('p1', 'm1', 'oc1', ?, 1772366400000)",
         (json.dumps({"type": "text", "text": "done"}),),

@@ -5,8 +5,9 @@
 Each JSON is ``litellm/model_prices_and_context_window_backup.json`` from a
 ``litellm`` wheel (MIT licence; prices are facts, the file is not copied).
 LiteLLM drops retired models, whose calls are still in people's history, so
-older lists fill in the models the newest no longer has. Only chat models of the providers coding agents call are kept, in
-USD per million tokens, in the shape ``--prices FILE`` takes (docs/usage.md).
+older lists fill in the models the newest no longer has. Only chat models of
+the providers coding agents call are kept, in USD per million tokens, in the
+shape ``--prices FILE`` takes (docs/usage.md).
 """
 
 from __future__ import annotations
