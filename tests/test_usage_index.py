@@ -287,3 +287,13 @@ def test_http_usage_answers_what_the_cli_does(home: Path) -> None:
     assert client.get("/api/v0/usage?since=2026-02-30", headers=auth).status_code == 400
     assert client.get("/api/v0/usage?since=yesterday", headers=auth).status_code == 400
     assert client.get("/api/v0/usage", headers={}).status_code == 401
+
+
+def test_conversations_carry_their_tokens_and_cost(home: Path) -> None:
+    _transcript(home, "s1", [_claude("s1", "m1", "2026-03-01T10:00:00Z", (5, 6, 7, 8))])
+    _transcript(home, "s2", [_claude("s2", "m2", "2026-03-01T11:00:00Z", (1, 0, 0, 1), "odd")])
+    listed = api.conversations(home=str(home)).to_json()["conversations"]
+    got = {c["session_id"]: (c["total_tokens"], c["cost_usd"]) for c in listed}
+    by_session = {r["session_id"]: r for r in usage("session", home=str(home))["rows"]}
+    assert got["s1"] == (26, by_session["s1"]["cost_usd"]) and got["s1"][1] > 0
+    assert got["s2"] == (2, None)  # a model without a price: no cost, never 0

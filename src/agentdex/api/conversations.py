@@ -304,6 +304,15 @@ def conversations(
             _conversation_json(engine, r, places.get((r[0], r[1])), shorts.get((r[0], r[1])), home)
             for r in shown
         ]
+        from agentdex.api.usage import conversation_usage
+
+        spent = conversation_usage(
+            engine.db, [(c["agent"], c["session_id"]) for c in result.conversations]
+        )
+        for conv in result.conversations:
+            used = spent.get((conv["agent"], conv["session_id"]))
+            conv["total_tokens"] = used["total_tokens"] if used else None
+            conv["cost_usd"] = used["cost_usd"] if used else None
     return result
 
 

@@ -323,3 +323,44 @@ def _finish(
         for m in sorted(unpriced, key=lambda m: (m is None, m or ""))
     ]
     return {"rows": out_rows, "totals": totals.to_json(()), "unpriced": result_unpriced}
+
+
+def conversation_usage(
+    db: sqlite3.Connection, keys: Iterable[tuple[str, str]], prices: PriceTable | None = None
+) -> dict[tuple[str, str], dict[str, Any]]:
+    """``{(agent, session id): {"total_tokens", "cost_usd"}}`` of the conversations with usage
+    among ``keys`` (what ``conversations`` shows per row); ``cost_usd`` is None when a call
+    has no price."""
+    from agentdex.api.usage_prices import load_prices
+
+    wanted = set(keys)
+    if (
+        not wanted
+        or not db.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'usage_rollup'"
+        ).fetchone()
+    ):
+        return {}
+    table = prices or load_prices()
+    sessions = sorted({session for _agent, session in wanted})
+    found: list[tuple[Any, ...]] = []
+    for start in range(0, len(sessions), 900):
+        chunk = sessions[start : start + 900]
+        found.extend(
+            db.execute(
+                f"SELECT c.agent, c.session_id, c.model, r.size, {_SUMS}"
+                " FROM usage_rollup r JOIN contexts c ON c.id = r.context_id"
+                f" WHERE c.session_id IN ({','.join('?' * len(chunk))})"
+                " GROUP BY c.agent, c.session_id, c.model, r.size",
+                chunk,
+            ).fetchall()
+        )
+    grouped = _group([r for r in found if (r[0], r[1]) in wanted], 2, table, {})
+    out: dict[tuple[str, str], dict[str, Any]] = {}
+    for key, row in grouped.items():
+        data = row.to_json(())
+        out[(str(key[0]), str(key[1]))] = {
+            "total_tokens": data["total_tokens"],
+            "cost_usd": data["cost_usd"],
+        }
+    return out
