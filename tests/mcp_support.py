@@ -33,6 +33,7 @@ TOOL_NAMES = {
     "workspace_context",
     "list_worktrees",
     "validate_query",
+    "usage",
 }
 
 

@@ -154,8 +154,6 @@ def usage(
     if split is not None and split not in SPLIT:
         raise UsageError(f"split must be one of {', '.join(SPLIT)}, not {split!r}")
     first, last = parse_day(since, "--since"), parse_day(until, "--until")
-    if first and last and first > last:
-        raise UsageError("--since is after --until")
     table = load_prices(prices)
     result: dict[str, Any] = {
         "by": by,

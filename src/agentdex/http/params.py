@@ -78,8 +78,22 @@ SessionId = _matching(SESSION_ID_PATTERN, "a session id or a unique prefix of on
 Branch = _matching(BRANCH_PATTERN, "a branch name git accepts (git check-ref-format --branch)")
 Revision = _matching(REVISION_PATTERN, "a revision (branch, tag or commit) to start from")
 Ref = _matching(REF_PATTERN, "a session id, a unique prefix of one, or SESSION@LOCATOR")
-#: a calendar date (a value of this shape that is no date, 2026-02-30, is the API's 400)
-Day = _matching(rf"^[0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}}{END}", "a date YYYY-MM-DD")
+#: a calendar date, YYYY-MM-DD (one of that shape that is no date, 2026-02-30, is a 400)
+_DAY_PATTERN = rf"^[0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}}{END}"
+_day = re.compile(_DAY_PATTERN)
+
+
+def _day_check(value: str) -> str:
+    if _day.search(value) is None:
+        raise ValueError(f"a date YYYY-MM-DD: {value!r} does not match {_DAY_PATTERN}")
+    return value
+
+
+Day = Annotated[
+    str,
+    AfterValidator(_day_check),
+    WithJsonSchema({"type": "string", "format": "date", "description": "a date YYYY-MM-DD"}),
+]
 AgentId = _matching(rf"^[a-z0-9][a-z0-9._-]{{0,63}}{END}", "an agent id")
 
 
