@@ -78,8 +78,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("home", type=Path)
     parser.add_argument("--work", type=Path, required=True)
-    parser.add_argument("--before", type=Path, required=True, help="src folder to compare with")
-    parser.add_argument("--builds", type=int, default=2)
+    parser.add_argument("--before", type=Path, help="src folder to compare the cold build with")
+    parser.add_argument("--builds", type=int, default=2, help="0: time usage on --work/now-0")
     parser.add_argument("--runs", type=int, default=11)
     args = parser.parse_args()
     builds: dict[str, list[float]] = {"before": [], "now": []}
@@ -88,7 +88,7 @@ def main() -> None:
             seconds = cold_build(args.home, src, args.work / f"{label}-{i}")
             builds[label].append(round(seconds, 2))
             print(f"cold build {label} #{i}: {seconds:.1f} s", file=sys.stderr)
-    data = args.work / f"now-{args.builds - 1}"
+    data = args.work / f"now-{max(0, args.builds - 1)}"
     env = _env(SRC, data)
     base = [sys.executable, "-m", "agentdex", "--home", str(args.home), "usage", "--json"]
     views: dict[str, Any] = {}
@@ -98,11 +98,14 @@ def main() -> None:
             samples = [_timed(command, env) for _ in range(args.runs)]
             key = f"{by}{'' if refresh else ' --no-refresh'}"
             views[key] = round(statistics.median(samples) * 1000, 1)
-    before, now = statistics.median(builds["before"]), statistics.median(builds["now"])
+    ratio = None
+    if args.builds:
+        before, now = statistics.median(builds["before"]), statistics.median(builds["now"])
+        ratio = round(now / before, 3)
     result = {
         "home": str(args.home),
         "cold_build_s": builds,
-        "cold_build_ratio": round(now / before, 3),
+        "cold_build_ratio": ratio,
         "usage_fresh_ms_median": views,
         **usage_tables(data),
     }
