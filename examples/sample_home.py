@@ -3,7 +3,9 @@
 
 The template under ``examples/home-template`` holds realistic stores of
 every supported agent as text; ``__HOME__`` in any file becomes the
-rendered home's absolute path (transcripts record absolute cwds).
+rendered home's absolute path (transcripts record absolute cwds), and a
+file or folder named ``__MD5_HOME__src+shop`` the md5 of ``<home>/src/shop``
+(Kimi CLI's folder names).
 SQLite stores are built from ``examples/home-template-sql/<db path>.sql``.
 Git repositories, including a linked worktree, are created with real git
 (git cannot commit a ``.git`` folder inside this repository), with fixed
@@ -25,7 +27,9 @@ any other non-empty folder is refused.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -36,6 +40,9 @@ HERE = Path(__file__).resolve().parent
 TEMPLATE = HERE / "home-template"
 TEMPLATE_SQL = HERE / "home-template-sql"
 PLACEHOLDER = "__HOME__"
+#: A name ``__MD5_HOME__src+shop`` becomes md5("<home>/src/shop"): Kimi CLI names a work
+#: dir's folders after the md5 of its path.
+HASHED = re.compile(r"__MD5_HOME__([A-Za-z0-9_+-]*)")
 MARKER = ".agentdex-sample"
 #: The sample history's "today": file times are set to it and tour.env pins it.
 SAMPLE_NOW = "2026-11-23T12:00:00Z"
@@ -48,6 +55,7 @@ UNSET = (
     "CLAUDE_CONFIG_DIR CODEX_HOME GEMINI_CLI_HOME VSCODE_APPDATA OPENCODE_DB",
     "PI_CODING_AGENT_DIR GROK_HOME COPILOT_HOME",
     "KILO_DB QWEN_RUNTIME_DIR GOOSE_PATH_ROOT",
+    "KIMI_SHARE_DIR",
 )
 
 
@@ -84,13 +92,23 @@ def _prepare(dest: Path) -> None:
     dest.mkdir(parents=True, exist_ok=True)
 
 
+def _hashed_names(rel: str, home: str) -> str:
+    def md5_of(found: re.Match[str]) -> str:
+        path = "/".join([home, *[p for p in found.group(1).split("+") if p]])
+        return hashlib.md5(path.encode("utf-8"), usedforsecurity=False).hexdigest()
+
+    return HASHED.sub(md5_of, rel)
+
+
 def render(dest: Path) -> None:
     """Write the template into ``dest``, plus ``tour.env`` (see the module docstring)."""
     _prepare(dest)
     home = str(dest.resolve())
     for src in sorted(TEMPLATE.rglob("*")):
         rel = src.relative_to(TEMPLATE)
-        target = dest / str(rel).replace(PLACEHOLDER, home.strip("/").replace("/", "-"))
+        target = dest / _hashed_names(str(rel), home).replace(
+            PLACEHOLDER, home.strip("/").replace("/", "-")
+        )
         if src.is_dir():
             target.mkdir(parents=True, exist_ok=True)
             continue

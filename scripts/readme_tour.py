@@ -19,7 +19,8 @@ home is rendered into a fresh temporary folder instead of
     python scripts/readme_tour.py --live DIR # just run the tour against DIR, printing as it goes
 
 What is normalised before comparing, and nothing else: the temporary folder
-(shown as ``/tmp/agentdex-tour``), agentdex session ids (they hold the
+(shown as ``/tmp/agentdex-tour``, and the md5 folder names Kimi derives from
+paths in it), agentdex session ids (they hold the
 creation time), timestamps later than the sample's pinned "now" (they come
 from the real clock: session creation), the per-home index folder key, and
 trailing blank lines. A command must exit 0 unless its ```console block
@@ -30,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import hashlib
 import os
 import re
 import shlex
@@ -292,6 +294,19 @@ class Result:
         return "\n".join(lines)
 
 
+def _md5(text: str) -> str:
+    return hashlib.md5(text.encode("utf-8"), usedforsecurity=False).hexdigest()
+
+
+def _hashed_dirs() -> set[str]:
+    """The home-relative paths the template names by md5 (``__MD5_HOME__src+shop``)."""
+    found = set()
+    for path in (REPO / "examples" / "home-template").rglob("*__MD5_HOME__*"):
+        for part in re.findall(r"__MD5_HOME__([A-Za-z0-9_+-]*)", path.name):
+            found.add("/".join(p for p in part.split("+") if p))
+    return found
+
+
 def run_tour(readme: Path = README) -> Result:
     """Render the sample home in a temporary folder and run the tour in a terminal."""
     text = readme.read_text(encoding="utf-8")
@@ -308,6 +323,8 @@ def run_tour(readme: Path = README) -> Result:
     screen = screen.replace(
         sample.strip("/").replace("/", "-"), SAMPLE.strip("/").replace("/", "-")
     )
+    for rel in _hashed_dirs():  # Kimi names folders after the md5 of a path in the home
+        screen = screen.replace(_md5(f"{sample}/{rel}"), _md5(f"{SAMPLE}/{rel}"))
     actual, statuses = _outputs(screen, len(steps))
     return Result(steps, actual, statuses, text)
 

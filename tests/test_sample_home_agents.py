@@ -7,6 +7,8 @@ render script does, then checks each agent end to end.
 
 from __future__ import annotations
 
+import hashlib
+import re
 import shutil
 import sqlite3
 from pathlib import Path
@@ -33,14 +35,27 @@ AGENTS = [
     "kilo-code",
     "qwen-code",
     "goose",
+    "kimi-cli",
 ]
+
+
+def hashed_names(rel: str, home: str) -> str:
+    """``__MD5_HOME__src+shop`` -> md5("<home>/src/shop"), as ``examples/sample_home.py`` does."""
+    return re.sub(
+        r"__MD5_HOME__([A-Za-z0-9_+-]*)",
+        lambda m: hashlib.md5(
+            "/".join([home, *filter(None, m.group(1).split("+"))]).encode(),
+            usedforsecurity=False,
+        ).hexdigest(),
+        rel,
+    )
 
 
 def render(home: Path) -> None:
     for source in TEMPLATE.rglob("*"):
         if not source.is_file():
             continue
-        target = home / source.relative_to(TEMPLATE)
+        target = home / hashed_names(str(source.relative_to(TEMPLATE)), str(home))
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(source, target)
         try:

@@ -60,6 +60,7 @@ AGENTS: tuple[str, ...] = (
     "kilo-code",
     "qwen-code",
     "goose",
+    "kimi-cli",
 )
 
 
