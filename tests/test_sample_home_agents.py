@@ -36,6 +36,7 @@ AGENTS = [
     "qwen-code",
     "goose",
     "kimi-cli",
+    "openhands",
 ]
 
 

@@ -61,6 +61,7 @@ AGENTS: tuple[str, ...] = (
     "qwen-code",
     "goose",
     "kimi-cli",
+    "openhands",
 )
 
 

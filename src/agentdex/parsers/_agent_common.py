@@ -104,6 +104,16 @@ def compact_json(value: Any) -> str:
         return str(value)
 
 
+def json_or_text(value: object) -> object:
+    """A tool call's arguments: a JSON string decoded, anything else (or bad JSON) as is."""
+    if isinstance(value, str):
+        try:
+            return orjson.loads(value)
+        except orjson.JSONDecodeError:
+            return value
+    return value
+
+
 def tool_call_text(name: object, arguments: object) -> str:
     """``name {json args}``, clipped: one searchable line per call."""
     label = name if isinstance(name, str) and name else "tool"

@@ -41,6 +41,7 @@ from agentdex.parsers._agent_common import (
     clip,
     dict_of,
     file_mtime,
+    json_or_text,
     make_record,
     number_parts,
     opt_str,
@@ -49,7 +50,7 @@ from agentdex.parsers._agent_common import (
 )
 from agentdex.parsers.base import ParseCursor, SourceRef
 from agentdex.parsers.kimi_cli._common import is_harness, session_place, user_text, work_dir
-from agentdex.parsers.kimi_cli._wire import Item, _decoded
+from agentdex.parsers.kimi_cli._wire import Item
 from agentdex.readers import Diagnostics, JsonlReader
 from agentdex.records import Record
 
@@ -148,7 +149,7 @@ def message_items(msg: dict[str, Any], by_agent: bool) -> list[Item]:
             items.append(("assistant", "message", joined, {}))
         for call in msg.get("tool_calls") or []:
             function = dict_of(dict_of(call).get("function"))
-            text = tool_call_text(function.get("name"), _decoded(function.get("arguments")))
+            text = tool_call_text(function.get("name"), json_or_text(function.get("arguments")))
             items.append(("assistant", "tool_call", text, {"call_id": opt_str(call.get("id"))}))
         return items
     if role == "tool":

@@ -44,11 +44,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from agentdex.parsers._agent_common import (
     clip,
     dict_of,
+    json_or_text,
     make_record,
     number_parts,
     opt_str,
@@ -149,7 +148,7 @@ class _Wire:
         if mtype == "ToolCall":
             function = dict_of(payload.get("function"))
             args: Any = function.get("arguments")
-            text = tool_call_text(function.get("name"), _decoded(args))
+            text = tool_call_text(function.get("name"), json_or_text(args))
             return [("assistant", "tool_call", text, {"call_id": opt_str(payload.get("id"))})]
         if mtype == "ToolResult":
             text = _tool_result(payload)
@@ -251,16 +250,6 @@ class _Wire:
                 for role, kind, text, extra in items
             ]
         )  # fmt: skip
-
-
-def _decoded(args: Any) -> Any:
-    """A tool call's ``arguments`` JSON string decoded (kept as is when it is not JSON)."""
-    if isinstance(args, str):
-        try:
-            return orjson.loads(args)
-        except orjson.JSONDecodeError:
-            return args
-    return args
 
 
 def _stamp(value: Any) -> float | None:
