@@ -37,6 +37,7 @@ AGENTS = [
     "goose",
     "kimi-cli",
     "openhands",
+    "zed",
 ]
 
 

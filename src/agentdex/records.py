@@ -62,6 +62,7 @@ AGENTS: tuple[str, ...] = (
     "goose",
     "kimi-cli",
     "openhands",
+    "zed",
 )
 
 
