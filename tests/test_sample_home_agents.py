@@ -38,6 +38,7 @@ AGENTS = [
     "kimi-cli",
     "openhands",
     "zed",
+    "amp",
 ]
 
 

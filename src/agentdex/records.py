@@ -63,6 +63,7 @@ AGENTS: tuple[str, ...] = (
     "kimi-cli",
     "openhands",
     "zed",
+    "amp",
 )
 
 

@@ -158,6 +158,7 @@ def _store_report(
     }
     status, reason = _status(row, config, enabled, found_roots, sources)
     report["status"], report["reason"] = status, reason
+    report["note"] = row.note or None
     return report
 
 

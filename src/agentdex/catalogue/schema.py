@@ -51,6 +51,9 @@ class StoreRow:
     #: file-mtime`` (records without a time get it). Listings say so instead of
     #: silently sorting by mtime.
     times: str = "recorded"
+    #: What ``doctor`` says about the store beyond its status, in plain words (an encrypted
+    #: store it can only list, history that now lives only in the agent's cloud...).
+    note: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,6 +15,8 @@ ROWS = (
         coverage=Coverage.LISTED,
         locations={"linux": "~/.codeium/windsurf", "macos": "~/.codeium/windsurf"},
         description="High-entropy .pb per conversation: listed by sources, cannot be parsed.",
+        note="Windsurf encrypts its Cascade history: agentdex lists these files and cannot read "
+        "them.",
     ),
 )
 

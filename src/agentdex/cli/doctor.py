@@ -103,6 +103,8 @@ def _human(data: dict[str, Any], show_all: bool) -> None:
             f"{escape(store['reason'].replace(home.rstrip('/') + '/', '~/'))}",
             soft_wrap=True,
         )
+        if store.get("note"):
+            out.print(f"              [dim]{escape(store['note'])}[/]", soft_wrap=True)
         looked = store["looked_in"]
         if store["status"] == "not-found" or show_all:
             for place in looked:
