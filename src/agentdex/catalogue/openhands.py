@@ -8,7 +8,9 @@ the event files are the software-agent-sdk's (``conversation/event_store.py``).
 from agentdex.catalogue.resume import ResumeRow
 from agentdex.catalogue.schema import Agent, RootSpec, StoreRow
 
-_CONV_ENV = ("OPENHANDS_CONVERSATIONS_DIR", "OPENHANDS_PERSISTENCE_DIR/conversations")
+_CONV_ENV = ("OPENHANDS_CONVERSATIONS_DIR", "OPENHANDS_PERSISTENCE_DIR")
+#: The root's variables: the second one names the persistence folder (its ``conversations``).
+_CONV_ROOT_ENV = ("OPENHANDS_CONVERSATIONS_DIR", "OPENHANDS_PERSISTENCE_DIR/conversations")
 _CONV = {
     "linux": "${OPENHANDS_CONVERSATIONS_DIR:-"
     "${OPENHANDS_PERSISTENCE_DIR:-~/.openhands}/conversations}",
@@ -75,7 +77,9 @@ AGENT = Agent(
     parsers={row.parser: "agentdex.parsers.openhands" for row in ROWS if row.parser},
     roots={
         "openhands": RootSpec(paths=("~/.openhands",), env=("OPENHANDS_PERSISTENCE_DIR",)),
-        "openhands_conversations": RootSpec(paths=("~/.openhands/conversations",), env=_CONV_ENV),
+        "openhands_conversations": RootSpec(
+            paths=("~/.openhands/conversations",), env=_CONV_ROOT_ENV
+        ),
     },
     resume=ResumeRow(
         agent="openhands",
