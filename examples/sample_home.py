@@ -58,6 +58,7 @@ UNSET = (
     "KIMI_SHARE_DIR",
     "OPENHANDS_PERSISTENCE_DIR OPENHANDS_CONVERSATIONS_DIR",
     "FLATPAK_XDG_DATA_HOME AMP_DIR",
+    "CRUSH_GLOBAL_DATA",
 )
 
 
@@ -164,6 +165,9 @@ def make_repos(dest: Path) -> None:
         if not (repo / "README.md").exists():
             (repo / "README.md").write_text(f"# {name}\n", encoding="utf-8")
         _git(repo, "init", "-q", "-b", "main")
+        # Crush's per-project store is not part of the project (as most .gitignores say)
+        (repo / ".git" / "info").mkdir(parents=True, exist_ok=True)
+        (repo / ".git" / "info" / "exclude").write_text(".crush/\n", encoding="utf-8")
         _git(repo, "add", "-A")
         _git(repo, "commit", "-q", "-m", "Initial commit")
     shop = dest / "src" / "shop"

@@ -39,6 +39,7 @@ AGENTS = [
     "openhands",
     "zed",
     "amp",
+    "crush",
 ]
 
 

@@ -64,6 +64,7 @@ AGENTS: tuple[str, ...] = (
     "openhands",
     "zed",
     "amp",
+    "crush",
 )
 
 

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import os
 import re
+import sqlite3
 from collections.abc import Iterator
 from typing import Any
 
 import orjson
 
 from agentdex.parsers.base import ParseCursor, SourceRef
-from agentdex.records import Kind, Record, Role
+from agentdex.readers import Diagnostics, connect_readonly
+from agentdex.records import Kind, Record, Role, Usage
 
 #: Tool inputs/outputs longer than this are cut (the source keeps the rest).
 MAX_TOOL_TEXT = 32 * 1024
@@ -159,3 +161,52 @@ def opt_str(value: object) -> str | None:
 def dict_of(value: object) -> dict[str, Any]:
     """``value`` when it is a JSON object, else ``{}``."""
     return value if isinstance(value, dict) else {}
+
+
+def session_total_usage(
+    ref: SourceRef,
+    session_id: str,
+    input_tokens: object,
+    output_tokens: object,
+    *,
+    timestamp: float | None,
+    cwd: str | None,
+) -> Usage:
+    """The usage entry of an agent that keeps only a session's running token totals (Goose,
+    Crush): one per session, at ``row:sessions/<id>``, with no cache split."""
+    return Usage(
+        agent=ref.agent,
+        store=ref.store,
+        source_path=os.fspath(ref.path),
+        locator=f"row:sessions/{session_id}",
+        session_id=session_id,
+        call_id=f"{session_id}:session-total",
+        input_tokens=input_tokens if isinstance(input_tokens, int) else 0,
+        output_tokens=output_tokens if isinstance(output_tokens, int) else 0,
+        timestamp=timestamp,
+        cwd=cwd,
+        host=ref.host,
+    )
+
+
+def open_sqlite_store(
+    ref: SourceRef, diagnostics: Diagnostics, label: str, tables: set[str]
+) -> sqlite3.Connection | None:
+    """``ref``'s database opened read-only (database and WAL together), or None with a
+    diagnostic when it cannot be opened or lacks one of ``tables``."""
+    try:
+        conn = connect_readonly(ref.path)
+        found = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    except (sqlite3.Error, OSError) as exc:
+        diagnostics.add(ref.path, "", f"not a readable {label} database: {exc}")
+        return None
+    if not tables <= found:
+        conn.close()
+        diagnostics.add(ref.path, "", f"no {'/'.join(sorted(tables))} tables; skipped")
+        return None
+    return conn
+
+
+def table_columns(conn: sqlite3.Connection, table: str) -> set[str]:
+    """The column names of ``table``."""
+    return {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}

@@ -39,7 +39,6 @@ no session holds are reported as drift, not silently dropped).
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -50,13 +49,16 @@ from agentdex.parsers._agent_common import (
     dict_of,
     make_record,
     number_parts,
+    open_sqlite_store,
     opt_str,
+    session_total_usage,
     str_of,
+    table_columns,
     tool_call_text,
 )
 from agentdex.parsers.base import ParseCursor, ParserSpec, RoleCounts, SourceRef, add_role
 from agentdex.readers import Diagnostics, JsonlReader, connect_readonly
-from agentdex.records import Record, Usage, parse_timestamp
+from agentdex.records import Record, parse_timestamp
 
 #: Sessions a person drives; the user messages of the others are not typed prompts.
 TYPED_SESSIONS = frozenset({"user", "acp", "terminal"})
@@ -149,12 +151,8 @@ class _Session:
         return number_parts(out)
 
 
-def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
-    return {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
-
-
 def _session_rows(conn: sqlite3.Connection) -> list[dict[str, Any]]:
-    have = _columns(conn, "sessions")
+    have = table_columns(conn, "sessions")
     wanted = [
         "id", "name", "description", "working_dir", "session_type", "created_at",
         "accumulated_input_tokens", "accumulated_output_tokens", "input_tokens",
@@ -174,35 +172,19 @@ def _session_usage(
         counts = [row.get("input_tokens"), row.get("output_tokens")]
     if counts == [None, None]:
         return
-    where = f"row:sessions/{sid}"
-    usage = Usage(
-        agent=ref.agent,
-        store=ref.store,
-        source_path=os.fspath(ref.path),
-        locator=where,
-        session_id=sid,
-        call_id=f"{sid}:session-total",
-        input_tokens=counts[0] or 0,
-        output_tokens=counts[1] or 0,
-        timestamp=parse_timestamp(row.get("updated_at")),
-        cwd=opt_str(row.get("working_dir")),
-        host=ref.host,
-    )
+    updated = parse_timestamp(row.get("updated_at"))
+    cwd = opt_str(row.get("working_dir"))
+    usage = session_total_usage(ref, sid, counts[0], counts[1], timestamp=updated, cwd=cwd)
     cursor.add_usage(usage, diag)
 
 
 def parse_db(ref: SourceRef, cursor: ParseCursor, diagnostics: Diagnostics) -> Iterator[Record]:
-    try:
-        conn = connect_readonly(ref.path)
-    except (sqlite3.Error, OSError) as exc:
-        diagnostics.add(ref.path, "", f"not a readable goose database: {exc}")
+    conn = open_sqlite_store(ref, diagnostics, "goose", {"sessions", "messages"})
+    if conn is None:
         return
     try:
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        if not {"sessions", "messages"} <= tables:
-            diagnostics.add(ref.path, "", "no sessions/messages tables; skipped")
-            return
-        has_meta = "metadata_json" in _columns(conn, "messages")
+        has_meta = "metadata_json" in table_columns(conn, "messages")
         meta_col = "metadata_json" if has_meta else "NULL"
         rows = _session_rows(conn)
         known = {str(r["id"]) for r in rows}
@@ -242,7 +224,7 @@ def parse_db(ref: SourceRef, cursor: ParseCursor, diagnostics: Diagnostics) -> I
 
 def _thread_drift(conn: sqlite3.Connection, ref: SourceRef, diag: Diagnostics) -> None:
     """Thread messages whose message id no session message has: content this parser misses."""
-    if "message_id" not in _columns(conn, "messages"):
+    if "message_id" not in table_columns(conn, "messages"):
         return
     (missing,) = conn.execute(
         "SELECT COUNT(*) FROM thread_messages WHERE message_id IS NULL OR message_id NOT IN "
@@ -340,7 +322,7 @@ def count_db_roles(path: Path) -> RoleCounts:
     conn = connect_readonly(path)
     try:
         types = dict(conn.execute("SELECT id, session_type FROM sessions").fetchall())
-        meta = "metadata_json" if "metadata_json" in _columns(conn, "messages") else "NULL"
+        meta = "metadata_json" if "metadata_json" in table_columns(conn, "messages") else "NULL"
         rows = conn.execute(f"SELECT session_id, role, content_json, {meta} FROM messages")
         counts: RoleCounts = {}
         for sid, role, content, metadata in rows.fetchall():
