@@ -40,6 +40,8 @@ AGENTS = [
     "zed",
     "amp",
     "crush",
+    "continue",
+    "kiro-ide",
 ]
 
 

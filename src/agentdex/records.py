@@ -65,6 +65,8 @@ AGENTS: tuple[str, ...] = (
     "zed",
     "amp",
     "crush",
+    "continue",
+    "kiro-ide",
 )
 
 

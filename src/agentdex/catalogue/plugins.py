@@ -24,6 +24,7 @@ not the discovery or engine layers.
 from __future__ import annotations
 
 import importlib
+import keyword
 import os
 import re
 from dataclasses import dataclass
@@ -72,9 +73,16 @@ class _Taken:
     roots: set[str]
 
 
+def module_name(agent: str) -> str:
+    """The catalogue module of built-in ``agent``: ``-`` becomes ``_``, and a name that is a
+    Python keyword gets a trailing ``_`` (``continue`` -> ``continue_``)."""
+    name = agent.replace("-", "_")
+    return f"{name}_" if keyword.iskeyword(name) else name
+
+
 def builtin_refs(ids: tuple[str, ...]) -> list[tuple[str, str]]:
     """``(agent id, "module:AGENT")`` of each built-in agent."""
-    return [(agent, f"agentdex.catalogue.{agent.replace('-', '_')}:AGENT") for agent in ids]
+    return [(agent, f"agentdex.catalogue.{module_name(agent)}:AGENT") for agent in ids]
 
 
 def no_resume(agent: Agent) -> ResumeRow:
