@@ -96,6 +96,12 @@ from agentdex.records import Kind, Record, Role, Usage, parse_timestamp
 
 #: Title line types, by strength: a title the user set beats one the model wrote.
 TITLE_RANK = {"summary": 1, "ai-title": 2, "custom-title": 3}
+#: Line types Claude Code writes that hold nothing to index (harness events, UI state,
+#: snapshots; titles are read above); any other type is reported as format drift.
+SKIPPED_TYPES = frozenset(
+    {"system", "attachment", "file-history-snapshot", "queue-operation", "last-prompt", "mode",
+     "permission-mode", "ai-title", "custom-title", "agent-name", "pr-link", "progress"}
+)  # fmt: skip
 _TITLE_FIELD = {"summary": "summary", "ai-title": "aiTitle", "custom-title": "customTitle"}
 
 #: Largest paste-cache file read to expand a placeholder.
@@ -308,6 +314,11 @@ def parse_transcript(ref: SourceRef, cursor: ParseCursor, diag: Diagnostics) -> 
                 if usage is not None:
                     usage.cwd, usage.branch = state["cwd"], state["branch"]
         else:
+            if ltype not in SKIPPED_TYPES:  # format drift: a line type this parser does not know
+                diag.unrecognised(
+                    "record type", ltype, version=obj.get("version"), path=ref.path,
+                    locator=f"line:{line.lineno}",
+                )  # fmt: skip
             continue
         if not items:
             continue
