@@ -23,7 +23,7 @@ BANDS: list[tuple[set[str], bool]] = [
     ({"records", "errors", "paths", "catalogue", "config", "nesting", "secrets"}, False),
     ({"readers", "uris", "gitinfo", "discovery", "parsers", "plugin"}, False),
     ({"index"}, False),  # the search index: the lowest store
-    ({"archive", "search", "context", "sessions", "worktrees"}, True),
+    ({"archive", "search", "context", "sessions", "worktrees", "semantic"}, True),
     ({"ingest", "team"}, False),  # the write path, driving the stores below it; the team push
     ({"api"}, False),
 ]

@@ -289,8 +289,13 @@ def search(
     progress: Callable[[int, int, int, int], None] | None = None,
     exact_total: bool = False,
     budget: Budget | None = None,
+    mode: str = "hybrid",
 ) -> SearchResult:
     """Search every indexed record; exact substring (or regex) semantics, ranked.
+
+    ``mode``: ``hybrid`` (the default) fuses the exact ranking with search by
+    meaning when the index has embeddings (plain lexical search when it has
+    none), ``lexical`` or ``semantic`` choose one (:mod:`agentdex.api.semantic`).
 
     The first page never waits for every match: with many candidates the
     total is a lower bound (``stats.total_exact`` false) unless
@@ -301,9 +306,12 @@ def search(
     """
     _validate(limit, sort, case)
     _check_query(query, regex=regex, word=word, now=now)
+    from agentdex.api.semantic import check_mode
     from agentdex.search.budget import default_seconds
 
+    check_mode(mode, regex=regex)
     options: dict[str, Any] = {
+        "mode": mode,
         "query": query,
         "root": root,
         "home": home,
@@ -340,6 +348,19 @@ def search(
 
 
 def _search_index(
+    result: SearchResult, budget: Budget, *, mode: str, **options: Any
+) -> SearchResult:
+    """Answer in ``mode``: lexical alone, or with the semantic half (api/semantic.py)."""
+    if mode == "lexical" or (mode == "hybrid" and options["regex"]):
+        result = _lexical_index(result, budget, **options)
+        result.stats["search_mode"] = "lexical"
+        return result
+    from agentdex.api.semantic_search import answer
+
+    return answer(result, budget, mode, _lexical_index, **options)
+
+
+def _lexical_index(
     result: SearchResult,
     budget: Budget,
     *,
@@ -360,6 +381,7 @@ def _search_index(
     """Answer from the index as it is (the caller refreshed it, or is checking meanwhile)."""
     from agentdex.index.coverage import BuildCoverage
     from agentdex.index.coverage import read as read_coverage
+    from agentdex.api.semantic import why_terms
     from agentdex.search.budget import enforced
     from agentdex.search.query import parse_query, positive_terms
     from agentdex.search.ranking import REFINE, refine
@@ -436,7 +458,13 @@ def _search_index(
         patterns = highlight_patterns(needles, regex=regex, sensitive=sensitive)
         for hit in shown:
             hit.snippet, spans = make_snippet(hit.text, patterns, budget=budget if regex else None)
-            result.results.append(hit_json(hit, home))
+            item = hit_json(hit, home)
+            item["why"] = {
+                "match": "exact",
+                "terms": why_terms(hit.text, needles, sensitive=sensitive, regex=regex),
+                "similarity": None,
+            }
+            result.results.append(item)
             result.highlights.append(spans)
         engine_stats = {"blocks": engine.n_blocks, "blocks_scanned": engine.blocks_scanned}
         finish_stats(result, outcome, stopped, len(shown), sensitive, budget, started, engine_stats)

@@ -44,6 +44,12 @@ is then a lower bound (--exact-count counts every match). A search stops at
 its time budget (--time-budget, default [search] time_budget in config.toml,
 else 5 s), prints what it found so far and exits with status 7.
 \b
+Search by meaning: when `agentdex index --semantic` has embedded the history,
+a search is hybrid: exact matches and messages close in meaning to the query,
+fused (an exact phrase still ranks its conversation first). --lexical or
+--semantic choose one. Each result says why it matched (the terms, or the
+similarity).
+\b
 Exit status: 0 results found, 1 none (like grep), 2 a malformed query,
 7 stopped at the time budget (the results so far are printed).
 On a terminal each result shows its reference (SESSION@LOCATOR), which
@@ -82,6 +88,18 @@ def _print_rows(data: dict[str, Any], highlights: list[list[tuple[int, int]]]) -
         )
 
 
+def why_text(why: dict[str, Any] | None) -> str:
+    """``why`` in a few words: ``exact: retry, backoff``, ``meaning 0.62`` or both."""
+    if not why:
+        return ""
+    parts = []
+    if why.get("terms") and why.get("match") != "semantic":
+        parts.append("exact: " + ", ".join(why["terms"][:4]))
+    if why.get("similarity") is not None:
+        parts.append(f"meaning {why['similarity']:.2f}")
+    return " + ".join(parts)
+
+
 def _print_rich(data: dict[str, Any], highlights: list[list[tuple[int, int]]], home: str) -> None:
     """On a terminal: a heading per result (never wrapped), the snippet, the reference."""
     from rich.padding import Padding
@@ -107,6 +125,9 @@ def _print_rich(data: dict[str, Any], highlights: list[list[tuple[int, int]]], h
             head.append(f" ({item['branch']})", style="magenta")
         if item.get("source_gone"):
             head.append("  source gone (archived)", style="red")
+        why = why_text(item.get("why"))
+        if why:
+            head.append(f"  {why}", style="blue")
         out.print(head)
         snippet = Text(item["snippet"])
         for start, end in spans:
@@ -136,6 +157,8 @@ def _print_rich(data: dict[str, Any], highlights: list[list[tuple[int, int]]], h
 @click.option("--here", is_flag=True, help="Rank results from this project/worktree first.")
 @click.option("--only-here", is_flag=True, help="Only results from this project/worktree.")
 @click.option("--no-dedup", is_flag=True, help="Keep repeated identical messages.")
+@click.option("--lexical", is_flag=True, help="Exact matches only (no search by meaning).")
+@click.option("--semantic", is_flag=True, help="By meaning only (needs `index --semantic`).")
 @click.option(
     "--exact-count",
     is_flag=True,
@@ -170,6 +193,8 @@ def search(
     here: bool,
     only_here: bool,
     no_dedup: bool,
+    lexical: bool,
+    semantic: bool,
     time_budget: float | None,
     exact_count: bool,
     team: bool,
@@ -182,6 +207,9 @@ def search(
     one_format(as_json, ndjson)
     if ignore_case and case_sensitive:
         raise UsageError("-i and -s contradict each other")
+    if lexical and semantic:
+        raise UsageError("--lexical and --semantic contradict each other")
+    mode = "lexical" if lexical else "semantic" if semantic else "hybrid"
     case = "insensitive" if ignore_case else "sensitive" if case_sensitive else "smart"
     cwd = os.getcwd() if (here or only_here) else None
     show_progress = not (as_json or ndjson or no_refresh or team) and sys.stderr.isatty()
@@ -189,6 +217,8 @@ def search(
         raise UsageError("--url is for the team database: add --team")
     if team and (here or only_here):
         raise UsageError("--here and --only-here search this machine's places: not with --team")
+    if team and semantic:
+        raise UsageError("--semantic searches this machine's embeddings: not with --team")
     options: dict[str, Any] = {
         "regex": regex,
         "word": word,
@@ -213,6 +243,7 @@ def search(
                 here=cwd,
                 only_here=only_here,
                 progress=bar,
+                mode=mode,
                 **options,
             )
     data = result.to_json()

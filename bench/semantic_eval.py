@@ -1,0 +1,201 @@
+"""Recall by meaning on the labelled set (bench/semantic_set.py): lexical, semantic, hybrid.
+
+    python bench/semantic_eval.py                       # the three modes through agentdex
+    python bench/semantic_eval.py --models              # the candidate models, semantic only
+    python bench/semantic_eval.py --json out.json
+
+The set's conversations (targets and distractors) are written as Claude Code
+transcripts into a temporary home, indexed and embedded by agentdex itself,
+and every query runs through ``agentdex.api.search.search`` in each mode. A
+query scores by the rank of its conversation among the distinct conversations
+of the results (hit@1, hit@5, MRR over the first 20 results). ``PHRASES`` are
+exact phrases: the hybrid mode must rank their conversation first.
+
+``--models`` compares embedding models on the same records without the index:
+every prompt and reply is embedded, a conversation scores the best similarity
+of its records. The runner-up needs its wheel unpacked somewhere
+(``--l3-path`` to ``paraphrase-MiniLM-L3-v2.onnx``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+from semantic_set import CONVERSATIONS, PHRASES, QUERIES
+
+
+def session_id(cid: str) -> str:
+    number = int(cid[1:]) + (0 if cid[0] == "c" else 500)
+    return f"5e3a0000-0000-4000-8000-{number:012d}"
+
+
+def write_home(home: Path) -> None:
+    """Every conversation as a Claude Code transcript under ``home``."""
+    for cid, (project, day, turns) in CONVERSATIONS.items():
+        sid = session_id(cid)
+        cwd = f"/home/dev/{project}"
+        folder = home / ".claude" / "projects" / cwd.replace("/", "-")
+        folder.mkdir(parents=True, exist_ok=True)
+        lines, parent = [], None
+        for i, (role, text) in enumerate(turns):
+            uuid = f"{sid[:8]}-{cid}-{i:04d}"
+            content: Any = text if role == "user" else [{"type": "text", "text": text}]
+            message: dict[str, Any] = {"role": role, "content": content}
+            if role == "assistant":
+                message.update(model="claude-test", id=f"msg_{cid}_{i}", type="message")
+            month = 10 if day >= 1 else 11
+            lines.append(
+                {
+                    "type": role,
+                    "uuid": uuid,
+                    "parentUuid": parent,
+                    "isSidechain": False,
+                    "sessionId": sid,
+                    "cwd": cwd,
+                    "gitBranch": "main",
+                    "version": "2.0.0",
+                    "timestamp": f"2026-{month:02d}-{day:02d}T10:{i:02d}:00.000Z",
+                    "message": message,
+                }
+            )
+            parent = uuid
+        (folder / f"{sid}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+
+
+def conversation_rank(results: list[dict[str, Any]], target: str) -> int | None:
+    """1-based rank of ``target``'s conversation among the distinct ones in ``results``."""
+    seen: list[str] = []
+    for r in results:
+        if r["session_id"] not in seen:
+            seen.append(r["session_id"])
+    sid = session_id(target)
+    return seen.index(sid) + 1 if sid in seen else None
+
+
+def scores(ranks: list[int | None]) -> dict[str, float]:
+    n = len(ranks)
+    return {
+        "hit@1": round(sum(1 for r in ranks if r == 1) / n, 3),
+        "hit@5": round(sum(1 for r in ranks if r is not None and r <= 5) / n, 3),
+        "mrr": round(sum(1 / r for r in ranks if r) / n, 3),
+    }
+
+
+def run_modes(work: Path) -> dict[str, Any]:
+    home = work / "home"
+    home.mkdir()
+    write_home(home)
+    os.environ.update(
+        HOME=str(home),
+        AGENTDEX_DATA_DIR=str(work / "data"),
+        AGENTDEX_CONFIG=str(work / "config.toml"),
+        XDG_CONFIG_HOME=str(home / ".config"),
+    )
+    (work / "config.toml").write_text("")
+    from agentdex.api.index import refresh
+    from agentdex.api.search import search
+    from agentdex.api.semantic import embed_missing
+
+    refresh(home=str(home))
+    started = time.perf_counter()
+    filled = embed_missing(home=str(home))
+    report: dict[str, Any] = {
+        "conversations": len(CONVERSATIONS),
+        "queries": len(QUERIES),
+        "embedded": filled.to_json() | {"seconds": round(time.perf_counter() - started, 2)},
+        "modes": {},
+        "misses": {},
+    }
+    for mode in ("lexical", "semantic", "hybrid"):
+        ranks = []
+        misses = []
+        for query, target in QUERIES:
+            res = search(query, home=str(home), mode=mode, limit=20, refresh_first=False)
+            rank = conversation_rank(res.results, target)
+            ranks.append(rank)
+            if rank != 1:
+                misses.append([query, target, rank])
+        report["modes"][mode] = scores(ranks)
+        report["misses"][mode] = misses
+    phrase_ranks = []
+    for phrase, target in PHRASES:
+        res = search(phrase, home=str(home), mode="hybrid", limit=20, refresh_first=False)
+        phrase_ranks.append(conversation_rank(res.results, target))
+    report["phrases"] = {
+        "n": len(PHRASES),
+        "first": sum(1 for r in phrase_ranks if r == 1),
+        "ranks": phrase_ranks,
+    }
+    return report
+
+
+def run_models(l3_path: str | None) -> dict[str, Any]:
+    from agentdex.semantic.model import MINILM_L6_INT8, PARAPHRASE_L3, Embedder
+
+    records = [(cid, text) for cid, (_, _, turns) in CONVERSATIONS.items() for _, text in turns]
+    out: dict[str, Any] = {}
+    for spec, path in ((MINILM_L6_INT8, None), (PARAPHRASE_L3, l3_path)):
+        if spec is PARAPHRASE_L3 and not path:
+            continue
+        started = time.perf_counter()
+        emb = Embedder(spec, path=Path(path) if path else None)
+        load = time.perf_counter() - started
+        started = time.perf_counter()
+        matrix = emb.embed([t for _, t in records])
+        per_text = (time.perf_counter() - started) / len(records)
+        query_times, ranks = [], []
+        for query, target in QUERIES:
+            t0 = time.perf_counter()
+            qv = emb.embed([query])[0]
+            query_times.append(time.perf_counter() - t0)
+            sims = matrix @ qv
+            best: dict[str, float] = {}
+            for (cid, _), s in zip(records, sims, strict=True):
+                best[cid] = max(best.get(cid, -1.0), float(s))
+            order = sorted(best, key=lambda c: -best[c])
+            ranks.append(order.index(target) + 1)
+        out[spec.id] = scores(ranks) | {
+            "load_s": round(load, 3),
+            "ms_per_text": round(per_text * 1000, 2),
+            "query_ms_p50": round(sorted(query_times)[len(query_times) // 2] * 1000, 2),
+            "model_mb": round(spec.size / 1e6, 1),
+        }
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", action="store_true", help="compare candidate models")
+    parser.add_argument("--l3-path", help="paraphrase-MiniLM-L3-v2.onnx from its wheel")
+    parser.add_argument("--json", help="also write the report here")
+    args = parser.parse_args()
+    if args.models:
+        report = run_models(args.l3_path)
+        for name, row in report.items():
+            print(f"{name:28} " + "  ".join(f"{k} {v}" for k, v in row.items()))
+    else:
+        with tempfile.TemporaryDirectory(prefix="agentdex-semeval-") as tmp:
+            report = run_modes(Path(tmp))
+        print(f"{len(QUERIES)} queries over {len(CONVERSATIONS)} conversations")
+        for mode, row in report["modes"].items():
+            cells = "  ".join(f"{k} {v:.3f}" for k, v in row.items())
+            print(f"  {mode:9} {cells}")
+        p = report["phrases"]
+        print(f"  exact phrases ranked first by hybrid: {p['first']}/{p['n']}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

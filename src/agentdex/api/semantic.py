@@ -1,0 +1,313 @@
+"""Search by meaning for the library API: modes, fusion, ``why``, embedding fills, ``similar``.
+
+``search(..., mode=)`` in :mod:`agentdex.api.search` calls :func:`semantic_hits`
+and :func:`fuse` here. ``hybrid`` (the default) fuses the exact lexical ranking
+with the semantic one by reciprocal rank fusion when the index has embeddings,
+and is plain lexical search when it has none (nothing heavy is imported then:
+one ``stat`` of ``semantic/vectors.db``). Every result says ``why`` it matched.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agentdex.errors import NotFoundError, UsageError
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from agentdex.search.engine import Engine
+    from agentdex.semantic.fill import FillStats
+
+MODES = ("hybrid", "lexical", "semantic")
+#: reciprocal rank fusion: score = sum of weight / (RRF_K + rank)
+RRF_K = 60
+LEXICAL_WEIGHT = 1.0
+SEMANTIC_WEIGHT = 1.0
+#: semantic candidates read per search (records, after dedup)
+SEMANTIC_TOP = 100
+#: below this cosine a record is not shown as a semantic match
+MIN_SIMILARITY = 0.15
+
+
+def check_mode(mode: str, *, regex: bool) -> None:
+    if mode not in MODES:
+        raise UsageError(f"unknown search mode {mode!r}; valid: {', '.join(MODES)}")
+    if mode == "semantic" and regex:
+        raise UsageError("--semantic searches by meaning: give words, not a regex")
+
+
+def has_embeddings(index_root: Path) -> bool:
+    """Cheap: does this index have a vector store at all (one ``stat``)?"""
+    return (index_root / "semantic" / "vectors.db").is_file()
+
+
+class QueryVector:
+    """The query's embedding, computed on a thread while the lexical search runs."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.vector: np.ndarray | None = None
+        self.error: str | None = None
+        self.seconds = 0.0
+        self._thread = threading.Thread(target=self._run, name="agentdex-embed", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        started = time.perf_counter()
+        try:
+            from agentdex.semantic.model import ModelUnavailable, embedder
+
+            try:
+                self.vector = embedder().embed([self.text])[0]
+            except ModelUnavailable as exc:
+                self.error = exc.message
+        except Exception as exc:  # a broken runtime must never take lexical search down
+            self.error = f"semantic search unavailable: {type(exc).__name__}: {exc}"
+        self.seconds = time.perf_counter() - started
+
+    def result(self) -> np.ndarray | None:
+        self._thread.join()
+        return self.vector
+
+
+def query_text(node: Any) -> str:
+    """What is embedded for a query: its positive words and phrases, without fields."""
+    from agentdex.search.query import positive_terms
+
+    return " ".join(t.text for t in positive_terms(node)).strip()
+
+
+def filter_node(node: Any) -> Any:
+    """The parts of a query that still filter semantic results: fields and NOT terms."""
+    from agentdex.search.query import And, Field, Not
+
+    if isinstance(node, Field | Not):
+        return node
+    if isinstance(node, And):
+        kept = tuple(c for c in node.children if isinstance(c, Field | Not))
+        if kept:
+            return And(kept) if len(kept) > 1 else kept[0]
+    return None
+
+
+def semantic_hits(
+    engine: Engine,
+    index_root: Path,
+    generation: str,
+    vector: np.ndarray,
+    *,
+    node: Any,
+    regex: bool,
+    word: bool,
+    case: str,
+    dedup: bool,
+    here: Callable[[tuple[Any, ...]], bool] | None,
+    only_here: bool,
+    top: int = SEMANTIC_TOP,
+) -> tuple[list[tuple[Any, float, int]], int]:
+    """(hit, similarity, chunk) of the records closest to ``vector``, best first; and the
+    number of embedded records searched. Only live records whose text is the text
+    that was embedded count (``thash``); the query's fields and NOT terms filter."""
+    from agentdex.semantic.query import VectorIndex
+
+    vectors = VectorIndex.open(index_root, generation)
+    if vectors is None:
+        return [], 0
+    try:
+        searched = vectors.members_count()
+        near = vectors.nearest(vector, top=top * 3)
+    finally:
+        vectors.close()
+    near = [n for n in near if n.similarity >= MIN_SIMILARITY]
+    flt = filter_node(node) if node is not None else None
+    if flt is not None:
+        engine.prepare(flt, regex=regex, word=word, case=case)
+    rows = {row[0]: row for row in engine.light(n.rid for n in near)}
+    hits = {h.id: h for h in engine.hits(list(rows))}
+    out: list[tuple[Any, float, int]] = []
+    seen: set[int] = set()
+    for n in near:
+        row, hit = rows.get(n.rid), hits.get(n.rid)
+        if row is None or hit is None or hit.thash != n.thash:
+            continue  # forgotten, pruned or rewritten since it was embedded
+        if dedup and n.ckey in seen:
+            continue
+        if only_here and here is not None and not here(row):
+            continue
+        if flt is not None and not engine.matches(flt, row):
+            continue
+        seen.add(n.ckey)
+        out.append((hit, n.similarity, n.chunk))
+        if len(out) >= top:
+            break
+    return out, searched
+
+
+def why_terms(text: str, needles: list[str], *, sensitive: bool, regex: bool) -> list[str]:
+    """The query terms this record's text holds (what an exact match matched on)."""
+    if regex:
+        return list(needles)
+    hay = text if sensitive else text.lower()
+    return [n for n in needles if (n if sensitive else n.lower()) in hay]
+
+
+def fuse(
+    lexical: list[dict[str, Any]],
+    semantic: list[dict[str, Any]],
+    *,
+    limit: int | None,
+) -> list[dict[str, Any]]:
+    """Reciprocal rank fusion of two ranked result lists (JSON results, keyed by ``ref``).
+
+    A record found both ways adds both contributions; ties keep the lexical
+    order first, so an exact match never falls behind an equal semantic one.
+    """
+    scores: dict[str, float] = {}
+    first: dict[str, dict[str, Any]] = {}
+    order: dict[str, tuple[int, int]] = {}
+    for rank, result in enumerate(lexical, 1):
+        ref = result["ref"]
+        scores[ref] = scores.get(ref, 0.0) + LEXICAL_WEIGHT / (RRF_K + rank)
+        first[ref] = result
+        order[ref] = (0, rank)
+    for rank, result in enumerate(semantic, 1):
+        ref = result["ref"]
+        scores[ref] = scores.get(ref, 0.0) + SEMANTIC_WEIGHT / (RRF_K + rank)
+        if ref in first:
+            mine = first[ref]["why"]
+            mine["similarity"] = result["why"]["similarity"]
+            mine["match"] = "both"
+        else:
+            first[ref] = result
+            order[ref] = (1, rank)
+    ranked = sorted(scores, key=lambda ref: (-scores[ref], order[ref]))
+    out = []
+    for ref in ranked[:limit] if limit is not None else ranked:
+        result = first[ref]
+        result["score"] = round(scores[ref], 6)
+        out.append(result)
+    return out
+
+
+# -- filling, status, similar --------------------------------------------------------------
+
+
+def embed_missing(
+    root: str | os.PathLike[str] | None = None,
+    *,
+    home: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    wait: bool = True,
+    max_records: int | None = None,
+) -> FillStats:
+    """Embed every prompt, reply and summary of the index that has no vectors yet."""
+    from agentdex.index.store import index_root
+    from agentdex.semantic.fill import fill
+
+    return fill(
+        index_root(root, home=home),
+        progress=progress,
+        should_stop=should_stop,
+        wait=wait,
+        max_records=max_records,
+    )
+
+
+def semantic_status(
+    root: str | os.PathLike[str] | None = None, *, home: str | None = None
+) -> dict[str, Any]:
+    """How much is embedded, with which model, and whether the model can run (``problem``)."""
+    from agentdex.index.store import index_root
+    from agentdex.semantic.fill import coverage
+    from agentdex.semantic.model import DEFAULT, check, model_file
+
+    info: dict[str, Any] = {"model": DEFAULT.id, "model_file": str(model_file())}
+    info.update(coverage(index_root(root, home=home)))
+    info["problem"] = check()
+    eligible = info.get("eligible") or 0
+    info["fraction"] = round(info["embedded"] / eligible, 4) if eligible else None
+    return info
+
+
+def similar(
+    ref: str,
+    *,
+    root: str | os.PathLike[str] | None = None,
+    home: str | None = None,
+    limit: int = 10,
+) -> dict[str, Any]:
+    """The conversations closest in meaning to the one ``ref`` names (a session or a record ref)."""
+    import numpy as np
+
+    from agentdex.api.index import reader
+    from agentdex.api.search import hit_json
+    from agentdex.index.store import index_root
+    from agentdex.semantic.query import VectorIndex
+
+    session = ref.split("@", 1)[0]
+    root_path = index_root(root, home=home)
+    with reader(root, home) as engine:
+        if engine is None:
+            raise NotFoundError("no index yet: run `agentdex index` first")
+        rids = [
+            rid
+            for (rid,) in engine.db.execute(
+                "SELECT id FROM records WHERE session_id = ?", (session,)
+            )
+        ]
+        if not rids:
+            raise NotFoundError(f"no conversation {session!r} in the index")
+        vectors = VectorIndex.open(root_path, _generation(root_path))
+        if vectors is None:
+            raise NotFoundError("no embeddings yet: run `agentdex index --semantic` first")
+        try:
+            own = vectors.vectors_of(rids)
+            if not len(own):
+                raise NotFoundError(
+                    f"conversation {session!r} has no embeddings yet:"
+                    " run `agentdex index --semantic`"
+                )
+            centre = own.mean(axis=0)
+            centre /= max(float(np.linalg.norm(centre)), 1e-12)
+            near = vectors.nearest(centre.astype(np.float32), top=SEMANTIC_TOP * 5)
+        finally:
+            vectors.close()
+        hits = {h.id: h for h in engine.hits(n.rid for n in near)}
+        best: dict[str, tuple[float, Any]] = {}
+        for n in near:
+            hit = hits.get(n.rid)
+            if hit is None or hit.thash != n.thash or hit.session_id == session:
+                continue
+            if hit.session_id not in best or best[hit.session_id][0] < n.similarity:
+                best[hit.session_id] = (n.similarity, hit)
+        ranked = sorted(best.values(), key=lambda item: -item[0])[:limit]
+        titles = {}
+        for _sim, hit in ranked:
+            row = engine.db.execute(
+                "SELECT title FROM titles WHERE agent = ? AND session_id = ?",
+                (hit.agent, hit.session_id),
+            ).fetchone()
+            titles[hit.session_id] = row[0] if row else None
+        out = []
+        for sim, hit in ranked:
+            hit.text = engine.original_text(hit)
+            item = hit_json(hit, home)
+            item["title"] = titles.get(hit.session_id)
+            item["similarity"] = round(sim, 4)
+            item["why"] = {"match": "semantic", "terms": [], "similarity": round(sim, 4)}
+            out.append(item)
+    return {"ref": ref, "session_id": session, "results": out}
+
+
+def _generation(root_path: Path) -> str:
+    from agentdex.index.store import Location
+
+    gen = Location(root_path).current()
+    return gen.name if gen is not None else ""

