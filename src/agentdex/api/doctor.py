@@ -95,6 +95,7 @@ def doctor(home: str | None = None) -> dict[str, Any]:
             "error": config_error,
         },
         "index": index_status(home=home),
+        "semantic": _semantic_report(home),
         "wsl": _wsl_report(),
         "environment": _environment(),
         "warnings": warnings,
@@ -105,6 +106,17 @@ def doctor(home: str | None = None) -> dict[str, Any]:
             for status in ("found", "empty", "not-found", "skipped", "private")
         },
     }
+
+
+def _semantic_report(home: str | None) -> dict[str, Any]:
+    """Search by meaning: how much is embedded, and why it cannot run (``problem``)."""
+    from agentdex.api.semantic import semantic_status
+    from agentdex.errors import AgentdexError
+
+    try:
+        return semantic_status(home=home)
+    except AgentdexError as exc:  # a corrupt index is reported under "index"
+        return {"problem": exc.message}
 
 
 def _root_lookups(home: Path, warnings: list[str]) -> dict[str, list[dict[str, Any]]]:

@@ -68,6 +68,8 @@ __all__ = [
 ]
 
 SORTS = ("relevance", "time")
+#: search modes (agentdex.api.semantic): the first is the default
+MODES = ("hybrid", "lexical", "semantic")
 CASES = ("smart", "insensitive", "sensitive")
 MAX_LIMIT = 10_000
 

@@ -24,7 +24,6 @@ if TYPE_CHECKING:
     from agentdex.search.engine import Engine
     from agentdex.semantic.fill import FillStats
 
-MODES = ("hybrid", "lexical", "semantic")
 #: reciprocal rank fusion: score = sum of weight / (RRF_K + rank)
 RRF_K = 60
 LEXICAL_WEIGHT = 1.0
@@ -36,10 +35,10 @@ MIN_SIMILARITY = 0.15
 
 
 def check_mode(mode: str, *, regex: bool) -> None:
+    from agentdex.api.search import MODES
+
     if mode not in MODES:
         raise UsageError(f"unknown search mode {mode!r}; valid: {', '.join(MODES)}")
-    if mode == "semantic" and regex:
-        raise UsageError("--semantic searches by meaning: give words, not a regex")
 
 
 def has_embeddings(index_root: Path) -> bool:
@@ -296,8 +295,11 @@ def similar(
             ).fetchone()
             titles[hit.session_id] = row[0] if row else None
         out = []
+        from agentdex.search.snippets import make_snippet
+
         for sim, hit in ranked:
             hit.text = engine.original_text(hit)
+            hit.snippet, _ = make_snippet(hit.text, [])
             item = hit_json(hit, home)
             item["title"] = titles.get(hit.session_id)
             item["similarity"] = round(sim, 4)

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from agentdex.errors import UsageError
+from agentdex.errors import NotFoundError
 
 if TYPE_CHECKING:
     from agentdex.api.search import SearchResult
@@ -38,15 +38,14 @@ def answer(
     root_path = index_root(options["root"], home=options["home"])
     node = parse_query(options["query"], now=options["now"], regex=options["regex"])
     text = query_text(node) if node is not None else ""
+    if mode == "semantic" and not text:
+        result.stats.update({"total": 0, "total_exact": True, "returned": 0})
+        result.stats["search_mode"] = "semantic"
+        result.stats["notes"] = ["nothing to search by meaning: the query has no words"]
+        return result
     if not has_embeddings(root_path) or not text:
         if mode == "semantic":
-            if not text:
-                raise UsageError("--semantic searches by meaning: give some words")
-            from agentdex.semantic.model import ModelUnavailable
-
-            raise ModelUnavailable(
-                NO_EMBEDDINGS.split(":")[0] + ": run `agentdex index --semantic`"
-            )
+            raise NotFoundError(NO_EMBEDDINGS)
         result = lexical(result, budget, **options)
         result.stats["search_mode"] = "lexical"
         return result

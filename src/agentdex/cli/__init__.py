@@ -39,6 +39,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "Where secrets were found (kinds, never values).",
     ),
     "usage": ("agentdex.cli.usage:usage", "Tokens and cost per day, model, project, session."),
+    "similar": (
+        "agentdex.cli.similar:similar",
+        "Conversations closest in meaning to one conversation.",
+    ),
     "context": ("agentdex.cli.context:context", "What agents are told in a workspace."),
     "worktree": ("agentdex.cli.worktree:worktree", "List, add and remove git worktrees."),
     "session": ("agentdex.cli.session:session", "Run agents in sessions bound to a work dir."),

@@ -59,6 +59,17 @@ def _human(data: dict[str, Any], show_all: bool) -> None:
         index_state = f"{index.get('records', 0)} records, {human_size(index.get('bytes'))}"
     else:
         index_state = "[dim]not built yet (agentdex index, or any search)[/]"
+    sem = data["semantic"]
+    if sem.get("problem"):
+        sem_state = f"[red]off:[/] {escape(sem['problem'])}"
+    elif sem.get("eligible"):
+        from agentdex.cli.index import semantic_line
+
+        sem_state = escape(semantic_line(sem).removeprefix("Embeddings: "))
+        if not sem.get("embedded"):
+            sem_state += "  [dim](agentdex index --semantic)[/]"
+    else:
+        sem_state = "[dim]nothing to embed yet[/]"
     wsl = data["wsl"]
     wsl_state = "on" if wsl["enabled"] else "off"
     if wsl["forced"] is not None:
@@ -71,6 +82,7 @@ def _human(data: dict[str, Any], show_all: bool) -> None:
         ("data dir", path(data["data_dir"])),
         ("config", f"{path(config['path'])}  {config_state}"),
         ("index", f"{path(index['path'])}  {index_state}"),
+        ("embeddings", sem_state),
         ("WSL bridge", wsl_state),
     ):
         out.print(f"[bold]{label:<11}[/]{value}", soft_wrap=True)

@@ -52,6 +52,22 @@ class _ProgressBar:
         self.progress.update(self.task, completed=bytes_done, files=f"{files_done}/{files_total}")
 
 
+def semantic_line(info: dict[str, Any]) -> str:
+    """``Embeddings: 1,234 of 2,000 messages (62%), 1,300 vectors, 0.5 MB``."""
+    from agentdex.cli._format import human_size
+
+    eligible = info.get("eligible") or 0
+    pct = f" ({100 * info['embedded'] / eligible:.0f}%)" if eligible else ""
+    line = (
+        f"Embeddings: {info.get('embedded', 0):,} of {eligible:,} messages{pct}, "
+        f"{info.get('vectors', 0):,} vectors, {human_size(info.get('bytes'))}"
+    )
+    run = info.get("run")
+    if run:
+        line += f"; {run['texts_embedded']:,} embedded now in {run['seconds']:.1f}s"
+    return line
+
+
 def run_refresh(home: str | None, *, full: bool, quiet: bool) -> Any:
     """Refresh with a progress bar on an interactive stderr; warnings to stderr."""
     from agentdex.api import search as api
@@ -65,11 +81,49 @@ def run_refresh(home: str | None, *, full: bool, quiet: bool) -> Any:
         return api.refresh(home=home, full=full, warn=warn, progress=bar)
 
 
+def run_embedding(home: str | None, *, quiet: bool) -> Any:
+    """``index --semantic``: embed what is missing, with a progress bar on a terminal."""
+    from agentdex.api.semantic import embed_missing
+
+    if quiet or not sys.stderr.isatty():
+        return embed_missing(home=home)
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
+    from agentdex.cli._common import console
+
+    with Progress(
+        TextColumn("embedding"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("messages"),
+        TimeRemainingColumn(),
+        console=console(stderr=True),
+        transient=True,
+    ) as bar:
+        task = bar.add_task("embed", total=None)
+
+        def progress(done: int, todo: int) -> None:
+            bar.update(task, completed=done, total=todo or 1)
+
+        return embed_missing(home=home, progress=progress)
+
+
 @click.command("index")
 @json_option
 @click.option("--full", is_flag=True, help="Rebuild the index from scratch.")
+@click.option(
+    "--semantic",
+    is_flag=True,
+    help="Also embed every prompt and reply not embedded yet (search by meaning).",
+)
 @click.pass_context
-def index(ctx: click.Context, as_json: bool, full: bool) -> None:
+def index(ctx: click.Context, as_json: bool, full: bool, semantic: bool) -> None:
     """Build or refresh the search index.
 
     Incremental by default: unchanged files are skipped, append-only JSONL
@@ -78,6 +132,10 @@ def index(ctx: click.Context, as_json: bool, full: bool) -> None:
     this one wait for it. Each home has its own index, under the data dir
     ($AGENTDEX_DATA_DIR/homes/<home>/index, or <[index] path>/<home> when
     the config sets one), so --home never mixes homes.
+
+    --semantic then embeds the prompts, replies and summaries that have no
+    embedding yet (newest first; a killed run resumes where it stopped), for
+    search by meaning. `serve`, `ui` and `mcp` also fill them while idle.
     """
     from agentdex.api import context_history
     from agentdex.api import search as api
@@ -87,8 +145,21 @@ def index(ctx: click.Context, as_json: bool, full: bool) -> None:
     stats = run_refresh(home, full=full, quiet=as_json)
     status = api.index_status(home=home)
     contexts = context_history.record_indexed_workspaces(home=home)
+    from agentdex.api.semantic import semantic_status
+
+    filled = run_embedding(home, quiet=as_json).to_json() if semantic else None
+    embeddings = semantic_status(home=home)
+    if filled is not None:
+        embeddings["run"] = filled
     if as_json:
-        emit_json({"refresh": stats.to_json(), "index": status, "context_history": contexts})
+        emit_json(
+            {
+                "refresh": stats.to_json(),
+                "index": status,
+                "context_history": contexts,
+                "semantic": embeddings,
+            }
+        )
         return
     from agentdex.cli._common import console
     from agentdex.cli._format import human_size
@@ -104,6 +175,10 @@ def index(ctx: click.Context, as_json: bool, full: bool) -> None:
     )
     if stats.diagnostics:
         console(stderr=True).print(f"[yellow]{stats.diagnostics} parse diagnostic(s)[/]")
+    if filled is not None or embeddings.get("embedded"):
+        console().print(semantic_line(embeddings), soft_wrap=True)
+    if filled is not None and embeddings.get("problem"):
+        console(stderr=True).print(f"[yellow]{embeddings['problem']}[/]", soft_wrap=True)
     if contexts["enabled"]:
         console().print(
             f"Context history: {contexts['workspaces']} workspace(s) checked, "

@@ -18,6 +18,7 @@ from agentdex.http import params
 router = APIRouter(tags=["search"])
 
 Sort = Literal["relevance", "time"]
+Mode = Literal["hybrid", "lexical", "semantic"]
 Case = Literal["smart", "insensitive", "sensitive"]
 
 
@@ -44,14 +45,23 @@ def search(
         False, description="Add `highlights`: [start, end) spans of the match in `snippet`."
     ),
     text: bool = Query(True, description="Include each result's full `text`."),
+    mode: Annotated[
+        Mode,
+        Query(
+            description="hybrid: exact matches fused with search by meaning when the index has"
+            " embeddings (else lexical); lexical or semantic alone (docs/search.md)."
+        ),
+    ] = "hybrid",
 ) -> dict[str, Any]:
     """Same JSON as ``agentdex search --json``: ``{query, status, stats, results}``.
 
-    ``highlights=true`` adds to each result the match spans in its snippet
-    (code-point offsets); ``text=false`` leaves out the full text (a results
-    list needs only the snippet). A malformed query (unbalanced quote or
-    parenthesis, unknown field, bad ``since:``, an invalid regex with
-    ``regex``) is a 400.
+    Each result's ``why`` says what matched: the exact ``terms``, the
+    ``similarity`` of its meaning, or both. ``highlights=true`` adds to each
+    result the match spans in its snippet (code-point offsets); ``text=false``
+    leaves out the full text (a results list needs only the snippet). A
+    malformed query (unbalanced quote or parenthesis, unknown field, bad
+    ``since:``, an invalid regex with ``regex``) is a 400; ``mode=semantic``
+    before any embedding exists is a 404.
     """
     home = getattr(request.app.state, "home", None)
     result = search_worker.search_in_worker(
@@ -65,6 +75,7 @@ def search(
         word=word,
         refresh_first=refresh,
         time_budget=time_budget,
+        mode=mode,
     )
     data = result.to_json()
     for hit, spans in zip(data["results"], result.highlights, strict=False):
@@ -73,6 +84,25 @@ def search(
         if not text:
             hit.pop("text", None)
     return data
+
+
+@router.get("/similar")
+def similar(
+    request: Request,
+    ref: Annotated[
+        params.Ref,
+        Query(description="A session id or a search reference SESSION@LOCATOR."),
+    ],
+    limit: int = Query(10, ge=1, le=200),
+) -> dict[str, Any]:
+    """Same JSON as ``agentdex similar --json``: the conversations closest in meaning to one.
+
+    404 when the conversation or its embeddings are not found.
+    """
+    from agentdex.api.semantic import similar as api_similar
+
+    home = getattr(request.app.state, "home", None)
+    return api_similar(ref, home=home, limit=limit)
 
 
 @router.get("/conversations")

@@ -81,6 +81,16 @@ RECORD_FIELDS: dict[str, Any] = {
     "source_gone": BOOL,
 }
 
+#: why a search result matched: the exact terms it holds, the similarity of its meaning
+WHY = obj(
+    {
+        "match": {"type": "string", "enum": ["exact", "semantic", "both"]},
+        "terms": array(STR),
+        "similarity": nullable(NUMBER),
+    },
+    ("match",),
+)
+
 SEARCH = response(
     {
         "query": STR,
@@ -89,7 +99,7 @@ SEARCH = response(
         "results": array(
             obj(
                 # machine: with scope "team", the machine that pushed it (docs/team.md)
-                {**RECORD_FIELDS, "snippet": STR, "score": NUMBER, "machine": STR},
+                {**RECORD_FIELDS, "snippet": STR, "score": NUMBER, "machine": STR, "why": WHY},
                 ("agent", "session_id", "locator", "ref"),
             )
         ),

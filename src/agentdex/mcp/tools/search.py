@@ -74,7 +74,7 @@ def _search(arguments: dict[str, Any], settings: Settings) -> dict[str, Any]:
     here = arguments.get("here", False) or arguments.get("only_here", False)
     limit = arguments.get("limit", 20)
     options: dict[str, Any] = {}
-    for name in ("sort", "case", "regex", "word", "time_budget"):
+    for name in ("sort", "case", "regex", "word", "time_budget", "mode"):
         if name in arguments:
             options[name] = arguments[name]
     team = arguments.get("scope", "local") == "team"
@@ -107,7 +107,10 @@ SEARCH = ToolSpec(
         "agent:codex project:/abs/path since:7d (resource agentdex://query-language; check "
         "with validate_query). Each result has a 'ref' for show_session and a 'snippet'. "
         "'run' says whether the result list is complete or truncated, and why. here=true "
-        "ranks results from cwd's project/worktree first; only_here=true keeps only them."
+        "ranks results from cwd's project/worktree first; only_here=true keeps only them. "
+        "mode 'hybrid' (default) also finds messages close in meaning when embeddings exist "
+        "(describe the problem in your own words); 'lexical' exact only, 'semantic' meaning "
+        "only. Each result's 'why' gives the exact terms matched and/or the similarity."
     ),
     properties={
         "query": {
@@ -147,6 +150,11 @@ SEARCH = ToolSpec(
             "default": False,
             "description": "Include each result's full text (default: the snippet only).",
         },
+        "mode": _choice(
+            "hybrid: exact matches fused with search by meaning (when embeddings exist); "
+            "lexical: exact only; semantic: by meaning only.",
+            "MODES",
+        ),
         "time_budget": {
             "type": "number",
             "exclusiveMinimum": 0,
