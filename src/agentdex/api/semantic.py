@@ -284,6 +284,8 @@ def similar(
             hit = hits.get(n.rid)
             if hit is None or hit.thash != n.thash or hit.session_id == session:
                 continue
+            if n.similarity < MIN_SIMILARITY:
+                continue
             if hit.session_id not in best or best[hit.session_id][0] < n.similarity:
                 best[hit.session_id] = (n.similarity, hit)
         ranked = sorted(best.values(), key=lambda item: -item[0])[:limit]

@@ -125,7 +125,7 @@ def _semantic_results(
 
     from agentdex.api.index import reader
     from agentdex.api.search import _here, hit_json
-    from agentdex.api.semantic import semantic_hits, why_terms
+    from agentdex.api.semantic import semantic_hits
     from agentdex.search.query import positive_terms
     from agentdex.search.snippets import highlight_patterns, make_snippet
 
@@ -158,7 +158,7 @@ def _semantic_results(
             item = hit_json(hit, options["home"])
             item["why"] = {
                 "match": "semantic",
-                "terms": why_terms(hit.text, needles, sensitive=False, regex=False),
+                "terms": [],  # matched by meaning; words in common are not why
                 "similarity": round(similarity, 4),
             }
             if chunk:

@@ -248,12 +248,13 @@ def _embed_batch(
     import numpy as np
 
     keys = {rid: store.content_key(spec.id, texts.get(rid, b"")) for rid in batch}
+    distinct = sorted(set(keys.values()))
     known = {
         ckey: n
         for ckey, n in db.execute(
-            f"SELECT ckey, count(*) FROM vectors WHERE ckey IN ({','.join('?' * len(keys))})"
+            f"SELECT ckey, count(*) FROM vectors WHERE ckey IN ({','.join('?' * len(distinct))})"
             " GROUP BY ckey",
-            list(set(keys.values())),
+            distinct,
         )
     }
     fresh: dict[int, str] = {}

@@ -1,0 +1,156 @@
+"""Search by meaning end to end: embed, hybrid/lexical/semantic, why, similar, consistency.
+
+Real model (the pinned ONNX wheel), real index, real CLI processes where the
+surface matters. The recall numbers are measured by bench/semantic_eval.py;
+here each behaviour is checked on a handful of conversations.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from semantic_support import DOCKER, MIGRATION, NOTES, PHOTOS, THROTTLE, TWIN, write_history
+
+
+def _json(done: Any) -> dict[str, Any]:
+    assert done.returncode in (0, 1), done.stderr
+    return json.loads(done.stdout)
+
+
+def _sessions(data: dict[str, Any]) -> list[str]:
+    out: list[str] = []
+    for r in data["results"]:
+        if r["session_id"] not in out:
+            out.append(r["session_id"])
+    return out
+
+
+@pytest.fixture
+def embedded(home: Path, run_cli: Any) -> dict[str, Any]:
+    """The small history, indexed and embedded by ``agentdex index --semantic --json``."""
+    write_history(home)
+    done = run_cli("index", "--semantic", "--json", timeout=180)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)["semantic"]
+
+
+def test_index_semantic_embeds_everything_once(embedded: dict[str, Any]) -> None:
+    # 12 prompts and replies; NOTES and TWIN share their prompt word for word
+    assert embedded["eligible"] == 12
+    assert embedded["embedded"] == 12
+    assert embedded["fraction"] == 1.0
+    assert embedded["run"]["texts_embedded"] == 11
+    assert embedded["vectors"] == 11
+    assert embedded["problem"] is None
+    assert embedded["model"] == "minilm-l6-v2-int8"
+
+
+def test_hybrid_finds_a_problem_described_in_other_words(embedded: Any, run_cli: Any) -> None:
+    query = "where did we deal with the upstream service throttling us"
+    lexical = _json(run_cli("search", "--lexical", "--json", query))
+    assert lexical["results"] == []
+    assert lexical["stats"]["search_mode"] == "lexical"
+    hybrid = _json(run_cli("search", "--json", query))
+    assert hybrid["stats"]["search_mode"] == "hybrid"
+    assert _sessions(hybrid)[0] == THROTTLE
+    why = hybrid["results"][0]["why"]
+    assert why["match"] == "semantic" and why["terms"] == []
+    assert 0.2 < why["similarity"] <= 1.0
+    semantic = _json(run_cli("search", "--semantic", "--json", "pictures rotated wrongly"))
+    assert _sessions(semantic)[0] == PHOTOS
+    assert all(r["why"]["match"] == "semantic" for r in semantic["results"])
+
+
+def test_an_exact_phrase_still_ranks_its_conversation_first(embedded: Any, run_cli: Any) -> None:
+    for phrase, session in (
+        ('"lock_timeout"', MIGRATION),
+        ('"multi-stage build"', DOCKER),
+        ("exif_transpose", PHOTOS),
+        ('"Retry-After header"', THROTTLE),
+    ):
+        data = _json(run_cli("search", "--json", phrase))
+        assert _sessions(data)[0] == session, phrase
+        first = data["results"][0]["why"]
+        assert first["match"] in ("exact", "both")
+        assert first["terms"], first
+
+
+def test_why_on_the_terminal_and_in_both_matches(embedded: Any, run_cli: Any) -> None:
+    data = _json(run_cli("search", "--json", "backoff"))
+    top = data["results"][0]
+    assert top["session_id"] == THROTTLE
+    assert top["why"] == {
+        "match": "both",
+        "terms": ["backoff"],
+        "similarity": pytest.approx(top["why"]["similarity"]),
+    }
+    assert top["why"]["similarity"] is not None
+    shown = run_cli("search", "--semantic", "pictures rotated wrongly", env={"COLUMNS": "200"})
+    assert shown.returncode == 0, shown.stderr
+    assert PHOTOS in shown.stdout
+
+
+def test_similar_lists_the_closest_conversations(embedded: Any, run_cli: Any) -> None:
+    data = _json(run_cli("similar", NOTES, "--json"))
+    sessions = [r["session_id"] for r in data["results"]]
+    assert NOTES not in sessions
+    assert sessions[0] == TWIN  # the same request, word for word
+    assert MIGRATION in sessions[:3]  # the other orders-table change
+    similarities = [r["similarity"] for r in data["results"]]
+    assert similarities == sorted(similarities, reverse=True)
+    assert all(0.15 <= s <= 1 for s in similarities)
+    missing = run_cli("similar", "no-such-session", "--json")
+    assert missing.returncode == 3
+
+
+def test_rebuild_reuses_vectors_and_forget_drops_them(
+    embedded: Any, run_cli: Any, home: Path
+) -> None:
+    rebuilt = _json(run_cli("index", "--full", "--semantic", "--json", timeout=180))["semantic"]
+    assert rebuilt["embedded"] == 12
+    assert rebuilt["run"]["texts_embedded"] == 0  # every text was already embedded
+    assert rebuilt["run"]["reused"] == 12
+    forgot = run_cli("forget", "--session", PHOTOS, "--json")
+    assert forgot.returncode == 0, forgot.stderr
+    # never returned, even before the next fill drops the vectors
+    data = _json(run_cli("search", "--semantic", "--json", "pictures rotated wrongly"))
+    assert PHOTOS not in _sessions(data)
+    after = _json(run_cli("index", "--semantic", "--json", timeout=180))["semantic"]
+    assert after["run"]["members_dropped"] == 2
+    assert after["run"]["vectors_dropped"] == 2
+    assert after["eligible"] == after["embedded"] == 10
+    folder = next((home.parent / "agentdex-data").rglob("semantic"))
+    db = sqlite3.connect(folder / "vectors.db")
+    orphans = db.execute(
+        "SELECT count(*) FROM vectors WHERE ckey NOT IN (SELECT ckey FROM members)"
+    ).fetchone()[0]
+    db.close()
+    assert orphans == 0
+
+
+def test_no_embeddings_means_lexical_and_semantic_says_so(home: Path, run_cli: Any) -> None:
+    write_history(home)
+    data = _json(run_cli("search", "--json", "backoff"))
+    assert data["stats"]["search_mode"] == "lexical"
+    assert data["results"][0]["why"] == {"match": "exact", "terms": ["backoff"], "similarity": None}
+    done = run_cli("search", "--semantic", "backoff")
+    assert done.returncode == 3
+    assert done.stderr.strip().splitlines() == [
+        "agentdex: no embeddings yet: run `agentdex index --semantic`"
+    ]
+    assert run_cli("search", "--lexical", "--semantic", "x").returncode == 2
+
+
+def test_http_and_mcp_take_a_mode(embedded: Any) -> None:
+    from agentdex.api.search import search
+    from agentdex.mcp.tools.search import SEARCH
+
+    assert SEARCH.properties["mode"]["enum"] == ["hybrid", "lexical", "semantic"]
+    result = search("pictures rotated wrongly", mode="semantic", refresh_first=False)
+    assert result.results[0]["session_id"] == PHOTOS
+    assert result.stats["semantic"]["embedded_records"] == 12
