@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from agentdex.errors import NotFoundError
+from agentdex.errors import NotFoundError, UsageError
 
 if TYPE_CHECKING:
     from agentdex.api.search import SearchResult
@@ -38,6 +38,8 @@ def answer(
     root_path = index_root(options["root"], home=options["home"])
     node = parse_query(options["query"], now=options["now"], regex=options["regex"])
     text = query_text(node) if node is not None else ""
+    if node is None:
+        raise UsageError('empty query: give words, "a phrase" or field:value filters')
     if mode == "semantic" and not text:
         result.stats.update({"total": 0, "total_exact": True, "returned": 0})
         result.stats["search_mode"] = "semantic"

@@ -84,10 +84,25 @@ class FillLock:
         os.close(self.fd)
 
 
-def _is_disk_full(exc: BaseException) -> bool:
-    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
-        return True
-    return isinstance(exc, sqlite3.OperationalError) and "full" in str(exc)
+_WRITE_LIMITS = {
+    errno.ENOSPC: "disk full",
+    errno.EFBIG: "file size limit reached (ulimit -f)",
+    errno.EDQUOT: "disk quota exceeded",
+}
+
+
+def write_failure(exc: BaseException) -> str | None:
+    """What stopped the vectors being written (full disk, size limit, quota, write I/O)."""
+    if isinstance(exc, OSError):
+        return _WRITE_LIMITS.get(exc.errno or 0)
+    if isinstance(exc, sqlite3.OperationalError):
+        # SQLite reports ENOSPC as SQLITE_FULL and EFBIG/EDQUOT as a write I/O error
+        name = getattr(exc, "sqlite_errorname", "") or ""
+        if name == "SQLITE_FULL" or "full" in str(exc).lower():
+            return "disk full"
+        if name.startswith("SQLITE_IOERR") or "disk i/o error" in str(exc).lower():
+            return "disk I/O error (a full disk, a file size limit or a failing disk)"
+    return None
 
 
 def fill(
@@ -113,26 +128,28 @@ def fill(
     if gen is None:
         stats.stopped = "no-index"
         return stats
-    lock = FillLock(folder)
     try:
-        if not lock.acquire(wait=wait):
-            stats.stopped = "busy"
-            return stats
-        db = store.connect(folder, create=True)
-        assert db is not None
+        lock = FillLock(folder)
         try:
-            _fill(db, folder, gen, spec, embedder, stats, progress, should_stop, max_records)
-        except BaseException as exc:
-            if _is_disk_full(exc):
-                raise SemanticDiskFull(
-                    "disk full while writing vectors; the embeddings committed so far are kept"
-                    " and lexical search is unaffected"
-                ) from None
-            raise
+            if not lock.acquire(wait=wait):
+                stats.stopped = "busy"
+                return stats
+            db = store.connect(folder, create=True)
+            assert db is not None
+            try:
+                _fill(db, folder, gen, spec, embedder, stats, progress, should_stop, max_records)
+            finally:
+                db.close()
         finally:
-            db.close()
-    finally:
-        lock.close()
+            lock.close()
+    except (OSError, sqlite3.OperationalError) as exc:
+        what = write_failure(exc)
+        if what is None:
+            raise
+        raise SemanticDiskFull(
+            f"{what} while writing vectors; the embeddings committed so far are kept"
+            " and lexical search is unaffected"
+        ) from None
     stats.seconds = round(time.monotonic() - started, 3)
     return stats
 
