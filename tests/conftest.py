@@ -92,6 +92,8 @@ def hermetic_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     # The one discovery input a temporary HOME does not neutralize (ADR 0009).
     monkeypatch.setenv("AGENTDEX_WSL_USERS_ROOT", str(base / "no-windows-mount"))
     monkeypatch.setenv("AGENTDEX_WSL", "0")
+    # servers fill embeddings in the background; tests that want it turn it on
+    monkeypatch.setenv("AGENTDEX_BACKGROUND_EMBED", "0")
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(base / "gitconfig"))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     (base / "gitconfig").write_text(

@@ -154,3 +154,33 @@ def test_http_and_mcp_take_a_mode(embedded: Any) -> None:
     result = search("pictures rotated wrongly", mode="semantic", refresh_first=False)
     assert result.results[0]["session_id"] == PHOTOS
     assert result.stats["semantic"]["embedded_records"] == 12
+
+
+def test_serve_fills_embeddings_in_the_background_while_idle(
+    home: Path, run_cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+    import urllib.request
+
+    from hardening_support import served
+
+    write_history(home)
+    assert run_cli("index").returncode == 0
+    monkeypatch.setenv("AGENTDEX_BACKGROUND_EMBED", "1")
+    with served() as info:
+        deadline = time.monotonic() + 90
+        status: dict[str, Any] = {}
+        while time.monotonic() < deadline:
+            time.sleep(2)
+            status = _json(run_cli("index", "--json"))["semantic"]
+            if status["embedded"] == 12:
+                break
+        assert status["embedded"] == status["eligible"] == 12
+        request = urllib.request.Request(
+            info["url"] + "/api/v0/search?q=pictures%20rotated%20wrongly&mode=semantic",
+            headers={"Authorization": f"Bearer {info['token']}"},
+        )
+        with urllib.request.urlopen(request, timeout=60) as response:
+            data = json.loads(response.read())
+    assert data["results"][0]["session_id"] == PHOTOS
+    assert data["results"][0]["why"]["match"] == "semantic"

@@ -64,10 +64,24 @@ def build_app(
 
     inner = app.router.lifespan_context
 
+    @app.middleware("http")
+    async def note_activity(request: Any, call_next: Any) -> Any:
+        # a request in: the background embedding (api/semantic_background.py) steps aside
+        from agentdex.api.semantic_background import note_activity
+
+        note_activity()
+        return await call_next(request)
+
     @asynccontextmanager
     async def lifespan(asgi_app: Any) -> AsyncIterator[Any]:
-        async with manager.run(), inner(asgi_app) as state:
-            yield state
+        from agentdex.api import semantic_background
+
+        filler = semantic_background.start(home)
+        try:
+            async with manager.run(), inner(asgi_app) as state:
+                yield state
+        finally:
+            filler.stop()
 
     app.router.lifespan_context = lifespan
     return app
@@ -100,6 +114,11 @@ def run_mcp_stdio(*, home: str | None = None, max_bytes: int | None = None) -> N
 
     import anyio
 
+    from agentdex.api import semantic_background
     from agentdex.mcp.server import serve_stdio
 
-    anyio.run(partial(serve_stdio, home=home, max_bytes=max_bytes))
+    filler = semantic_background.start(home)
+    try:
+        anyio.run(partial(serve_stdio, home=home, max_bytes=max_bytes))
+    finally:
+        filler.stop()

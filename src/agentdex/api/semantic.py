@@ -205,6 +205,7 @@ def embed_missing(
     should_stop: Callable[[], bool] | None = None,
     wait: bool = True,
     max_records: int | None = None,
+    batch: int | None = None,
 ) -> FillStats:
     """Embed every prompt, reply and summary of the index that has no vectors yet."""
     from agentdex.index.store import index_root
@@ -216,6 +217,7 @@ def embed_missing(
         should_stop=should_stop,
         wait=wait,
         max_records=max_records,
+        batch=batch,
     )
 
 

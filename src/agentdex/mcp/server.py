@@ -173,6 +173,9 @@ def build_server(
         return types.ListToolsResult(tools=core.list_tools())
 
     async def on_call_tool(_ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        from agentdex.api.semantic_background import note_activity
+
+        note_activity()  # the background embedding steps aside while a tool runs
         cancel = threading.Event()
         call = partial(core.call, params.name, params.arguments, cancel)
         try:

@@ -40,6 +40,8 @@ MAX_CHARS = 6_000
 BATCH = 64
 #: rewrite the snapshot during a long fill once this many vectors are outside it
 SNAPSHOT_EVERY = 50_000
+#: an interrupted fill rewrites the snapshot only when this many vectors are outside it
+TAIL_MAX = 20_000
 
 
 class SemanticDiskFull(AgentdexError):
@@ -114,6 +116,7 @@ def fill(
     should_stop: Callable[[], bool] | None = None,
     wait: bool = True,
     max_records: int | None = None,
+    batch: int | None = None,
 ) -> FillStats:
     """Embed every eligible record of the current generation that has no vectors yet.
 
@@ -137,7 +140,18 @@ def fill(
             db = store.connect(folder, create=True)
             assert db is not None
             try:
-                _fill(db, folder, gen, spec, embedder, stats, progress, should_stop, max_records)
+                _fill(
+                    db,
+                    folder,
+                    gen,
+                    spec,
+                    embedder,
+                    stats,
+                    progress,
+                    should_stop,
+                    max_records,
+                    batch or BATCH,
+                )
             finally:
                 db.close()
         finally:
@@ -164,6 +178,7 @@ def _fill(
     progress: Callable[[int, int], None] | None,
     should_stop: Callable[[], bool] | None,
     max_records: int | None,
+    size: int,
 ) -> None:
     if store.get_meta(db, "model") not in (None, spec.id):
         db.execute("BEGIN IMMEDIATE")
@@ -200,11 +215,11 @@ def _fill(
         if progress:
             progress(0, len(todo))
         since_snapshot = 0
-        for at in range(0, len(todo), BATCH):
+        for at in range(0, len(todo), size):
             if should_stop is not None and should_stop():
                 stats.stopped = "interrupted"
-                return
-            batch = todo[at : at + BATCH]
+                break
+            batch = todo[at : at + size]
             texts = _texts(index_db, blocks, batch, {r: live[r][2] for r in batch})
             if embedder is None:
                 from agentdex.semantic.model import embedder as shared
@@ -219,13 +234,15 @@ def _fill(
                 store.write_snapshot(folder, db, spec.dim)
                 since_snapshot = 0
         index_db.execute("ROLLBACK")
-        if max_records is None or len(todo) < max_records:
+        if stats.stopped is None and (max_records is None or len(todo) < max_records):
             stats.complete = True
             dropped = store.collect_garbage(db, {rid: v[0] for rid, v in live.items()})
             stats.members_dropped, stats.vectors_dropped = dropped
-        snap = store.get_meta(db, "snap_id")
+        snap = int(store.get_meta(db, "snap_id") or -1)
         newest = db.execute("SELECT max(id) FROM vectors").fetchone()[0] or 0
-        if stats.vectors_dropped or int(snap or -1) != newest or since_snapshot:
+        tail = db.execute("SELECT count(*) FROM vectors WHERE id > ?", (snap,)).fetchone()[0]
+        # an interrupted (background) pass leaves a small tail to SQLite: searches read it
+        if stats.vectors_dropped or tail >= TAIL_MAX or (stats.complete and snap != newest):
             store.write_snapshot(folder, db, spec.dim)
         stats.vectors = db.execute("SELECT count(*) FROM vectors").fetchone()[0]
     finally:

@@ -27,3 +27,4 @@ import "./team.js";
 import { mount as mountSecrets } from "./secrets.js";
 registerView({ name: "secrets", title: "Secrets", order: 70, mount: mountSecrets });
 import "./usage.js";
+import "./semantic.js";

@@ -130,6 +130,7 @@ function readState(params) {
     case: ["insensitive", "sensitive"].includes(params.get("case")) ? params.get("case") : "smart",
     regex: params.get("regex") === "1",
     word: params.get("word") === "1",
+    mode: ["lexical", "semantic"].includes(params.get("mode")) ? params.get("mode") : "hybrid",
   };
 }
 
@@ -140,6 +141,7 @@ function writeState(state) {
   if (state.case !== "smart") params.set("case", state.case);
   if (state.regex) params.set("regex", "1");
   if (state.word) params.set("word", "1");
+  if (state.mode !== "hybrid") params.set("mode", state.mode); // semantic.js: the toggle
   const query = params.toString();
   history.replaceState(null, "", `#/search${query ? `?${query}` : ""}`);
 }
@@ -249,6 +251,7 @@ export function mount(main, route) {
       case: state.case,
       regex: state.regex,
       word: state.word,
+      mode: state.mode,
       highlights: true,
       text: "false",
       refresh: refreshed && !forceRefresh ? "false" : "true",
