@@ -206,10 +206,15 @@ def embed_missing(
     wait: bool = True,
     max_records: int | None = None,
     batch: int | None = None,
+    threads: int | None = None,
 ) -> FillStats:
-    """Embed every prompt, reply and summary of the index that has no vectors yet."""
+    """Embed every prompt, reply and summary of the index that has no vectors yet.
+
+    ``threads``: CPU threads for the model (default: every core, up to 4; the
+    background fill passes 1)."""
     from agentdex.index.store import index_root
     from agentdex.semantic.fill import fill
+    from agentdex.semantic.model import fill_threads
 
     return fill(
         index_root(root, home=home),
@@ -218,6 +223,7 @@ def embed_missing(
         wait=wait,
         max_records=max_records,
         batch=batch,
+        threads=threads or fill_threads(),
     )
 
 

@@ -85,7 +85,9 @@ class BackgroundFill:
             return self._stop.is_set() or not self._idle(0.5)
 
         try:
-            stats = embed_missing(home=self.home, should_stop=should_stop, wait=False, batch=BATCH)
+            stats = embed_missing(
+                home=self.home, should_stop=should_stop, wait=False, batch=BATCH, threads=1
+            )
         except AgentdexError as exc:
             self.error = exc.message
             return BACKOFF_SECONDS

@@ -117,6 +117,7 @@ def fill(
     wait: bool = True,
     max_records: int | None = None,
     batch: int | None = None,
+    threads: int = 1,
 ) -> FillStats:
     """Embed every eligible record of the current generation that has no vectors yet.
 
@@ -151,6 +152,7 @@ def fill(
                     should_stop,
                     max_records,
                     batch or BATCH,
+                    threads,
                 )
             finally:
                 db.close()
@@ -179,6 +181,7 @@ def _fill(
     should_stop: Callable[[], bool] | None,
     max_records: int | None,
     size: int,
+    threads: int,
 ) -> None:
     if store.get_meta(db, "model") not in (None, spec.id):
         db.execute("BEGIN IMMEDIATE")
@@ -224,7 +227,7 @@ def _fill(
             if embedder is None:
                 from agentdex.semantic.model import embedder as shared
 
-                embedder = shared(spec)
+                embedder = shared(spec, threads=threads)
             added = _embed_batch(db, embedder, spec, batch, texts, live, stats)
             since_snapshot += added
             stats.records_done += len(batch)

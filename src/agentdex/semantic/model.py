@@ -203,10 +203,20 @@ _CACHE: dict[str, Embedder] = {}
 _CACHE_LOCK = threading.Lock()
 
 
-def embedder(spec: ModelSpec = DEFAULT) -> Embedder:
-    """The process's embedder for ``spec`` (loaded once; raises :class:`ModelUnavailable`)."""
+def embedder(spec: ModelSpec = DEFAULT, *, threads: int = 1) -> Embedder:
+    """The process's embedder for ``spec`` on ``threads`` CPU threads (loaded once per
+    thread count; raises :class:`ModelUnavailable`)."""
+    key = f"{spec.id}/{threads}"
     with _CACHE_LOCK:
-        found = _CACHE.get(spec.id)
+        found = _CACHE.get(key)
         if found is None:
-            found = _CACHE[spec.id] = Embedder(spec)
+            found = _CACHE[key] = Embedder(spec, threads=threads)
         return found
+
+
+def fill_threads() -> int:
+    """Threads a foreground fill uses: ``AGENTDEX_EMBED_THREADS``, else every core (max 4)."""
+    value = os.environ.get("AGENTDEX_EMBED_THREADS", "")
+    if value.isdigit() and int(value) > 0:
+        return int(value)
+    return max(1, min(4, os.cpu_count() or 1))

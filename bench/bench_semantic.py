@@ -1,0 +1,207 @@
+"""Search by meaning at scale: embedding throughput, memory, vector size, query latency.
+
+    python bench/bench_semantic.py CORPUS --work DIR [--runs 11] [--sample 2000] [--fill]
+
+Steps, each in its own process (peak RSS is that process's own):
+
+1. ``agentdex index`` of CORPUS into DIR (skipped when DIR already has it);
+2. throughput: embed the ``--sample`` newest prompts/replies with 1 thread,
+   then the next ``--sample`` with 2 threads (texts/s and chunks/s, peak RSS);
+3. ``--fill``: embed everything left with every core (wall time, peak RSS) -
+   long at 1 GB, so run the whole bench under ``shared-run`` and say so;
+4. vectors: bytes of ``semantic/`` against the corpus' bytes; the sign-bit
+   prefilter's recall@10 against exact scoring of every vector;
+5. queries: fresh ``agentdex search QUERY --json`` processes, hybrid and
+   ``--lexical`` alternating, ``--runs`` each (p50/p95), plus the query
+   embedding alone in a warm process.
+
+Prints one JSON report (``--out`` writes it too).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+QUERIES = [
+    "the upstream service is throttling our requests",
+    "database migration locked the table during deploy",
+    "memory keeps growing until the process restarts",
+    "tests fail only around daylight saving time",
+    "docker image is too large",
+    "flaky network timeouts when calling the api",
+    "how do we rotate the signing keys",
+    "build runs out of memory",
+    "cache stampede when keys expire",
+    "user uploads rejected by storage",
+    "pagination skips some items",
+]
+
+
+def env_for(corpus: Path, work: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(
+        HOME=str(corpus),
+        AGENTDEX_DATA_DIR=str(work / "data"),
+        AGENTDEX_CONFIG=str(work / "config.toml"),
+        AGENTDEX_BACKGROUND_EMBED="0",
+        PYTHONPATH=str(SRC),
+        PYTHONDONTWRITEBYTECODE="",
+    )
+    return env
+
+
+def run_py(code: str, env: dict[str, str]) -> dict[str, Any]:
+    """Run ``code`` in a fresh interpreter; it prints one JSON line last."""
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"step failed:\n{done.stderr[-3000:]}")
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+FILL = """
+import json, resource, time
+from agentdex.api.semantic import embed_missing
+t = time.perf_counter()
+s = embed_missing(max_records={limit}, threads={threads})
+sec = time.perf_counter() - t
+rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({{"records": s.records_done, "texts": s.texts_embedded,
+    "chunks": s.chunks_embedded, "seconds": round(sec, 2),
+    "texts_per_s": round(s.texts_embedded / sec, 1), "chunks_per_s": round(s.chunks_embedded / sec, 1),
+    "peak_rss_mb": round(rss, 1), "threads": {threads}, "eligible": s.eligible}}))
+"""
+
+RECALL = """
+import json, numpy as np
+from agentdex.index.store import index_root, Location
+from agentdex.semantic import query as q, store
+from agentdex.semantic.model import embedder
+root = index_root(None)
+vi = q.VectorIndex.open(root, Location(root).current().name)
+snap = vi.snapshot
+e = embedder()
+queries = {queries}
+hits = 0
+for text in queries:
+    v = e.embed([text])[0]
+    exact = q._exact(snap.vec, snap.scale, v, slice(0, len(snap)))
+    top = set(np.argsort(-exact)[:10].tolist())
+    saved = q.EXACT_MAX
+    q.EXACT_MAX = 0
+    idx = q._candidates(snap, v)
+    q.EXACT_MAX = saved
+    pre = q._exact(snap.vec, snap.scale, v, idx)
+    got = set(np.asarray(idx)[np.argsort(-pre)[:10]].tolist())
+    hits += len(top & got)
+times = []
+import time
+for text in queries * 3:
+    t = time.perf_counter(); e.embed([text]); times.append(time.perf_counter() - t)
+times.sort()
+print(json.dumps({{"vectors": len(snap), "prefilter_recall_at_10": round(hits / (10 * len(queries)), 3),
+    "prefilter_candidates": q.PREFILTER, "query_embed_ms_p50": round(times[len(times)//2] * 1000, 2)}}))
+"""
+
+
+def dir_bytes(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+
+
+def fresh_search(args: list[str], env: dict[str, str]) -> tuple[float, dict[str, Any]]:
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "agentdex", "search", "--json", "-n", "20", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    seconds = time.perf_counter() - started
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"search failed: {done.stderr[-2000:]}")
+    return seconds, json.loads(done.stdout)
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000, 1)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("corpus", type=Path)
+    parser.add_argument("--work", type=Path, required=True)
+    parser.add_argument("--runs", type=int, default=11)
+    parser.add_argument("--sample", type=int, default=2000)
+    parser.add_argument("--fill", action="store_true", help="embed the whole corpus")
+    parser.add_argument("--skip-sample", action="store_true")
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args()
+    work = args.work.absolute()
+    work.mkdir(parents=True, exist_ok=True)
+    (work / "config.toml").touch()
+    env = env_for(args.corpus.absolute(), work)
+    report: dict[str, Any] = {"corpus": str(args.corpus), "corpus_bytes": dir_bytes(args.corpus)}
+    started = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "agentdex", "index", "--json"],
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+    report["index_seconds"] = round(time.perf_counter() - started, 1)
+    if not args.skip_sample:
+        report["sample_1_thread"] = run_py(FILL.format(limit=args.sample, threads=1), env)
+        report["sample_2_threads"] = run_py(FILL.format(limit=args.sample, threads=2), env)
+    if args.fill:
+        report["fill_all"] = run_py(FILL.format(limit=None, threads=2), env)
+    folder = next((work / "data").rglob("semantic"))
+    report["vector_bytes"] = dir_bytes(folder)
+    report["vector_ratio"] = round(report["vector_bytes"] / report["corpus_bytes"], 4)
+    report["vectors"] = run_py(RECALL.format(queries=QUERIES), env)
+    hybrid: list[float] = []
+    lexical: list[float] = []
+    embed: list[float] = []
+    for run in range(args.runs):
+        query = QUERIES[run % len(QUERIES)]
+        seconds, data = fresh_search([query], env)
+        hybrid.append(seconds)
+        embed.append(data["stats"].get("semantic", {}).get("query_seconds", 0.0))
+        seconds, _ = fresh_search(["--lexical", query], env)
+        lexical.append(seconds)
+    word = []
+    for _ in range(args.runs):
+        seconds, _ = fresh_search(["--lexical", "timeout"], env)
+        word.append(seconds)
+    report["fresh_search_ms"] = {
+        "hybrid_p50": pct(hybrid, 0.5),
+        "hybrid_p95": pct(hybrid, 0.95),
+        "lexical_same_queries_p50": pct(lexical, 0.5),
+        "lexical_same_queries_p95": pct(lexical, 0.95),
+        "lexical_word_p50": pct(word, 0.5),
+        "query_embedding_with_model_load_p50": pct(embed, 0.5),
+        "runs": args.runs,
+    }
+    report["mean_hybrid_over_lexical"] = round(statistics.mean(hybrid) / statistics.mean(lexical), 2)
+    text = json.dumps(report, indent=1)
+    print(text)
+    if args.out:
+        args.out.write_text(text + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
