@@ -458,7 +458,8 @@ def test_forget_prune_and_rebuild_tell_the_ingest_listeners(
     (d / "s2.jsonl").unlink()
     refresh(home)
     archive_api.prune("2000-01-01", refresh_first=False)
-    assert heard[-1] == events.Event("pruned", (("claude-code", "s2"),))
+    assert heard[-1] == events.Event("pruned", (("claude-code", "s2"),), root=str(index_root()))
     refresh(home, full=True)
     current = Location(index_root()).current()
-    assert current is not None and heard[-1] == events.Event("rebuilt", (), current.name)
+    assert current is not None
+    assert heard[-1] == events.Event("rebuilt", (), current.name, root=str(index_root()))

@@ -108,6 +108,22 @@ def test_similar_lists_the_closest_conversations(embedded: Any, run_cli: Any) ->
     assert missing.returncode == 3
 
 
+def test_a_missed_event_is_caught_up_by_the_next_fill(
+    embedded: Any, run_cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agentdex.api import archive
+    from agentdex.ingest import events
+
+    monkeypatch.setattr(events, "LISTENERS", [])  # an agentdex that did not listen
+    archive.forget(archive.forget_plan(session=PHOTOS))
+    data = _json(run_cli("search", "--semantic", "--json", "pictures rotated wrongly"))
+    assert PHOTOS not in _sessions(data)  # never returned without a live record
+    after = _json(run_cli("index", "--semantic", "--json", timeout=180))["semantic"]
+    assert after["run"]["members_dropped"] == 2
+    assert after["run"]["vectors_dropped"] == 2
+    assert after["eligible"] == after["embedded"] == 10
+
+
 def test_rebuild_reuses_vectors_and_forget_drops_them(
     embedded: Any, run_cli: Any, home: Path
 ) -> None:
@@ -117,13 +133,15 @@ def test_rebuild_reuses_vectors_and_forget_drops_them(
     assert rebuilt["run"]["reused"] == 12
     forgot = run_cli("forget", "--session", PHOTOS, "--json")
     assert forgot.returncode == 0, forgot.stderr
-    # never returned, even before the next fill drops the vectors
+    # forget told the vectors (ingest/events.py): they are gone at once
+    status = _json(run_cli("index", "--json"))["semantic"]
+    assert status["eligible"] == status["embedded"] == 10
+    assert status["vectors"] == 9  # 11 distinct texts less PHOTOS' two
     data = _json(run_cli("search", "--semantic", "--json", "pictures rotated wrongly"))
     assert PHOTOS not in _sessions(data)
     after = _json(run_cli("index", "--semantic", "--json", timeout=180))["semantic"]
-    assert after["run"]["members_dropped"] == 2
-    assert after["run"]["vectors_dropped"] == 2
-    assert after["eligible"] == after["embedded"] == 10
+    assert after["run"]["texts_embedded"] == 0
+    assert after["run"]["members_dropped"] == after["run"]["vectors_dropped"] == 0
     folder = next((home.parent / "agentdex-data").rglob("semantic"))
     db = sqlite3.connect(folder / "vectors.db")
     orphans = db.execute(

@@ -11,3 +11,6 @@ audit), :mod:`agentdex.api.search` (search), :mod:`agentdex.api.index`
 :mod:`agentdex.api.worktrees` and :mod:`agentdex.api.sessions`. Surfaces
 import these, never each other.
 """
+
+# derived data that follows the records (forget, prune, rebuild): listeners registered once
+from agentdex.api import semantic_events as _semantic_events  # noqa: F401

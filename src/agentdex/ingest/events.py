@@ -34,6 +34,8 @@ class Event(NamedTuple):
     sessions: tuple[tuple[str | None, str], ...] = ()
     #: the generation now current (``gen-000002``) for ``rebuilt``, else ""
     generation: str = ""
+    #: the index dir the change was made in (``index_root``: one per home)
+    root: str = ""
 
 
 Listener = Callable[[Event], None]

@@ -112,7 +112,7 @@ def forget(root: Path, sessions: list[tuple[str | None, str]], reason: str) -> i
             finally:
                 index.close(ok)
         _discard_manifest(root)
-        events.emit(events.Event("forgotten", tuple(sessions)))
+        events.emit(events.Event("forgotten", tuple(sessions), root=str(root)))
     return removed
 
 
@@ -175,7 +175,7 @@ def prune(root: Path, cutoff: float) -> PruneResult:
         if result.conversations:
             _discard_manifest(root)
             pruned = tuple((str(c["agent"]), str(c["session_id"])) for c in result.conversations)
-            events.emit(events.Event("pruned", pruned))
+            events.emit(events.Event("pruned", pruned, root=str(root)))
     return result
 
 

@@ -239,7 +239,7 @@ def _refresh_locked(
         return
     if location.building() == gen:
         location.set_current(gen)
-        events.emit(events.Event("rebuilt", generation=gen.name))
+        events.emit(events.Event("rebuilt", generation=gen.name, root=str(location.root)))
     location.remove_stale()
     complete = not stats.incomplete and not stats.files_failed
     if rows is None and complete and not _has_unreadable(refresher.diagnostics):

@@ -343,6 +343,39 @@ def _embed_batch(
     return len(rows)
 
 
+def drop_gone(index_root: Path) -> tuple[int, int]:
+    """Drop members of records the index no longer holds and vectors no member holds
+    (after ``forget`` or ``archive prune``); (members, vectors) dropped. Skipped (0, 0)
+    when no vectors exist or a fill is running (its next pass drops them)."""
+    folder = store.semantic_dir(index_root)
+    gen = Location(index_root).current()
+    if gen is None or not (folder / "vectors.db").is_file():
+        return 0, 0
+    lock = FillLock(folder)
+    try:
+        if not lock.acquire(wait=False):
+            return 0, 0
+        db = store.connect(folder, create=False)
+        if db is None:
+            return 0, 0
+        try:
+            if store.get_meta(db, "generation") != gen.name:
+                return 0, 0  # members of an older generation: the next fill remaps them
+            index_db = open_reader_db(gen)
+            try:
+                live = dict(index_db.execute(f"SELECT id, thash FROM record_rows WHERE {ELIGIBLE}"))
+            finally:
+                index_db.close()
+            dropped = store.collect_garbage(db, live)
+            if dropped[1]:
+                store.write_snapshot(folder, db, DEFAULT.dim)
+            return dropped
+        finally:
+            db.close()
+    finally:
+        lock.close()
+
+
 def coverage(index_root: Path) -> dict[str, Any]:
     """How much of the current generation is embedded (for ``doctor`` and ``index --json``)."""
     folder = store.semantic_dir(index_root)
