@@ -145,7 +145,7 @@ def test_rebuild_reuses_vectors_and_forget_drops_them(
     folder = next((home.parent / "agentdex-data").rglob("semantic"))
     db = sqlite3.connect(folder / "vectors.db")
     orphans = db.execute(
-        "SELECT count(*) FROM vectors WHERE ckey NOT IN (SELECT ckey FROM members)"
+        "SELECT count(*) FROM keys WHERE ckey NOT IN (SELECT ckey FROM members)"
     ).fetchone()[0]
     db.close()
     assert orphans == 0

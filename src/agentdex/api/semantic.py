@@ -109,8 +109,8 @@ def semantic_hits(
     here: Callable[[tuple[Any, ...]], bool] | None,
     only_here: bool,
     top: int = SEMANTIC_TOP,
-) -> tuple[list[tuple[Any, float, int]], int]:
-    """(hit, similarity, chunk) of the records closest to ``vector``, best first; and the
+) -> tuple[list[tuple[Any, float]], int]:
+    """(hit, similarity) of the records closest to ``vector``, best first; and the
     number of embedded records searched. Only live records whose text is the text
     that was embedded count (``thash``); the query's fields and NOT terms filter."""
     from agentdex.semantic.query import VectorIndex
@@ -129,7 +129,7 @@ def semantic_hits(
         engine.prepare(flt, regex=regex, word=word, case=case)
     rows = {row[0]: row for row in engine.light(n.rid for n in near)}
     hits = {h.id: h for h in engine.hits(list(rows))}
-    out: list[tuple[Any, float, int]] = []
+    out: list[tuple[Any, float]] = []
     seen: set[int] = set()
     for n in near:
         row, hit = rows.get(n.rid), hits.get(n.rid)
@@ -142,7 +142,7 @@ def semantic_hits(
         if flt is not None and not engine.matches(flt, row):
             continue
         seen.add(n.ckey)
-        out.append((hit, n.similarity, n.chunk))
+        out.append((hit, n.similarity))
         if len(out) >= top:
             break
     return out, searched

@@ -153,7 +153,7 @@ def _semantic_results(
         )
         needles = [t.text for t in positive_terms(node)]
         patterns = highlight_patterns(needles, regex=False, sensitive=False)
-        for hit, similarity, chunk in found:
+        for hit, similarity in found:
             hit.text = engine.original_text(hit)
             hit.score = round(similarity, 4)
             hit.snippet, _ = make_snippet(hit.text, patterns)
@@ -163,7 +163,5 @@ def _semantic_results(
                 "terms": [],  # matched by meaning; words in common are not why
                 "similarity": round(similarity, 4),
             }
-            if chunk:
-                item["why"]["chunk"] = chunk
             out.append(item)
     return out, searched

@@ -2,15 +2,16 @@
 
 What is embedded: prompts, the agent's replies and summaries (titles), as the
 index stores their text (lower-cased; redacted when the index redacts); tool
-calls, tool output and reasoning are not (bench/semantic_eval.py measured
-recall on what people remember asking and being told). A long message is cut
-into chunks of the model's window (``MAX_CHUNKS`` at most, so a multi-megabyte
-output never is).
+calls, tool output and reasoning are not (they are most of a history's bytes,
+and whether they help recall has not been measured). A long message is cut
+into chunks of the model's window (``MAX_CHUNKS`` at most, its first
+``MAX_CHARS`` characters: a multi-megabyte output never is) and its vector is
+the normalized mean of its chunks'.
 
-Each batch is one SQLite commit (its members and new vectors), so a killed
-fill loses at most one batch and the next one carries on where it stopped.
-After a complete pass, members of records the index no longer holds and
-vectors no member holds are dropped, and the snapshot is rewritten.
+Each batch is one commit (its vectors appended and fsynced, then its keys and
+members in SQLite), so a killed fill loses at most one batch and the next one
+carries on where it stopped. After a complete pass, members of records the
+index no longer holds and vectors no member holds are dropped.
 """
 
 from __future__ import annotations
@@ -34,14 +35,10 @@ from agentdex.semantic.model import DEFAULT, Embedder, ModelSpec
 
 #: which records are embedded (SQL over ``record_rows``)
 ELIGIBLE = "(kind = 'prompt' OR kind = 'summary' OR (kind = 'message' AND role = 'assistant'))"
-MAX_CHUNKS = 4
+MAX_CHUNKS = 3
 #: characters read per record before tokenizing (4 chunks of 128 tokens fit in far less)
 MAX_CHARS = 6_000
 BATCH = 64
-#: rewrite the snapshot during a long fill once this many vectors are outside it
-SNAPSHOT_EVERY = 50_000
-#: an interrupted fill rewrites the snapshot only when this many vectors are outside it
-TAIL_MAX = 20_000
 
 
 class SemanticDiskFull(AgentdexError):
@@ -184,9 +181,15 @@ def _fill(
     threads: int,
 ) -> None:
     if store.get_meta(db, "model") not in (None, spec.id):
+        # another model's vectors: start over in fresh files
+        number = int(store.vfile(db).rsplit("-", 1)[1]) + 1
         db.execute("BEGIN IMMEDIATE")
         db.execute("DELETE FROM members")
-        db.execute("DELETE FROM vectors")
+        db.execute("DELETE FROM keys")
+        store.set_meta(db, "vfile", f"vec-{number:06d}")
+        store.set_meta(db, "rows", 0)
+        store.set_meta(db, "dead", 0)
+        store.set_meta(db, "generation", "")
         db.execute("COMMIT")
     if store.get_meta(db, "generation") != gen.name:
         # a rebuilt index numbers its records anew: members start over, vectors stay
@@ -197,27 +200,23 @@ def _fill(
         db.execute("COMMIT")
     index_db = open_reader_db(gen)
     blocks = BlockFile(gen)
+    appender = store.Appender(folder, db, spec.dim)
     try:
         index_db.execute("BEGIN")
-        live = {
-            rid: (thash, ts, block)
-            for rid, thash, ts, block in index_db.execute(
-                f"SELECT id, thash, timestamp, block_id FROM record_rows WHERE {ELIGIBLE}"
-            )
-        }
+        live = _live(index_db)
         have = {rid for (rid,) in db.execute("SELECT rid FROM members")}
         stats.eligible = len(live)
         stats.embedded_before = len(have & live.keys())
         todo = sorted(
             (rid for rid in live if rid not in have),
-            key=lambda r: (live[r][1] or 0.0, r),
+            key=lambda r: (live[r][1], r),
             reverse=True,
         )
+        del have
         if max_records is not None:
             todo = todo[:max_records]
         if progress:
             progress(0, len(todo))
-        since_snapshot = 0
         for at in range(0, len(todo), size):
             if should_stop is not None and should_stop():
                 stats.stopped = "interrupted"
@@ -228,30 +227,33 @@ def _fill(
                 from agentdex.semantic.model import embedder as shared
 
                 embedder = shared(spec, threads=threads)
-            added = _embed_batch(db, embedder, spec, batch, texts, live, stats)
-            since_snapshot += added
+            _embed_batch(db, appender, embedder, spec, batch, texts, live, stats)
             stats.records_done += len(batch)
             if progress:
                 progress(stats.records_done, len(todo))
-            if since_snapshot >= SNAPSHOT_EVERY:
-                store.write_snapshot(folder, db, spec.dim)
-                since_snapshot = 0
         index_db.execute("ROLLBACK")
         if stats.stopped is None and (max_records is None or len(todo) < max_records):
             stats.complete = True
-            dropped = store.collect_garbage(db, {rid: v[0] for rid, v in live.items()})
-            stats.members_dropped, stats.vectors_dropped = dropped
-        snap = int(store.get_meta(db, "snap_id") or -1)
-        newest = db.execute("SELECT max(id) FROM vectors").fetchone()[0] or 0
-        tail = db.execute("SELECT count(*) FROM vectors WHERE id > ?", (snap,)).fetchone()[0]
-        # an interrupted (background) pass leaves a small tail to SQLite: searches read it
-        if stats.vectors_dropped or tail >= TAIL_MAX or (stats.complete and snap != newest):
-            store.write_snapshot(folder, db, spec.dim)
-        stats.vectors = db.execute("SELECT count(*) FROM vectors").fetchone()[0]
+            thashes = {rid: v[0] for rid, v in live.items()}
+            stats.members_dropped, stats.vectors_dropped = store.collect_garbage(db, thashes)
+        appender.close()
+        store.compact(folder, db, spec.dim)
+        stats.vectors = db.execute("SELECT count(*) FROM keys").fetchone()[0]
     finally:
+        appender.close()
         blocks.close()
         with suppress(sqlite3.Error):
             index_db.close()
+
+
+def _live(index_db: sqlite3.Connection) -> dict[int, tuple[int, float, int]]:
+    """rid -> (thash, time, block) of every record that is embedded."""
+    return {
+        rid: (thash, ts or 0.0, block)
+        for rid, thash, ts, block in index_db.execute(
+            f"SELECT id, thash, timestamp, block_id FROM record_rows WHERE {ELIGIBLE}"
+        )
+    }
 
 
 def _texts(
@@ -274,25 +276,26 @@ def _texts(
 
 def _embed_batch(
     db: sqlite3.Connection,
+    appender: store.Appender,
     embedder: Embedder,
     spec: ModelSpec,
     batch: list[int],
     texts: dict[int, bytes],
-    live: dict[int, tuple[int, float | None, int]],
+    live: dict[int, tuple[int, float, int]],
     stats: FillStats,
-) -> int:
-    """Members for ``batch`` and vectors for texts not stored yet, in one commit."""
+) -> None:
+    """Members for ``batch`` and a vector for each text not stored yet, in one commit.
+
+    A text longer than the model's window is cut into up to ``MAX_CHUNKS`` chunks;
+    its vector is the normalized mean of theirs (one vector per text keeps the
+    store small: bench/bench_semantic.py)."""
     import numpy as np
 
     keys = {rid: store.content_key(spec.id, texts.get(rid, b"")) for rid in batch}
     distinct = sorted(set(keys.values()))
+    marks = ",".join("?" * len(distinct))
     known = {
-        ckey: n
-        for ckey, n in db.execute(
-            f"SELECT ckey, count(*) FROM vectors WHERE ckey IN ({','.join('?' * len(distinct))})"
-            " GROUP BY ckey",
-            distinct,
-        )
+        ckey for (ckey,) in db.execute(f"SELECT ckey FROM keys WHERE ckey IN ({marks})", distinct)
     }
     fresh: dict[int, str] = {}
     for rid in batch:
@@ -302,45 +305,41 @@ def _embed_batch(
         elif ckey not in fresh:
             raw = texts.get(rid, b"")[: MAX_CHARS * 4]
             fresh[ckey] = raw.decode("utf-8", "replace")[:MAX_CHARS]
-    rows: list[tuple[int, int, float, bytes]] = []
-    chunk_counts: dict[int, int] = dict(known)
+    first = appender.rows
+    new_keys: list[int] = []
     if fresh:
-        ckeys = list(fresh)
-        encoded = embedder.encode([fresh[k] for k in ckeys], max_chunks=MAX_CHUNKS)
-        flat = [
-            (ck, i, ids)
-            for ck, chunks in zip(ckeys, encoded, strict=True)
-            for i, ids in enumerate(chunks)
-        ]
-        flat.sort(key=lambda item: len(item[2]))  # similar lengths pad less
-        for at in range(0, len(flat), 32):
-            part = flat[at : at + 32]
-            vectors = embedder.embed_ids([ids for _, _, ids in part])
-            q, scales = store.quantize(vectors)
-            for (ck, i, _), row, scale in zip(part, q, scales, strict=True):
-                rows.append((ck, i, float(scale), np.ascontiguousarray(row).tobytes()))
-        for ck, chunks in zip(ckeys, encoded, strict=True):
-            chunk_counts[ck] = len(chunks)
+        new_keys = list(fresh)
+        encoded = embedder.encode([fresh[k] for k in new_keys], max_chunks=MAX_CHUNKS)
+        flat = [(n, ids) for n, chunks in enumerate(encoded) for ids in chunks]
+        order = sorted(range(len(flat)), key=lambda i: len(flat[i][1]))  # similar lengths pad less
+        sums = np.zeros((len(new_keys), spec.dim), dtype=np.float32)
+        for at in range(0, len(order), 32):
+            part = order[at : at + 32]
+            vectors = embedder.embed_ids([flat[i][1] for i in part])
+            for i, vector in zip(part, vectors, strict=True):
+                sums[flat[i][0]] += vector
+        sums /= np.maximum(np.linalg.norm(sums, axis=1, keepdims=True), 1e-12)
+        appender.append(sums, new_keys)
+        appender.sync()
         stats.texts_embedded += len(fresh)
-        stats.chunks_embedded += len(rows)
-    db.execute("BEGIN IMMEDIATE")
+        stats.chunks_embedded += len(flat)
     try:
+        db.execute("BEGIN IMMEDIATE")
         db.executemany(
-            "INSERT OR IGNORE INTO vectors (ckey, chunk, scale, vec) VALUES (?, ?, ?, ?)", rows
+            "INSERT INTO keys (ckey, row) VALUES (?, ?)",
+            ((ckey, first + n) for n, ckey in enumerate(new_keys)),
         )
         db.executemany(
-            "INSERT OR REPLACE INTO members (rid, ckey, thash, chunks, ts) VALUES (?, ?, ?, ?, ?)",
-            [
-                (rid, keys[rid], live[rid][0], chunk_counts.get(keys[rid], 1), live[rid][1])
-                for rid in batch
-            ],
+            "INSERT OR REPLACE INTO members (rid, ckey, thash) VALUES (?, ?, ?)",
+            ((rid, keys[rid], live[rid][0]) for rid in batch),
         )
+        store.set_meta(db, "rows", appender.rows)
         db.execute("COMMIT")
     except BaseException:
         with suppress(sqlite3.Error):
             db.execute("ROLLBACK")
+        appender.rollback(first)
         raise
-    return len(rows)
 
 
 def drop_gone(index_root: Path) -> tuple[int, int]:
@@ -367,8 +366,7 @@ def drop_gone(index_root: Path) -> tuple[int, int]:
             finally:
                 index_db.close()
             dropped = store.collect_garbage(db, live)
-            if dropped[1]:
-                store.write_snapshot(folder, db, DEFAULT.dim)
+            store.compact(folder, db, DEFAULT.dim)
             return dropped
         finally:
             db.close()
@@ -399,7 +397,7 @@ def coverage(index_root: Path) -> dict[str, Any]:
                 for rid, thash in db.execute("SELECT rid, thash FROM members")
                 if live.get(rid) == thash
             )
-        info["vectors"] = db.execute("SELECT count(*) FROM vectors").fetchone()[0]
+        info["vectors"] = db.execute("SELECT count(*) FROM keys").fetchone()[0]
         info["model"] = store.get_meta(db, "model")
     except sqlite3.DatabaseError as exc:
         info["error"] = f"vectors.db unreadable: {exc}"

@@ -1,22 +1,29 @@
-"""Vectors beside the index, keyed by content; the flat snapshot searches read.
+"""Vectors beside the index, keyed by content: 4-bit vectors in flat files, keys in SQLite.
 
 ``<index root>/semantic/`` (beside the ``gen-N`` folders, so a rebuild keeps it):
 
-* ``vectors.db`` (SQLite, the truth): ``vectors`` holds one int8 vector (and
-  its scale) per (content key, chunk), where the content key is a hash of the
-  model id and the record's lower-cased text as the index stores it (so
+* ``vec-N/`` (append-only flat files, read through ``mmap``), one row per
+  distinct text: ``q4`` its vector as 4-bit integers (two a byte, 192 bytes
+  for 384 dimensions), ``scale`` (float32: the vector is ``q4 * scale``),
+  ``bits`` one sign bit per dimension (48 bytes, the prefilter) and ``ckey``
+  (int64: the row's content key);
+* ``vectors.db`` (SQLite, the truth): ``keys`` maps a content key (a hash of
+  the model id and the record's lower-cased text as the index stores it: so
   redacted text is what is embedded, identical messages are embedded once and
-  a rebuild reuses every vector); ``members`` says which record of the current
-  generation holds which content (``rid``, ``ckey``, its ``thash``, time).
-* ``snap-N/`` (numpy arrays, read through ``mmap``): every vector up to
-  ``meta.snap_id`` as one int8 matrix, its scales, content keys and chunk
-  numbers, and one sign bit per dimension for the prefilter. Vectors added
-  after it (a fill in progress) are read from SQLite as the *tail*.
+  a rebuild reuses every vector) to its row; ``members`` says which record of
+  the current generation holds which content (``rid``, ``ckey``, the record's
+  ``thash``); ``meta.rows`` is how many rows are committed.
+
+A fill appends rows, fsyncs the files, then commits the keys, members and
+``rows`` in one SQLite transaction; a writer that opens truncates the files to
+``rows`` (what a killed fill appended past its commit). Readers map ``rows``
+rows. Rows no key points to any more (forgotten texts) are dead until more
+than half the rows are, when the files are rewritten (:func:`compact`).
 
 Consistency rule: a vector is returned only through a ``members`` row whose
 record is live in the index with the same ``thash``; members of records the
-index no longer holds (forget, prune, a rewritten file) and vectors no member
-holds are dropped by the next fill (:func:`collect_garbage`).
+index no longer holds and keys no member holds are dropped by
+:func:`collect_garbage` (after ``forget``/``prune``, and by every complete fill).
 """
 
 from __future__ import annotations
@@ -28,30 +35,29 @@ import sqlite3
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import numpy as np
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS vectors (
-    id INTEGER PRIMARY KEY,
-    ckey INTEGER NOT NULL,
-    chunk INTEGER NOT NULL,
-    scale REAL NOT NULL,
-    vec BLOB NOT NULL
-);
-CREATE UNIQUE INDEX IF NOT EXISTS vectors_key ON vectors(ckey, chunk);
+CREATE TABLE IF NOT EXISTS keys (ckey INTEGER PRIMARY KEY, row INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS members (
     rid INTEGER PRIMARY KEY,
     ckey INTEGER NOT NULL,
-    thash INTEGER NOT NULL,
-    chunks INTEGER NOT NULL,
-    ts REAL
+    thash INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS members_ckey ON members(ckey);
 """
+
+#: file name -> (numpy dtype, values per row as a function of the dimension)
+FILES = {
+    "q4": ("uint8", lambda dim: dim // 2),
+    "bits": ("uint8", lambda dim: dim // 8),
+    "scale": ("float32", lambda dim: 1),
+    "ckey": ("int64", lambda dim: 1),
+}
 
 
 def semantic_dir(index_root: Path) -> Path:
@@ -91,146 +97,142 @@ def set_meta(db: sqlite3.Connection, key: str, value: object) -> None:
     db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, str(value)))
 
 
-def quantize(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Float rows -> (int8 rows, float32 scales) with ``row ~= int8 * scale``."""
+# -- 4-bit vectors ----------------------------------------------------------------------------
+
+
+def quantize4(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Unit float rows -> (packed 4-bit rows, float32 scales, packed sign bits)."""
     import numpy as np
 
     peak = np.abs(vectors).max(axis=1)
-    scales = np.maximum(peak, 1e-12) / 127.0
-    q = np.clip(np.rint(vectors / scales[:, None]), -127, 127).astype(np.int8)
-    return q, scales.astype(np.float32)
+    scales = (np.maximum(peak, 1e-12) / 7.0).astype(np.float32)
+    q = (np.clip(np.rint(vectors / scales[:, None]), -7, 7) + 8).astype(np.uint8)
+    packed = (q[:, 0::2] << 4) | q[:, 1::2]
+    return packed, scales, np.packbits(vectors > 0, axis=1)
 
 
-# -- the snapshot ------------------------------------------------------------------------------
+def unpack4(packed: np.ndarray, scales: np.ndarray) -> np.ndarray:
+    """Packed 4-bit rows -> float32 rows (``q * scale``)."""
+    import numpy as np
+
+    packed = np.asarray(packed)
+    out = np.empty((packed.shape[0], packed.shape[1] * 2), dtype=np.float32)
+    out[:, 0::2] = (packed >> 4).astype(np.int8) - 8
+    out[:, 1::2] = (packed & 15).astype(np.int8) - 8
+    out *= np.asarray(scales, dtype=np.float32)[:, None]
+    return out
+
+
+# -- the files ----------------------------------------------------------------------------------
 
 
 @dataclass(slots=True)
-class Snapshot:
-    """Every vector up to ``last_id`` as arrays (memory-mapped when read from disk)."""
+class Rows:
+    """The first ``n`` rows of the files, memory-mapped (what a search reads)."""
 
-    last_id: int
-    vec: np.ndarray  #: int8 [n, dim]
-    scale: np.ndarray  #: float32 [n]
-    ckey: np.ndarray  #: int64 [n]
-    chunk: np.ndarray  #: int16 [n]
-    bits: np.ndarray  #: uint8 [n, dim / 8], the sign of each dimension
+    n: int
+    q4: np.ndarray
+    bits: np.ndarray
+    scale: np.ndarray
+    ckey: np.ndarray
 
     def __len__(self) -> int:
-        return int(self.vec.shape[0])
+        return self.n
 
 
-ARRAYS = ("vec", "scale", "ckey", "chunk", "bits")
+def vfile(db: sqlite3.Connection) -> str:
+    return get_meta(db, "vfile") or "vec-000001"
 
 
-def read_snapshot(folder: Path, db: sqlite3.Connection) -> Snapshot | None:
+def committed_rows(db: sqlite3.Connection) -> int:
+    return int(get_meta(db, "rows") or 0)
+
+
+def read_rows(folder: Path, db: sqlite3.Connection, dim: int) -> Rows | None:
+    """The committed rows, mapped read-only (None when there are none)."""
     import numpy as np
 
-    name = get_meta(db, "snapshot")
-    if not name:
-        return None
-    path = folder / name
-    try:
-        arrays = {a: np.load(path / f"{a}.npy", mmap_mode="r") for a in ARRAYS}
-    except (OSError, ValueError):
-        return None
-    return Snapshot(last_id=int(get_meta(db, "snap_id") or 0), **arrays)
+    for _ in range(2):  # a compaction may swap the files between the two reads
+        n, name = committed_rows(db), vfile(db)
+        if n == 0:
+            return None
+        arrays = {}
+        try:
+            for file, (dtype, width) in FILES.items():
+                shape = (n, width(dim)) if width(dim) > 1 else (n,)
+                arrays[file] = np.memmap(folder / name / file, dtype=dtype, mode="r", shape=shape)
+        except (FileNotFoundError, ValueError):
+            continue
+        return Rows(n=n, **arrays)
+    return None
 
 
-def rows_to_arrays(rows: list[tuple[Any, ...]], dim: int) -> dict[str, np.ndarray]:
-    """(id, ckey, chunk, scale, vec) rows -> the snapshot's arrays."""
-    import numpy as np
+class Appender:
+    """The writer's end of the files: truncated to the committed rows when opened."""
 
-    n = len(rows)
-    vec = np.frombuffer(b"".join(r[4] for r in rows), dtype=np.int8).reshape(n, dim)
-    return {
-        "vec": vec,
-        "scale": np.fromiter((r[3] for r in rows), dtype=np.float32, count=n),
-        "ckey": np.fromiter((r[1] for r in rows), dtype=np.int64, count=n),
-        "chunk": np.fromiter((r[2] for r in rows), dtype=np.int16, count=n),
-        "bits": np.packbits(vec > 0, axis=1),
-    }
+    def __init__(self, folder: Path, db: sqlite3.Connection, dim: int) -> None:
+        self.path = folder / vfile(db)
+        self.path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        self.dim = dim
+        self.rows = committed_rows(db)
+        self.fds: dict[str, int] = {}
+        for file, (dtype, width) in FILES.items():
+            fd = os.open(self.path / file, os.O_RDWR | os.O_CREAT, 0o600)
+            self.fds[file] = fd
+            size = self.rows * width(dim) * _itemsize(dtype)
+            if os.fstat(fd).st_size != size:
+                os.ftruncate(fd, size)  # drop what a fill killed before its commit appended
 
+    def append(self, vectors: np.ndarray, ckeys: list[int]) -> int:
+        """Write rows for unit ``vectors``; returns the first new row (not committed yet)."""
+        import numpy as np
 
-def write_snapshot(folder: Path, db: sqlite3.Connection, dim: int) -> int:
-    """Write every stored vector as a new ``snap-N`` and point ``meta`` at it; returns n.
-
-    The arrays are written in slices of 64k vectors (bounded memory) into
-    ``.npy`` files opened as writable memory maps, fsynced, then published by
-    one SQLite commit; the previous snapshot is deleted afterwards (a reader
-    that has it mapped keeps reading it). A failure (a full disk) removes the
-    half-written folder and leaves the previous snapshot in place.
-    """
-    import numpy as np
-    from numpy.lib.format import open_memmap
-
-    last = db.execute("SELECT count(*), max(id) FROM vectors").fetchone()
-    n, last_id = int(last[0]), int(last[1] or 0)
-    number = int(get_meta(db, "snap_seq") or 0) + 1
-    path = folder / f"snap-{number:06d}"
-    shutil.rmtree(path, ignore_errors=True)
-    path.mkdir(mode=0o700)
-    try:
-        shapes = {
-            "vec": ((n, dim), np.int8),
-            "scale": ((n,), np.float32),
-            "ckey": ((n,), np.int64),
-            "chunk": ((n,), np.int16),
-            "bits": ((n, dim // 8), np.uint8),
+        packed, scales, bits = quantize4(vectors)
+        parts = {
+            "q4": packed,
+            "bits": bits,
+            "scale": scales,
+            "ckey": np.asarray(ckeys, dtype=np.int64),
         }
-        out = {
-            a: open_memmap(path / f"{a}.npy", "w+", dtype=t, shape=s)
-            for a, (s, t) in shapes.items()
-        }
-        at = 0
-        cursor = db.execute(
-            "SELECT id, ckey, chunk, scale, vec FROM vectors WHERE id <= ? ORDER BY id", (last_id,)
-        )
-        while True:
-            rows = cursor.fetchmany(65536)
-            if not rows:
-                break
-            arrays = rows_to_arrays(rows, dim)
-            for a, values in arrays.items():
-                out[a][at : at + len(rows)] = values
-            at += len(rows)
-        for a in ARRAYS:
-            out[a].flush()
-            del out[a]
-            _fsync(path / f"{a}.npy")
-        _fsync(path)
-        db.execute("BEGIN IMMEDIATE")
-        set_meta(db, "snapshot", path.name)
-        set_meta(db, "snap_id", last_id)
-        set_meta(db, "snap_seq", number)
-        db.execute("COMMIT")
-    except BaseException:
-        with suppress(sqlite3.Error):
-            db.execute("ROLLBACK")
-        shutil.rmtree(path, ignore_errors=True)
-        raise
-    for stale in folder.glob("snap-*"):
-        if stale.name != path.name:
-            shutil.rmtree(stale, ignore_errors=True)
-    return n
+        first = self.rows
+        for file, data in parts.items():
+            fd = self.fds[file]
+            _, width = FILES[file]
+            offset = first * width(self.dim) * data.dtype.itemsize
+            view = memoryview(np.ascontiguousarray(data).tobytes())
+            while view:
+                written = os.pwrite(fd, view, offset)
+                view, offset = view[written:], offset + written
+        self.rows += len(ckeys)
+        return first
+
+    def sync(self) -> None:
+        for fd in self.fds.values():
+            os.fsync(fd)
+
+    def rollback(self, rows: int) -> None:
+        """Forget rows appended past ``rows`` (their commit failed)."""
+        self.rows = rows
+        for file, fd in self.fds.items():
+            dtype, width = FILES[file]
+            with suppress(OSError):
+                os.ftruncate(fd, rows * width(self.dim) * _itemsize(dtype))
+
+    def close(self) -> None:
+        for fd in self.fds.values():
+            os.close(fd)
+        self.fds = {}
 
 
-def _fsync(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+def _itemsize(dtype: str) -> int:
+    return {"uint8": 1, "float32": 4, "int64": 8}[dtype]
 
 
-def tail_rows(db: sqlite3.Connection, after_id: int) -> list[tuple[Any, ...]]:
-    """Vectors stored after the snapshot (id, ckey, chunk, scale, vec)."""
-    return db.execute(
-        "SELECT id, ckey, chunk, scale, vec FROM vectors WHERE id > ? ORDER BY id", (after_id,)
-    ).fetchall()
+# -- consistency ---------------------------------------------------------------------------------
 
 
 def collect_garbage(db: sqlite3.Connection, live: dict[int, int]) -> tuple[int, int]:
-    """Drop members whose record is gone (or changed) and vectors no member holds.
+    """Drop members whose record is gone (or changed) and keys no member holds.
 
     ``live``: rid -> thash of every embeddable record the index holds now.
     Returns (members dropped, vectors dropped).
@@ -243,10 +245,56 @@ def collect_garbage(db: sqlite3.Connection, live: dict[int, int]) -> tuple[int, 
     db.execute("BEGIN IMMEDIATE")
     try:
         db.executemany("DELETE FROM members WHERE rid = ?", stale)
-        cursor = db.execute("DELETE FROM vectors WHERE ckey NOT IN (SELECT ckey FROM members)")
-        dropped = cursor.rowcount
+        cursor = db.execute("DELETE FROM keys WHERE ckey NOT IN (SELECT ckey FROM members)")
+        dropped = max(cursor.rowcount, 0)
+        set_meta(db, "dead", int(get_meta(db, "dead") or 0) + dropped)
         db.execute("COMMIT")
     except BaseException:
-        db.execute("ROLLBACK")
+        with suppress(sqlite3.Error):
+            db.execute("ROLLBACK")
         raise
-    return len(stale), max(dropped, 0)
+    return len(stale), dropped
+
+
+def compact(folder: Path, db: sqlite3.Connection, dim: int, *, force: bool = False) -> bool:
+    """Rewrite the files without dead rows when more than half are dead; True if done."""
+    import numpy as np
+
+    n, dead = committed_rows(db), int(get_meta(db, "dead") or 0)
+    if not force and (dead < 1000 or dead * 2 < n):
+        return False
+    old = read_rows(folder, db, dim)
+    live = db.execute("SELECT ckey, row FROM keys ORDER BY row").fetchall()
+    number = int(vfile(db).rsplit("-", 1)[1]) + 1
+    name = f"vec-{number:06d}"
+    target = folder / name
+    shutil.rmtree(target, ignore_errors=True)
+    target.mkdir(mode=0o700)
+    try:
+        rows = np.fromiter((r for _, r in live), dtype=np.int64, count=len(live))
+        for file in FILES:
+            with open(target / file, "wb") as out:
+                if old is not None:
+                    source = getattr(old, file)
+                    for at in range(0, len(rows), 65536):
+                        out.write(np.ascontiguousarray(source[rows[at : at + 65536]]).tobytes())
+                out.flush()
+                os.fsync(out.fileno())
+        db.execute("BEGIN IMMEDIATE")
+        db.executemany(
+            "UPDATE keys SET row = ? WHERE ckey = ?",
+            ((new, ckey) for new, (ckey, _) in enumerate(live)),
+        )
+        set_meta(db, "vfile", name)
+        set_meta(db, "rows", len(live))
+        set_meta(db, "dead", 0)
+        db.execute("COMMIT")
+    except BaseException:
+        with suppress(sqlite3.Error):
+            db.execute("ROLLBACK")
+        shutil.rmtree(target, ignore_errors=True)
+        raise
+    for stale in folder.glob("vec-*"):
+        if stale.name != name:
+            shutil.rmtree(stale, ignore_errors=True)
+    return True
