@@ -7,8 +7,11 @@ Steps, each in its own process (peak RSS is that process's own):
 1. ``agentdex index`` of CORPUS into DIR (skipped when DIR already has it);
 2. throughput: embed the ``--sample`` newest prompts/replies with 1 thread,
    then the next ``--sample`` with 2 threads (texts/s and chunks/s, peak RSS);
-3. ``--fill``: embed everything left with every core (wall time, peak RSS) -
-   long at 1 GB, so run the whole bench under ``shared-run`` and say so;
+3. ``--fill [N]``: embed everything left (or N more records) with every core
+   (wall time, peak RSS) - long at 1 GB, so run it under ``shared-run``;
+   ``--scan N`` also times the vector scan alone over N synthetic vectors
+   (random unit vectors: the scan's cost depends on the count only; recall is
+   measured on the real vectors);
 4. vectors: bytes of ``semantic/`` against the corpus' bytes; the sign-bit
    prefilter's recall@10 against exact scoring of every vector;
 5. queries: fresh ``agentdex search QUERY --json`` processes, hybrid and
@@ -18,6 +21,7 @@ Steps, each in its own process (peak RSS is that process's own):
 Prints one JSON report (``--out`` writes it too).
 """
 
+# ruff: noqa: E501 - the steps are small programs in strings, run in fresh processes
 from __future__ import annotations
 
 import argparse
@@ -85,34 +89,56 @@ print(json.dumps({{"records": s.records_done, "texts": s.texts_embedded,
 """
 
 RECALL = """
-import json, numpy as np
+import json, time, numpy as np
 from agentdex.index.store import index_root, Location
-from agentdex.semantic import query as q, store
+from agentdex.semantic import query as q
 from agentdex.semantic.model import embedder
 root = index_root(None)
 vi = q.VectorIndex.open(root, Location(root).current().name)
-snap = vi.snapshot
+rows = vi.rows
 e = embedder()
 queries = {queries}
 hits = 0
 for text in queries:
     v = e.embed([text])[0]
-    exact = q._exact(snap.vec, snap.scale, v, slice(0, len(snap)))
+    exact = q._exact(rows, v, np.arange(len(rows), dtype=np.int64))
     top = set(np.argsort(-exact)[:10].tolist())
     saved = q.EXACT_MAX
     q.EXACT_MAX = 0
-    idx = q._candidates(snap, v)
+    idx = q._candidates(rows, v)
     q.EXACT_MAX = saved
-    pre = q._exact(snap.vec, snap.scale, v, idx)
-    got = set(np.asarray(idx)[np.argsort(-pre)[:10]].tolist())
+    pre = q._exact(rows, v, idx)
+    got = set(idx[np.argsort(-pre)[:10]].tolist())
     hits += len(top & got)
 times = []
-import time
 for text in queries * 3:
     t = time.perf_counter(); e.embed([text]); times.append(time.perf_counter() - t)
 times.sort()
-print(json.dumps({{"vectors": len(snap), "prefilter_recall_at_10": round(hits / (10 * len(queries)), 3),
+print(json.dumps({{"vectors": len(rows), "prefilter_recall_at_10": round(hits / (10 * len(queries)), 3),
     "prefilter_candidates": q.PREFILTER, "query_embed_ms_p50": round(times[len(times)//2] * 1000, 2)}}))
+"""
+
+
+SCAN = """
+import json, time, numpy as np
+from agentdex.semantic import query as q, store
+rng = np.random.default_rng(7)
+n = {n}
+parts = []
+for at in range(0, n, 65536):
+    v = rng.standard_normal((min(65536, n - at), 384)).astype(np.float32)
+    v /= np.linalg.norm(v, axis=1, keepdims=True)
+    parts.append(store.quantize4(v))
+rows = store.Rows(n=n, q4=np.concatenate([p[0] for p in parts]), scale=np.concatenate([p[1] for p in parts]),
+    bits=np.concatenate([p[2] for p in parts]), ckey=np.arange(n, dtype=np.int64))
+times = []
+for i in range(11):
+    v = rng.standard_normal(384).astype(np.float32); v /= np.linalg.norm(v)
+    t = time.perf_counter()
+    idx = q._candidates(rows, v); sims = q._exact(rows, v, idx); np.argsort(-sims)[:200]
+    times.append(time.perf_counter() - t)
+times.sort()
+print(json.dumps({{"vectors": n, "scan_ms_p50": round(times[5] * 1000, 1), "scan_ms_max": round(times[-1] * 1000, 1)}}))
 """
 
 
@@ -146,7 +172,10 @@ def main() -> int:
     parser.add_argument("--work", type=Path, required=True)
     parser.add_argument("--runs", type=int, default=11)
     parser.add_argument("--sample", type=int, default=2000)
-    parser.add_argument("--fill", action="store_true", help="embed the whole corpus")
+    parser.add_argument(
+        "--fill", nargs="?", const=-1, type=int, help="embed the rest of the corpus (or N more)"
+    )
+    parser.add_argument("--scan", type=int, default=0, help="time a scan of N synthetic vectors")
     parser.add_argument("--skip-sample", action="store_true")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
@@ -167,7 +196,10 @@ def main() -> int:
         report["sample_1_thread"] = run_py(FILL.format(limit=args.sample, threads=1), env)
         report["sample_2_threads"] = run_py(FILL.format(limit=args.sample, threads=2), env)
     if args.fill:
-        report["fill_all"] = run_py(FILL.format(limit=None, threads=2), env)
+        limit = None if args.fill < 0 else args.fill
+        report["fill"] = run_py(FILL.format(limit=limit, threads=2), env)
+    if args.scan:
+        report["scan_synthetic"] = run_py(SCAN.format(n=args.scan), env)
     folder = next((work / "data").rglob("semantic"))
     report["vector_bytes"] = dir_bytes(folder)
     report["vector_ratio"] = round(report["vector_bytes"] / report["corpus_bytes"], 4)
@@ -195,7 +227,9 @@ def main() -> int:
         "query_embedding_with_model_load_p50": pct(embed, 0.5),
         "runs": args.runs,
     }
-    report["mean_hybrid_over_lexical"] = round(statistics.mean(hybrid) / statistics.mean(lexical), 2)
+    report["mean_hybrid_over_lexical"] = round(
+        statistics.mean(hybrid) / statistics.mean(lexical), 2
+    )
     text = json.dumps(report, indent=1)
     print(text)
     if args.out:
