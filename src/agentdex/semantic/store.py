@@ -231,17 +231,25 @@ def _itemsize(dtype: str) -> int:
 # -- consistency ---------------------------------------------------------------------------------
 
 
-def collect_garbage(db: sqlite3.Connection, live: dict[int, int]) -> tuple[int, int]:
+def collect_garbage(db: sqlite3.Connection, rids: np.ndarray, thash: np.ndarray) -> tuple[int, int]:
     """Drop members whose record is gone (or changed) and keys no member holds.
 
-    ``live``: rid -> thash of every embeddable record the index holds now.
+    ``rids`` (sorted) and ``thash``: every embeddable record the index holds now.
     Returns (members dropped, vectors dropped).
     """
-    stale = [
-        (rid,)
-        for rid, thash in db.execute("SELECT rid, thash FROM members")
-        if live.get(rid) != thash
-    ]
+    import numpy as np
+
+    rows = db.execute("SELECT rid, thash FROM members").fetchall()
+    if not rows:
+        return 0, 0
+    mine = np.array(rows, dtype=np.int64)
+    at = np.minimum(np.searchsorted(rids, mine[:, 0]), max(len(rids) - 1, 0))
+    alive = (
+        (rids[at] == mine[:, 0]) & (thash[at] == mine[:, 1])
+        if len(rids)
+        else np.zeros(len(mine), bool)
+    )
+    stale = [(int(rid),) for rid in mine[~alive, 0]]
     db.execute("BEGIN IMMEDIATE")
     try:
         db.executemany("DELETE FROM members WHERE rid = ?", stale)
