@@ -161,7 +161,10 @@ def _search_in_slot(
         from agentdex.api.team import settings
 
         settings(team_url, "-")  # a missing or bad URL is a usage error here, not in the worker
-        options = {k: v for k, v in options.items() if k not in ("here", "only_here")}
+        if options.get("mode") == "semantic":
+            raise UsageError("search by meaning uses this machine's embeddings: not the team's")
+        # the team database is searched exactly (hybrid falls back to lexical there)
+        options = {k: v for k, v in options.items() if k not in ("here", "only_here", "mode")}
     else:
         maybe_refresh(refresh_first, None, home, None, refresh_stats)
         options = {**options, "home": home}
