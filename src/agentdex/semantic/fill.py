@@ -199,6 +199,8 @@ def _fill(
         store.set_meta(db, "model", spec.id)
         db.execute("COMMIT")
     index_db = open_reader_db(gen)
+    # pages read through mmap count in this process' RSS: a fill reads every eligible row
+    index_db.execute("PRAGMA mmap_size=0")
     blocks = BlockFile(gen)
     appender = store.Appender(folder, db, spec.dim)
     try:
@@ -255,15 +257,8 @@ class Live:
             f"SELECT id, thash, coalesce(timestamp, 0), block_id FROM record_rows"
             f" WHERE {ELIGIBLE} ORDER BY id"
         )
-        parts: list[list[Any]] = [[], [], [], []]
-        while rows := cursor.fetchmany(65536):
-            for column, values in zip(parts, zip(*rows, strict=True), strict=True):
-                column.append(values)
-        arrays = [
-            np.fromiter((v for chunk in column for v in chunk), dtype=dtype)
-            for column, dtype in zip(parts, (np.int64, np.int64, np.float64, np.int64), strict=True)
-        ]
-        return cls(*arrays)
+        rows = np.fromiter(cursor, dtype=[("r", "i8"), ("t", "i8"), ("ts", "f8"), ("b", "i8")])
+        return cls(rows["r"].copy(), rows["t"].copy(), rows["ts"].copy(), rows["b"].copy())
 
     def __len__(self) -> int:
         return len(self.rids)

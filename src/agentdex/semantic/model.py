@@ -150,6 +150,9 @@ class Embedder:
         options.inter_op_num_threads = 1
         # the arena keeps the largest batch's buffers for good: 700 MB at 64 x 128 tokens
         options.enable_cpu_mem_arena = False
+        # memory patterns are cached per input shape: with every batch a new length,
+        # RSS grew past 1 GB over a long fill (bench/bench_semantic.py)
+        options.enable_mem_pattern = False
         options.log_severity_level = 3
         try:
             self.session = ort.InferenceSession(
