@@ -31,7 +31,7 @@ def answer(
     lexical: Callable[..., SearchResult],
     **options: Any,
 ) -> SearchResult:
-    from agentdex.api.semantic import QueryVector, has_embeddings, query_text
+    from agentdex.api.semantic import SEMANTIC_TOP, QueryVector, has_embeddings, query_text
     from agentdex.index.store import Location, index_root
     from agentdex.search.query import parse_query
 
@@ -76,8 +76,10 @@ def answer(
     if mode == "semantic":
         result.results = semantic[:limit] if limit is not None else semantic
         result.highlights = [[] for _ in result.results]
+        # every record above the similarity floor, unless the candidates ran out first
+        exact = len(semantic) < SEMANTIC_TOP
         result.stats.update(
-            {"total": len(semantic), "total_exact": False, "returned": len(result.results)}
+            {"total": len(semantic), "total_exact": exact, "returned": len(result.results)}
         )
     else:
         from agentdex.api.semantic import fuse

@@ -39,6 +39,10 @@ MAX_CHUNKS = 3
 #: characters read per record before tokenizing (4 chunks of 128 tokens fit in far less)
 MAX_CHARS = 6_000
 BATCH = 64
+#: chunks run through the model at once: onnxruntime's peak grows with it (32 at once
+#: peaked at 807 MB in a bare process; a 1 GB fill with 4 peaked at 332 MB, and ran
+#: faster per CPU second than with 8: bench/bench_semantic.py, docs/performance.md)
+GROUP = 4
 
 
 class SemanticDiskFull(AgentdexError):
@@ -342,8 +346,8 @@ def _embed_batch(
         flat = [(n, ids) for n, chunks in enumerate(encoded) for ids in chunks]
         order = sorted(range(len(flat)), key=lambda i: len(flat[i][1]))  # similar lengths pad less
         sums = np.zeros((len(new_keys), spec.dim), dtype=np.float32)
-        for at in range(0, len(order), 32):
-            part = order[at : at + 32]
+        for at in range(0, len(order), GROUP):
+            part = order[at : at + GROUP]
             vectors = embedder.embed_ids([flat[i][1] for i in part])
             for i, vector in zip(part, vectors, strict=True):
                 sums[flat[i][0]] += vector
