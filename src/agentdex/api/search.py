@@ -381,9 +381,9 @@ def _lexical_index(
     exact_total: bool,
 ) -> SearchResult:
     """Answer from the index as it is (the caller refreshed it, or is checking meanwhile)."""
+    from agentdex.api.semantic import why_terms
     from agentdex.index.coverage import BuildCoverage
     from agentdex.index.coverage import read as read_coverage
-    from agentdex.api.semantic import why_terms
     from agentdex.search.budget import enforced
     from agentdex.search.query import parse_query, positive_terms
     from agentdex.search.ranking import REFINE, refine
