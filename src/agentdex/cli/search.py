@@ -89,8 +89,11 @@ def _print_rows(data: dict[str, Any], highlights: list[list[tuple[int, int]]]) -
 
 
 def why_text(why: dict[str, Any] | None) -> str:
-    """``why`` in a few words: ``exact: retry, backoff``, ``meaning 0.62`` or both."""
-    if not why:
+    """``why`` in a few words: ``meaning 0.62``, or ``exact: retry + meaning 0.62``.
+
+    An exact match alone says nothing here: its terms are highlighted in the
+    snippet already (and ``why`` is in the JSON)."""
+    if not why or why.get("match") == "exact":
         return ""
     parts = []
     if why.get("terms") and why.get("match") != "semantic":
