@@ -131,7 +131,7 @@ def test_rebuild_reuses_vectors_and_forget_drops_them(
     assert rebuilt["embedded"] == 12
     assert rebuilt["run"]["texts_embedded"] == 0  # every text was already embedded
     assert rebuilt["run"]["reused"] == 12
-    forgot = run_cli("forget", "--session", PHOTOS, "--json")
+    forgot = run_cli("forget", "--session", PHOTOS, "--yes", "--json")
     assert forgot.returncode == 0, forgot.stderr
     # forget told the vectors (ingest/events.py): they are gone at once
     status = _json(run_cli("index", "--json"))["semantic"]
