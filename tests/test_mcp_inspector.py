@@ -27,6 +27,7 @@ from typing import Any
 
 import pytest
 
+from agentdex.mcp.tools import TOOLS
 from conftest import REPO_DIR, SRC_DIR
 
 pytestmark = [
@@ -121,7 +122,7 @@ def _call(inspector: str, home: Path, tool: str, budget: int | None = None, **ar
 def test_every_tool_declares_a_portable_output_schema(inspector: str, sample: Path) -> None:
     listed = _run(inspector, sample, "--method", "tools/list", "--strict")
     tools = {tool["name"]: tool for tool in listed["tools"]}
-    assert len(tools) == 7
+    assert set(tools) == {spec.name for spec in TOOLS}
     for tool in tools.values():
         assert tool["outputSchema"]["type"] == "object", tool["name"]
 
@@ -145,6 +146,8 @@ def test_structured_content_matches_the_schema_as_a_client_checks_it(
     assert [w["primary"] for w in worktrees["worktrees"]] == [True, False]
     checked = _call(inspector, sample, "validate_query", query='retry -backoff "exact phrase"')
     assert checked["valid"] is True
+    spent = _call(inspector, sample, "usage", by="model")
+    assert spent["rows"] and spent["totals"]["total_tokens"] > 0
 
 
 def test_responses_cut_by_the_size_budget_still_match(inspector: str, sample: Path) -> None:
