@@ -173,12 +173,14 @@ def test_show_uses_the_index_when_no_file_is_named_after_the_session(
         + "\n"
     )
     search.refresh(home=str(home))
+    from agentdex.api import gather
+
     parsed: list[str] = []
-    real = history._records_of
+    real = gather._Gatherer.from_files
     monkeypatch.setattr(
-        history,
-        "_records_of",
-        lambda c, sid, agent: parsed.extend(map(str, c)) or real(c, sid, agent),
+        gather._Gatherer,
+        "from_files",
+        lambda self, c, sid, agent: parsed.extend(map(str, c)) or real(self, c, sid, agent),
     )
     data = history.show("abc-123", str(home))
     assert [r["text"] for r in data["records"]] == ["rename the cli flag"]

@@ -204,6 +204,7 @@ def test_every_mcp_tool_answer_is_clean(planted: Path) -> None:
                 "validate_query": {"query": "deploy"},
                 "workspace_context": {"cwd": str(planted / "work" / "app")},
                 "list_worktrees": {},
+                "usage": {"by": "session"},  # per conversation: titles, projects
             }
             assert set(tools) <= set(calls), set(tools) - set(calls)
             answers = []

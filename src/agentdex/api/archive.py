@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -181,11 +181,11 @@ def export(
     if target is not None and target.is_dir():
         raise UsageError(f"{target} is a directory; give a file name")
     with _reading(base) as store:
-        if store is None:
-            rows: list[tuple[Any, ...]] = []
-        else:
-            rows = store.entries(" AND ".join(where), params)
-        rows.sort(key=lambda e: (e[1], e[5], e[3], e[15] if e[15] is not None else -1, e[0]))
+        # one conversation after another, each file in its own order
+        order = "c.agent, c.session_id, s.path, coalesce(e.offset, -1), e.key"
+        rows: Iterable[tuple[Any, ...]] = (
+            () if store is None else store.iter_entries(" AND ".join(where), params, order)
+        )
         live = _LiveKeys(base)
         tmp = None if target is None else target.with_name(f".{target.name}.{os.getpid()}.tmp")
         try:
@@ -467,14 +467,18 @@ def is_forgotten(agent: str, session_id: str, home: str | None = None) -> bool:
 
 def archived_records(session_id: str, agent: str, home: str | None = None) -> list[Record]:
     """The conversation's records that only the archive keeps (from the index), in order."""
+    return list(iter_archived_records(session_id, agent, home))
+
+
+def iter_archived_records(session_id: str, agent: str, home: str | None = None) -> Iterator[Record]:
+    """:func:`archived_records` one at a time (each text read as it is reached)."""
     from agentdex.api.index import reader
     from agentdex.index.files import ARCHIVED_HIGH, ARCHIVED_LOW, original_path
     from agentdex.records import RECORD_COLUMNS, record_from_columns
 
-    out: list[Record] = []
     with reader(None, home) as engine:
         if engine is None:
-            return out
+            return
         hits = engine.all_hits(
             "r.session_id = ? AND r.agent = ? AND f.path >= ? AND f.path < ? ORDER BY r.id",
             (session_id, agent, ARCHIVED_LOW, ARCHIVED_HIGH),
@@ -482,5 +486,4 @@ def archived_records(session_id: str, agent: str, home: str | None = None) -> li
         for hit in hits:
             hit.source_path = original_path(hit.source_path)
             values = [getattr(hit, name) for name in RECORD_COLUMNS]
-            out.append(record_from_columns(values, engine.original_text(hit)))
-    return out
+            yield record_from_columns(values, engine.original_text(hit))

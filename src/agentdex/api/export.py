@@ -1,9 +1,16 @@
 """Export API: one conversation as a readable document (Markdown, standalone HTML, JSON).
 
-:func:`conversation` gathers what a reader needs (the records in order, and a
-header: agent, project, branch, worktree, model, times), masking secrets with
-``redact=True`` (only in what it returns: no store and no index is touched).
-:func:`export` renders it; the renderers live in
+:func:`open_export` gathers the conversation (:func:`agentdex.api.gather.gather`:
+records parsed one at a time into an unnamed temporary file, only a small entry
+per record kept in memory), decides its header (agent, project, branch,
+worktree, model, times, what ``redact=True`` masked) and returns an
+:class:`ExportStream` whose :meth:`~ExportStream.chunks` render the document a
+record at a time: the CLI writes them as they come and the HTTP API streams
+them, so memory does not grow with the conversation's size. Every error (not
+found, ambiguous, forgotten, a bad locator) is raised by :func:`open_export`,
+before the first byte. ``redact=True`` masks only what it returns: no store and
+no index is touched. :func:`export` and :func:`conversation` build the whole
+document or dict (tests, small callers). The renderers live in
 :mod:`agentdex.api.export_render`.
 """
 
@@ -12,13 +19,15 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
-
-import orjson
+from typing import TYPE_CHECKING, Any, Self
 
 from agentdex import __version__
 from agentdex.errors import AgentdexError, UsageError
+
+if TYPE_CHECKING:
+    from agentdex.api.gather import Entry, Gathered
 
 #: Export formats and their media types.
 MEDIA_TYPES: dict[str, str] = {
@@ -44,85 +53,161 @@ class Export:
     session_id: str
     redacted: int | None
 
-    def to_json(self) -> dict[str, Any]:
-        """What ``agentdex export -o FILE --json`` reports (the content is in the file)."""
+
+@dataclass(slots=True)
+class ExportStream:
+    """A conversation ready to render: header decided, records still in the spool."""
+
+    format: str
+    media_type: str
+    filename: str
+    agent: str
+    session_id: str
+    redacted: int | None
+    #: the JSON export's dict without ``records``
+    header: dict[str, Any]
+    gathered: Gathered
+
+    def records(self) -> Iterator[dict[str, Any]]:
+        """The records (the JSON export's shape), read one at a time."""
+        return self.gathered.records()
+
+    def chunks(self) -> Iterator[str]:
+        """The document, a record at a time."""
+        from agentdex.api import export_render
+
+        render = {
+            "md": export_render.markdown_chunks,
+            "html": export_render.html_chunks,
+            "json": export_render.json_chunks,
+        }[self.format]
+        return render(self.header, self.records())
+
+    def to_json(self, written: int) -> dict[str, Any]:
+        """What ``agentdex export -o FILE --json`` reports, ``written`` bytes later."""
         return {
             "format": self.format,
             "agent": self.agent,
             "session_id": self.session_id,
             "media_type": self.media_type,
             "filename": self.filename,
-            "bytes": len(self.content.encode("utf-8")),
+            "bytes": written,
             "redacted": self.redacted,
         }
 
+    def close(self) -> None:
+        self.gathered.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+
+def open_export(
+    ref: str, home: str | None = None, *, format: str = "md", redact: bool = False
+) -> ExportStream:
+    """Conversation ``ref`` ready to render as ``format`` (``md``, ``html`` or ``json``).
+
+    Raises every error a caller must report (a bad format, not found...) now; the
+    caller closes the stream (a context manager) once it has read :meth:`~ExportStream.chunks`.
+    """
+    if format not in MEDIA_TYPES:
+        raise UsageError(f"unknown export format {format!r}; use one of {', '.join(FORMATS)}")
+    from agentdex.api.gather import gather
+
+    gathered = gather(ref, home, mask=_mask if redact else None)
+    try:
+        header = _header(gathered, home, redact=redact)
+    except BaseException:
+        gathered.close()
+        raise
+    redaction = header["redaction"]
+    return ExportStream(
+        format=format,
+        media_type=MEDIA_TYPES[format],
+        filename=_filename(gathered.agent, gathered.session_id, format),
+        agent=gathered.agent,
+        session_id=gathered.session_id,
+        redacted=None if redaction is None else redaction["count"],
+        header=header,
+        gathered=gathered,
+    )
+
 
 def conversation(ref: str, home: str | None = None, *, redact: bool = False) -> dict[str, Any]:
-    """Conversation ``ref`` with its header, ready to render (the JSON export's shape)."""
-    from agentdex.api import history
-
-    data = history.show(ref, home)
-    records: list[dict[str, Any]] = [dict(r) for r in data["records"]]
-    title = _indexed_title(data["agent"], data["session_id"], home) or _first_prompt_line(records)
-    redaction: dict[str, Any] | None = None
-    if redact:
-        from agentdex.api.redaction import Redactor
-
-        mask = Redactor()
-        for record in records:
-            record["text"] = mask(record["text"])
-        title = mask(title) if title else title
-        redaction = {"count": mask.total, "by_pattern": dict(sorted(mask.counts.items()))}
-    stamps = [r["timestamp"] for r in records if r.get("timestamp")]
-    return {
-        "export_version": EXPORT_VERSION,
-        "generator": f"agentdex {__version__}",
-        "agent": data["agent"],
-        "session_id": data["session_id"],
-        "title": title,
-        "project": data.get("project"),
-        "cwd": next(iter(_distinct(records, "cwd")), None),
-        "branches": _distinct(records, "branch"),
-        "worktrees": _distinct(records, "worktree"),
-        "models": _distinct(records, "model"),
-        "hosts": _distinct(records, "host"),
-        "started": min(stamps) if stamps else None,
-        "ended": max(stamps) if stamps else None,
-        "focus": data.get("focus"),
-        "counts": dict(Counter(r["role"] for r in records)),
-        "redaction": redaction,
-        "records": records,
-    }
+    """Conversation ``ref`` with its header, ready to render (the JSON export's shape),
+    every record in memory."""
+    with open_export(ref, home, format="json", redact=redact) as stream:
+        return {**stream.header, "records": list(stream.records())}
 
 
 def export(
     ref: str, home: str | None = None, *, format: str = "md", redact: bool = False
 ) -> Export:
-    """Conversation ``ref`` rendered as ``format`` (``md``, ``html`` or ``json``)."""
-    if format not in MEDIA_TYPES:
-        raise UsageError(f"unknown export format {format!r}; use one of {', '.join(FORMATS)}")
-    data = conversation(ref, home, redact=redact)
-    if format == "json":
-        content = orjson.dumps(data, option=orjson.OPT_INDENT_2).decode("utf-8") + "\n"
-    else:
-        from agentdex.api import export_render
-
-        content = export_render.markdown(data) if format == "md" else export_render.html(data)
-    redaction = data["redaction"]
+    """Conversation ``ref`` rendered as ``format``, the whole document in memory
+    (:func:`open_export` streams it)."""
+    with open_export(ref, home, format=format, redact=redact) as stream:
+        content = "".join(stream.chunks())
     return Export(
         format=format,
         content=content,
-        media_type=MEDIA_TYPES[format],
-        filename=_filename(data["agent"], data["session_id"], format),
-        agent=data["agent"],
-        session_id=data["session_id"],
-        redacted=None if redaction is None else redaction["count"],
+        media_type=stream.media_type,
+        filename=stream.filename,
+        agent=stream.agent,
+        session_id=stream.session_id,
+        redacted=stream.redacted,
     )
 
 
-def _distinct(records: list[dict[str, Any]], key: str) -> list[str]:
+def _mask(text: str) -> tuple[str, tuple[str, ...]]:
+    """``--redact``: ``text`` masked, and the kinds of what was masked."""
+    from agentdex.secrets import redact
+
+    masked, findings = redact(text)
+    return masked, tuple(finding.kind for finding in findings)
+
+
+def _header(gathered: Gathered, home: str | None, *, redact: bool) -> dict[str, Any]:
+    """The JSON export without its records, decided on the entries alone."""
+    from agentdex.api.gather import stamps
+
+    entries = gathered.entries
+    title = _indexed_title(gathered.agent, gathered.session_id, home) or _first_prompt_line(
+        gathered
+    )
+    redaction: dict[str, Any] | None = None
+    if redact:
+        counts: Counter[str] = Counter(kind for entry in entries for kind in entry.found)
+        if title:
+            title, found = _mask(title)
+            counts.update(found)
+        redaction = {"count": sum(counts.values()), "by_pattern": dict(sorted(counts.items()))}
+    times = stamps(entries)
+    return {
+        "export_version": EXPORT_VERSION,
+        "generator": f"agentdex {__version__}",
+        "agent": gathered.agent,
+        "session_id": gathered.session_id,
+        "title": title,
+        "project": gathered.project,
+        "cwd": next(iter(_distinct(entries, "cwd")), None),
+        "branches": _distinct(entries, "branch"),
+        "worktrees": _distinct(entries, "worktree"),
+        "models": _distinct(entries, "model"),
+        "hosts": _distinct(entries, "host"),
+        "started": min(times) if times else None,
+        "ended": max(times) if times else None,
+        "focus": gathered.focus,
+        "counts": dict(Counter(entry.role for entry in entries)),
+        "redaction": redaction,
+    }
+
+
+def _distinct(entries: list[Entry], key: str) -> list[str]:
     """The values of ``key`` in the order they first appear."""
-    return list(dict.fromkeys(r[key] for r in records if r.get(key)))
+    return list(dict.fromkeys(v for v in (getattr(e, key) for e in entries) if v))
 
 
 def _indexed_title(agent: str, session_id: str, home: str | None) -> str | None:
@@ -137,11 +222,19 @@ def _indexed_title(agent: str, session_id: str, home: str | None) -> str | None:
         return None
 
 
-def _first_prompt_line(records: list[dict[str, Any]]) -> str | None:
-    for record in records:
-        if record["kind"] == "prompt" and record["text"].strip():
-            line = record["text"].strip().splitlines()[0]
-            return line if len(line) <= 100 else line[:99] + "…"
+def _first_prompt_line(gathered: Gathered) -> str | None:
+    """The first prompt's first line (unmasked when ``--redact`` masked the records: the
+    title is masked on its own and counted)."""
+    from agentdex.api.gather import prompt_line
+
+    for entry in gathered.entries:
+        if entry.kind != "prompt":
+            continue
+        if entry.hint is not None:
+            return entry.hint
+        text = gathered.record(entry)["text"]
+        if text.strip():
+            return prompt_line(text)
     return None
 
 

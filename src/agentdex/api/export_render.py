@@ -1,5 +1,9 @@
 """Renderers of an exported conversation (:func:`agentdex.api.export.conversation`).
 
+Each format renders as chunks (``*_chunks(header, records)``: the header, then
+one chunk per record, records read from an iterator) so an export is written as
+it is rendered; ``markdown(data)`` and ``html(data)`` join them.
+
 Markdown keeps messages as their authors wrote them (they are Markdown
 already) and fences tool calls, tool results and reasoning. HTML is one
 standalone file: inline CSS, no script, no external asset, and a
@@ -13,6 +17,7 @@ from __future__ import annotations
 import html as _html
 import json
 import re
+from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -90,7 +95,8 @@ def header_rows(data: dict[str, Any]) -> list[tuple[str, str, bool]]:
         rows.append(("Started", when(data["started"]), False))
     if data.get("ended"):
         rows.append(("Ended", when(data["ended"]), False))
-    rows.append(("Records", str(len(data["records"])), False))
+    count = len(data["records"]) if "records" in data else sum(data["counts"].values())
+    rows.append(("Records", str(count), False))
     redaction = data.get("redaction")
     if redaction is not None:
         kinds = ", ".join(f"{name} {count}" for name, count in redaction["by_pattern"].items())
@@ -167,33 +173,61 @@ def _prose(text: str) -> str:
 
 
 def markdown(data: dict[str, Any]) -> str:
-    """The conversation as one Markdown document.
+    """The conversation as one Markdown document (:func:`markdown_chunks` joined)."""
+    return "".join(markdown_chunks(data, data["records"]))
+
+
+def markdown_chunks(header: dict[str, Any], records: Iterable[dict[str, Any]]) -> Iterator[str]:
+    """The conversation as Markdown, a record at a time.
 
     Nothing a transcript holds can pass for the document's own structure: header
     values are escaped (or code), prose cannot start a heading or a rule, raw HTML
     in prose is escaped, and folded records are fenced with a fence longer than any
     they hold.
     """
-    out = [f"# {_md_text(_title(data))}", ""]
-    for name, value, is_code in header_rows(data):
-        out.append(f"- **{name}:** {_inline_code(value) if is_code else _md_text(value)}")
-    out += ["", f"*Exported by {data['generator']}.*", ""]
-    for index, record in enumerate(data["records"], 1):
-        head = f"## {index}. {label(record)}"
-        details = [when(record.get("timestamp")), _inline_code(record["locator"])]
-        if index - 1 == data.get("focus"):
-            details.append("**(referenced)**")
-        out += ["---", "", f"{head} · {' · '.join(d for d in details if d)}", ""]
-        text = body_text(record)
-        if record["kind"] == "reasoning":
-            quoted = _prose(text).splitlines()
-            out.append("\n".join(f"> {line}" if line else ">" for line in quoted))
-        elif record["kind"] in FOLDED_KINDS:
-            out.append(_fenced(text))
-        else:
-            out.append(_prose(text))
-        out.append("")
-    return "\n".join(out).rstrip() + "\n"
+    head = [f"# {_md_text(_title(header))}", ""]
+    for name, value, is_code in header_rows(header):
+        head.append(f"- **{name}:** {_inline_code(value) if is_code else _md_text(value)}")
+    head += ["", f"*Exported by {header['generator']}.*", ""]
+
+    def pieces() -> Iterator[str]:
+        yield "\n".join(head)
+        for index, record in enumerate(records, 1):
+            yield "\n" + "\n".join(_md_record(header, index, record))
+
+    return _rstripped(pieces())
+
+
+def _md_record(header: dict[str, Any], index: int, record: dict[str, Any]) -> list[str]:
+    head = f"## {index}. {label(record)}"
+    details = [when(record.get("timestamp")), _inline_code(record["locator"])]
+    if index - 1 == header.get("focus"):
+        details.append("**(referenced)**")
+    out = ["---", "", f"{head} · {' · '.join(d for d in details if d)}", ""]
+    text = body_text(record)
+    if record["kind"] == "reasoning":
+        quoted = _prose(text).splitlines()
+        out.append("\n".join(f"> {line}" if line else ">" for line in quoted))
+    elif record["kind"] in FOLDED_KINDS:
+        out.append(_fenced(text))
+    else:
+        out.append(_prose(text))
+    out.append("")
+    return out
+
+
+def _rstripped(chunks: Iterable[str]) -> Iterator[str]:
+    """``"".join(chunks).rstrip() + "\\n"``, as chunks: trailing whitespace is held back
+    until more text follows it."""
+    pending = ""
+    for chunk in chunks:
+        body = chunk.rstrip()
+        if not body:
+            pending += chunk
+            continue
+        yield pending + body
+        pending = chunk[len(body) :]
+    yield "\n"
 
 
 def _one_line(text: str) -> str:
@@ -272,30 +306,37 @@ def _e(text: str) -> str:
 
 
 def html(data: dict[str, Any]) -> str:
-    """The conversation as one standalone HTML file (no script, no external asset)."""
-    title = _title(data)
+    """The conversation as one standalone HTML file (:func:`html_chunks` joined)."""
+    return "".join(html_chunks(data, data["records"]))
+
+
+def html_chunks(header: dict[str, Any], records: Iterable[dict[str, Any]]) -> Iterator[str]:
+    """The conversation as one standalone HTML file (no script, no external asset), a
+    record at a time."""
+    title = _title(header)
     meta = "".join(
         f"<dt>{_e(name)}</dt><dd>{f'<code>{_e(value)}</code>' if is_code else _e(value)}</dd>"
-        for name, value, is_code in header_rows(data)
+        for name, value, is_code in header_rows(header)
     )
-    parts = [
-        "<!doctype html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        f'<meta http-equiv="Content-Security-Policy" content="{_e(CSP)}">',
-        '<meta name="referrer" content="no-referrer">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f'<meta name="generator" content="{_e(data["generator"])}">',
-        f"<title>{_e(title)}</title>",
-        f"<style>{_CSS}</style>",
-        "</head><body>",
-        f'<header><h1>{_e(title)}</h1><dl class="meta">{meta}</dl>',
-        f'<p class="generator">Exported by {_e(data["generator"])}.</p></header>',
-        "<main>",
-    ]
-    for index, record in enumerate(data["records"], 1):
-        parts.append(_html_record(data, index, record))
-    parts.append("</main></body></html>")
-    return "\n".join(parts) + "\n"
+    yield "\n".join(
+        [
+            "<!doctype html>",
+            '<html lang="en"><head><meta charset="utf-8">',
+            f'<meta http-equiv="Content-Security-Policy" content="{_e(CSP)}">',
+            '<meta name="referrer" content="no-referrer">',
+            '<meta name="viewport" content="width=device-width, initial-scale=1">',
+            f'<meta name="generator" content="{_e(header["generator"])}">',
+            f"<title>{_e(title)}</title>",
+            f"<style>{_CSS}</style>",
+            "</head><body>",
+            f'<header><h1>{_e(title)}</h1><dl class="meta">{meta}</dl>',
+            f'<p class="generator">Exported by {_e(header["generator"])}.</p></header>',
+            "<main>",
+        ]
+    )
+    for index, record in enumerate(records, 1):
+        yield "\n" + _html_record(header, index, record)
+    yield "\n</main></body></html>\n"
 
 
 def _html_record(data: dict[str, Any], index: int, record: dict[str, Any]) -> str:
@@ -324,3 +365,23 @@ def _html_record(data: dict[str, Any], index: int, record: dict[str, Any]) -> st
         f'<article {attributes}><div class="head-row">{head}</span></div>'
         f'<div class="body">{body}</div></article>'
     )
+
+
+# -- JSON -------------------------------------------------------------------------------
+
+
+def json_chunks(header: dict[str, Any], records: Iterable[dict[str, Any]]) -> Iterator[str]:
+    """``orjson.dumps({**header, "records": [...]}, OPT_INDENT_2) + "\\n"``, a record at
+    a time (the same bytes: ``records`` is the last key)."""
+    import orjson
+
+    head = orjson.dumps({**header, "records": []}, option=orjson.OPT_INDENT_2).decode("utf-8")
+    opening = head[: -len("[]\n}")]
+    assert head == opening + "[]\n}", "records must be the last key"
+    yield opening + "["
+    separator = "\n"
+    for record in records:
+        text = orjson.dumps(record, option=orjson.OPT_INDENT_2).decode("utf-8")
+        yield separator + "    " + text.replace("\n", "\n    ")
+        separator = ",\n"
+    yield ("]" if separator == "\n" else "\n  ]") + "\n}\n"

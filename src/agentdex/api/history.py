@@ -13,10 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agentdex.api._order import conversation_order, launch_place, split_ref
 from agentdex.catalogue import Coverage
 from agentdex.discovery import Discovery, Source, discover
-from agentdex.errors import AgentdexError, NotFoundError, UsageError
+from agentdex.errors import AgentdexError
 from agentdex.parsers import ParseCursor, run
 from agentdex.readers import Diagnostics
 from agentdex.records import Record, iso_utc
@@ -166,163 +165,18 @@ def _parse_all(source: Source, diagnostics: Diagnostics, cursor: ParseCursor) ->
         diagnostics.add(source.path, "", f"parser error: {exc!r}")
 
 
-def _records_of(candidates: list[Source], session_id: str, agent: str | None) -> list[Record]:
-    """Records of ``session_id`` (exact id first, else a unique prefix) in ``candidates``."""
-    parsed = [r for s in candidates for r in _parse_all(s, Diagnostics(), ParseCursor())]
-    parsed = [r for r in parsed if agent is None or r.agent == agent]
-    exact = [r for r in parsed if r.session_id == session_id]
-    return exact or [r for r in parsed if r.session_id.startswith(session_id)]
-
-
-def _from_index(
-    session_id: str, locator: str | None, home: str | None, agent: str | None
-) -> dict[str, Any] | None:
-    """The conversation from this home's search index, when it is there (no store-wide parse)."""
-    from agentdex.api import search
-
-    ref = f"{session_id}@{locator}" if locator else session_id
-    try:
-        data = search.resolve_ref(ref, home=home, agent=agent)
-    except NotFoundError:
-        return None
-    return {
-        "session_id": data["session_id"],
-        "id": data["id"],
-        "agent": data["agent"],
-        "project": data["project"],
-        "focus": data["position"],
-        "records": data["records"],
-    }
-
-
 def show(ref: str, home: str | None = None, *, agent: str | None = None) -> dict[str, Any]:
     """One conversation, normalized and in order; ``ref`` is a session id or ``session@locator``.
 
     Records the agent's files no longer hold but agentdex's archive kept
     (``docs/archive.md``) are shown in place with ``source_gone: true``; a
-    forgotten conversation (``agentdex forget``) is not found.
+    forgotten conversation (``agentdex forget``) is not found. The conversation
+    is gathered by :func:`agentdex.api.gather.gather` (which ``export`` streams).
     """
-    session_id, locator = split_ref(ref.strip())
-    if not session_id:
-        raise UsageError("show needs a session id (or a search result reference)")
-    from agentdex.api import ids
+    from agentdex.api.gather import gather
 
-    named_by = ids.resolve(session_id, agent=agent, home=home)  # short ids, prefixes: one
-    if named_by is not None:
-        agent, session_id = named_by
-    found = discover_sources(home, agents=[agent] if agent else None)
-    named = [s for s in found.sources if session_id in os.path.basename(s.path)]
-    records = _records_of(named, session_id, agent)
-    gone = _archived_only(records, home)
-    if locator and not any(r.locator == locator for r in records + gone):
-        records = []  # the reference is to another file of the conversation (a prompt log)
-    if not records:
-        indexed = _from_index(session_id, locator, home, agent)
-        if indexed is not None and agent in (None, indexed["agent"]):
-            _check_focus(indexed, locator)
-            return indexed
-    if not records:
-        parsed = [s for s in found.sources if s.row.parser is not None]
-        records = _records_of(parsed, session_id, agent)
-        gone = _archived_only(records, home)
-    if not records:
-        raise NotFoundError(f"no conversation with id {session_id!r}")
-    keys = sorted({(r.agent, r.session_id) for r in records})
-    if len(keys) > 1:
-        raise ids.ambiguous(session_id, keys, home=home)
-    _refuse_forgotten(records[0].agent, records[0].session_id, home)
-    every = records + gone
-    gone_ids = {id(r) for r in gone}
-    records = _prefer_transcripts(every)
-    records = conversation_order(
-        records,
-        lambda r: ("archived:" if id(r) in gone_ids else "") + r.source_path,
-        lambda r: r.timestamp,
-    )
-    focus = _focus(records, every, locator)
-    first = records[0]
-    data = {
-        "session_id": first.session_id,
-        "id": ids.conversation_id(first.agent, first.session_id, home),
-        "agent": first.agent,
-        "project": launch_place(records, _project, _cwd, _time)[0],
-        "focus": focus,
-        "records": [{**r.to_json(), "source_gone": id(r) in gone_ids} for r in records],
-    }
-    _check_focus(data, locator)
-    return data
-
-
-def _project(record: Record) -> str | None:
-    return record.project
-
-
-def _cwd(record: Record) -> str | None:
-    return record.cwd
-
-
-def _time(record: Record) -> float | None:
-    return record.timestamp
-
-
-def _check_focus(data: dict[str, Any], locator: str | None) -> None:
-    """A ref whose locator names no record (``@line:9999``) is an error, not the whole chat."""
-    if not locator or data["focus"] is not None:
-        return
-    records = data["records"]
-    span = f"{records[0]['locator']} … {records[-1]['locator']}" if records else "none"
-    raise NotFoundError(
-        f"conversation {data['session_id']} has no record at {locator} "
-        f"({len(records)} records: {span}); drop '@{locator}' to see all of it"
-    )
-
-
-def _archived_only(records: list[Record], home: str | None) -> list[Record]:
-    """The conversation's records only the archive keeps, less any the files hold again."""
-    if not records or len({(r.agent, r.session_id) for r in records}) != 1:
-        return []
-    from agentdex.api.archive import archived_records
-
-    held = {(r.role, r.kind, r.timestamp, r.text) for r in records}
-    return [
-        r
-        for r in archived_records(records[0].session_id, records[0].agent, home)
-        if (r.role, r.kind, r.timestamp, r.text) not in held
-    ]
-
-
-def _refuse_forgotten(agent: str, session_id: str, home: str | None) -> None:
-    from agentdex.api.archive import is_forgotten
-
-    if is_forgotten(agent, session_id, home):
-        raise NotFoundError(
-            f"conversation {session_id!r} was forgotten (agentdex forget): it is no longer shown"
-        )
-
-
-def _focus(shown: list[Record], parsed: list[Record], locator: str | None) -> int | None:
-    """Where ``locator`` is in the conversation shown; a prompt-log entry left out in
-    favour of the transcript focuses the transcript's copy of the same prompt."""
-    if not locator:
-        return None
-    found = next((i for i, r in enumerate(shown) if r.locator == locator), None)
-    if found is not None:
-        return found
-    logged = next((r for r in parsed if r.locator == locator), None)
-    if logged is None:
-        return None
-    same = (logged.role, logged.text.strip())
-    return next((i for i, r in enumerate(shown) if (r.role, r.text.strip()) == same), None)
-
-
-def _prefer_transcripts(records: list[Record]) -> list[Record]:
-    """Drop prompt-log entries the session's transcript repeats (same role and text); an
-    entry the transcript lacks (a rewound prompt) stays."""
-    holds = {r.store: _holds(r.store) for r in records}
-    said = {(r.role, r.text.strip()) for r in records if holds[r.store] != "prompt log"}
-    return [
-        r for r in records if holds[r.store] != "prompt log" or (r.role, r.text.strip()) not in said
-    ]
+    with gather(ref, home, agent=agent) as gathered:
+        return gathered.show_json()
 
 
 def _holds(store_id: str) -> str:

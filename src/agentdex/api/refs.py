@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agentdex.api import ids
@@ -12,26 +15,32 @@ from agentdex.api.index import reader
 from agentdex.errors import NotFoundError, UsageError
 
 if TYPE_CHECKING:
-    from agentdex.search.engine import Hit
+    from agentdex.search.engine import Engine, Hit
 
 
-def resolve_ref(
+@dataclass(slots=True)
+class IndexedConversation:
+    """A conversation's hits (no text yet) in order, with the engine to read their texts."""
+
+    engine: Engine
+    session_id: str
+    id: str
+    agent: str
+    project: str | None
+    position: int | None
+    hits: list[Hit]
+
+
+@contextmanager
+def indexed_conversation(
     ref: str,
     *,
     root: str | os.PathLike[str] | None = None,
     home: str | None = None,
     agent: str | None = None,
-) -> dict[str, Any]:
-    """A conversation's records from the index, in order, and the position of ``ref``.
-
-    ``ref`` is ``<conversation>@<locator>`` (as search results give) or a bare
-    conversation: a session id, an id (:mod:`agentdex.api.ids`) or a unique
-    prefix of either. Returns ``{session_id, id, agent, title, project,
-    position, records}``; ``position`` is None when the locator is not found
-    (or not given). Several conversations matching is :class:`~agentdex.api.ids.AmbiguousError`.
-    """
-    from agentdex.api.search import hit_json
-
+) -> Iterator[IndexedConversation]:
+    """A conversation from the index, its records not read yet (:func:`record_json`
+    reads each one while the reader is open); see :func:`resolve_ref`."""
     session_id, locator = split_ref(ref)
     if not session_id:
         raise UsageError("a reference needs a session id: <session_id>@<locator>")
@@ -52,23 +61,56 @@ def resolve_ref(
         position = None
         if locator:
             position = next((i for i, h in enumerate(ordered) if h.locator == locator), None)
-        records = []
-        for hit in ordered:
-            hit.text = engine.original_text(hit)
-            data = hit_json(hit, home)
-            data.pop("snippet")
-            data.pop("score")
-            records.append(data)
-        return {
-            "session_id": sid,
-            "id": ids.conversation_id(agent, sid, home),
-            "agent": agent,
-            "title": conversation_title(engine, agent, sid),
-            "project": launch_place(
+        yield IndexedConversation(
+            engine=engine,
+            session_id=sid,
+            id=ids.conversation_id(agent, sid, home),
+            agent=agent,
+            project=launch_place(
                 ordered, lambda h: h.project, lambda h: h.cwd, lambda h: h.timestamp
             )[0],
-            "position": position,
-            "records": records,
+            position=position,
+            hits=ordered,
+        )
+
+
+def record_json(engine: Engine, hit: Hit, home: str | None) -> dict[str, Any]:
+    """One indexed record as ``show`` gives it (its text read now, not kept on the hit)."""
+    from agentdex.api.search import hit_json
+
+    hit.text = engine.original_text(hit)
+    data = hit_json(hit, home)
+    hit.text = ""
+    data.pop("snippet")
+    data.pop("score")
+    return data
+
+
+def resolve_ref(
+    ref: str,
+    *,
+    root: str | os.PathLike[str] | None = None,
+    home: str | None = None,
+    agent: str | None = None,
+) -> dict[str, Any]:
+    """A conversation's records from the index, in order, and the position of ``ref``.
+
+    ``ref`` is ``<conversation>@<locator>`` (as search results give) or a bare
+    conversation: a session id, an id (:mod:`agentdex.api.ids`) or a unique
+    prefix of either. Returns ``{session_id, id, agent, title, project,
+    position, records}``; ``position`` is None when the locator is not found
+    (or not given). Several conversations matching is :class:`~agentdex.api.ids.AmbiguousError`.
+    """
+    with indexed_conversation(ref, root=root, home=home, agent=agent) as found:
+        engine = found.engine
+        return {
+            "session_id": found.session_id,
+            "id": found.id,
+            "agent": found.agent,
+            "title": conversation_title(engine, found.agent, found.session_id),
+            "project": found.project,
+            "position": found.position,
+            "records": [record_json(engine, hit, home) for hit in found.hits],
         }
 
 

@@ -30,7 +30,7 @@ import os
 import sqlite3
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import suppress
 from pathlib import Path
 from typing import Any
@@ -455,6 +455,14 @@ class ArchiveStore:
         return self.db.execute(
             f"SELECT {ENTRY_COLUMNS} FROM {ENTRY_FROM} WHERE {where}", list(params)
         ).fetchall()
+
+    def iter_entries(
+        self, where: str = "1", params: Iterable[Any] = (), order: str = ""
+    ) -> Iterator[tuple[Any, ...]]:
+        """:meth:`entries` one row at a time, ``ORDER BY order`` (nothing accumulates:
+        an export of the whole archive reads it as it writes)."""
+        sql = f"SELECT {ENTRY_COLUMNS} FROM {ENTRY_FROM} WHERE {where}"
+        yield from self.db.execute(sql + (f" ORDER BY {order}" if order else ""), list(params))
 
     def has_entries(self) -> bool:
         return self.db.execute("SELECT 1 FROM entries LIMIT 1").fetchone() is not None

@@ -9,9 +9,11 @@ Content-Security-Policy the file carries (no script, nothing external).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Query, Request, Response
+from fastapi.responses import StreamingResponse
 from pydantic import BaseModel
 
 from agentdex.api import export as export_api
@@ -138,11 +140,15 @@ def export(
     redact: bool = Query(False, description="Mask what looks like keys and tokens."),
     download: bool = Query(False, description="Content-Disposition: attachment."),
 ) -> Response:
-    """Conversation ``ref`` as Markdown, standalone HTML or JSON (``agentdex export``)."""
-    document = export_api.export(ref, _home(request), format=format, redact=redact)
+    """Conversation ``ref`` as Markdown, standalone HTML or JSON (``agentdex export``).
+
+    Streamed as it is rendered (memory does not grow with the conversation); the
+    status and headers, and any error, are decided before the first byte.
+    """
+    stream = export_api.open_export(ref, _home(request), format=format, redact=redact)
     disposition = "attachment" if download else "inline"
     headers = {
-        "Content-Disposition": f'{disposition}; filename="{document.filename}"',
+        "Content-Disposition": f'{disposition}; filename="{stream.filename}"',
         "Cache-Control": "no-store",
         "X-Content-Type-Options": "nosniff",
     }
@@ -150,4 +156,27 @@ def export(
         from agentdex.api.export_render import CSP
 
         headers["Content-Security-Policy"] = CSP
-    return Response(document.content, media_type=document.media_type, headers=headers)
+    return StreamingResponse(_body(stream), media_type=stream.media_type, headers=headers)
+
+
+#: bytes sent at once (a chunk per record would hop to the thread pool per record)
+SEND_BYTES = 64 * 1024
+
+
+def _body(stream: export_api.ExportStream) -> Iterator[bytes]:
+    """The document's bytes in pieces of about :data:`SEND_BYTES`; the stream is closed
+    when the body ends, fails, or the client goes away (the generator is closed)."""
+    try:
+        pending: list[bytes] = []
+        size = 0
+        for chunk in stream.chunks():
+            data = chunk.encode("utf-8")
+            pending.append(data)
+            size += len(data)
+            if size >= SEND_BYTES:
+                yield b"".join(pending)
+                pending, size = [], 0
+        if pending:
+            yield b"".join(pending)
+    finally:
+        stream.close()
