@@ -92,5 +92,7 @@ def _modules_using_connect() -> list[object]:
         "agentdex.parsers.opencode",
         "agentdex.parsers.claude_store",
         "agentdex.parsers.codex_titles",
+        "agentdex.parsers.kiro_cli._sqlite",
+        "agentdex.parsers.kiro_cli._counts",
     ]
     return [importlib.import_module(n) for n in names]

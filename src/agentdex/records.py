@@ -67,6 +67,7 @@ AGENTS: tuple[str, ...] = (
     "crush",
     "continue",
     "kiro-ide",
+    "kiro-cli",
 )
 
 
