@@ -42,6 +42,7 @@ AGENTS = [
     "crush",
     "continue",
     "kiro-ide",
+    "kiro-cli",
 ]
 
 
@@ -119,4 +120,15 @@ def test_cursor_maps_the_composer_to_shop(sample_home: Path) -> None:
     found = discover(sample_home, agents=["cursor"])
     records = [r for s in found.sources if s.store == "cursor.global_state" for r in run(s)]
     assert {r.cwd for r in records} == {str(sample_home / "src" / "shop")}
+    assert all("sample-not-a-real-token" not in r.text for r in records)
+
+
+def test_kiro_cli_reads_both_stores_and_never_the_credentials(sample_home: Path) -> None:
+    found = discover(sample_home, agents=["kiro-cli"])
+    assert sorted(s.store for s in found.sources) == ["kiro-cli.db", "kiro-cli.sessions"]
+    records = [r for s in found.sources for r in run(s)]
+    assert {r.cwd for r in records} == {
+        str(sample_home / "src" / "shop"),
+        str(sample_home / "src" / "notes-api"),
+    }
     assert all("sample-not-a-real-token" not in r.text for r in records)
