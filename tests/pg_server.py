@@ -78,12 +78,15 @@ def _run_as(cmd: list[str], as_postgres: bool) -> subprocess.CompletedProcess[by
     return subprocess.run(cmd, capture_output=True, check=False, timeout=120)
 
 
-def start_server(*, durable: bool = False, base_dir: Path | None = None) -> Server:
+def start_server(
+    *, durable: bool = False, base_dir: Path | None = None, extra: tuple[str, ...] = ()
+) -> Server:
     """initdb + postgres in a fresh temporary folder; raises :class:`Unavailable`.
 
     ``durable`` (the benchmark) keeps PostgreSQL's defaults for fsync and commits and
     gives it 256 MB of shared buffers; tests turn durability off. ``base_dir``: where
-    the temporary folder goes (default: the system's).
+    the temporary folder goes (default: the system's). ``extra``: more ``name=value``
+    server settings (a benchmark's ``shared_preload_libraries=pg_stat_statements``).
     """
     bindir = _bindir()
     as_postgres = os.geteuid() == 0
@@ -137,7 +140,7 @@ def start_server(*, durable: bool = False, base_dir: Path | None = None) -> Serv
             ]
         )
         cmd = [str(bindir / "postgres"), "-D", str(data), "-p", str(port), "-k", str(sock)]
-        for setting in ("listen_addresses=127.0.0.1", "max_connections=60", *settings):
+        for setting in ("listen_addresses=127.0.0.1", "max_connections=60", *settings, *extra):
             cmd += ["-c", setting]
         if as_postgres:
             cmd = ["runuser", "-u", "postgres", "--", *cmd]
