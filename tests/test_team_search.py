@@ -110,8 +110,14 @@ def test_team_search_equals_local_search(pushed: Team, limit: int | None, monkey
         _same(theirs, mine, (query, options))
         assert theirs.stats["total"] == mine.stats["total"] or not mine.stats["total_exact"]
         assert all(r["machine"] == "box" for r in theirs.results)
-        if mine.results:
-            assert set(theirs.results[0]) - set(mine.results[0]) == {"machine"}
+        # the same JSON as locally, plus `machine`: ids, short refs and why included
+        for hit in theirs.results:
+            assert set(hit) == set(mine.results[0]) | {"machine"}, (query, options)
+        same = {r["ref"]: r for r in mine.results}
+        for hit in theirs.results:
+            if hit["ref"] in same:
+                for key in ("id", "short_ref", "why"):
+                    assert hit[key] == same[hit["ref"]][key], (query, options, key)
 
 
 def test_first_page_path_equals_local(pushed: Team, monkeypatch: Any) -> None:
@@ -125,6 +131,21 @@ def test_first_page_path_equals_local(pushed: Team, monkeypatch: Any) -> None:
         _same(theirs, mine, (query, options))
         modes.add(theirs.stats["mode"])
     assert modes == {"whole", "first-page", "scan"}
+
+
+def test_a_hashed_id_from_a_team_hit_opens_its_conversation(pushed: Team) -> None:
+    """Aider's ids are hashed (``aider-3f9a2c1b``): the page opens a team hit by its short ref."""
+    from agentdex.api import team_views
+
+    found = api.search("agent:aider", url=pushed.reader, now=NOW, limit=5)
+    assert found.results, "the sample home has Aider conversations"
+    hit = found.results[0]
+    assert hit["id"].startswith("aider-") and hit["short_ref"] != hit["ref"]
+    shown = team_views.conversation(hit["short_ref"], url=pushed.reader)
+    assert shown["session_id"] == hit["session_id"] and shown["machine"] == "box"
+    assert shown["records"][shown["focus"]]["locator"] == hit["locator"]
+    by_prefix = team_views.conversation(hit["id"][:10], url=pushed.reader)
+    assert by_prefix["session_id"] == hit["session_id"]
 
 
 def test_malformed_queries_fail_as_locally(pushed: Team) -> None:

@@ -310,7 +310,9 @@ def _team_answer(
     now: float | None,
     exact_total: bool,
 ) -> None:
-    from agentdex.api.search import finish_stats
+    from agentdex.api.ids import conversation_id
+    from agentdex.api.search import finish_stats, ref_of
+    from agentdex.api.semantic import why_terms
     from agentdex.records import iso_utc
     from agentdex.search.query import parse_query, positive_terms
     from agentdex.search.ranking import REFINE, occurrence_score
@@ -362,6 +364,9 @@ def _team_answer(
     patterns = highlight_patterns(needles, regex=regex, sensitive=sensitive)
     for score, full in shown:
         snippet, spans = make_snippet(full[TEXT], patterns, budget=budget if regex else None)
+        # a hashed id (Aider) reads this machine's home as ``~``: the same id as the pushing
+        # machine's wherever the two homes have the same layout
+        ident = conversation_id(full[5], full[6])
         result.results.append(
             {
                 "machine": full[MACHINE],
@@ -382,8 +387,15 @@ def _team_answer(
                 "source_path": full[SOURCE],
                 "locator": full[LOCATOR],
                 "score": score,
-                "ref": f"{full[6]}@{full[LOCATOR]}",
+                "ref": ref_of(full[6], full[LOCATOR]),
+                "id": ident,
+                "short_ref": ref_of(ident, full[LOCATOR]),
                 "source_gone": full[GONE],
+                "why": {
+                    "match": "exact",
+                    "terms": why_terms(full[TEXT], needles, sensitive=sensitive, regex=regex),
+                    "similarity": None,
+                },
             }
         )
         result.highlights.append(spans)

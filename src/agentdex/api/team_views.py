@@ -111,6 +111,29 @@ def conversations(
     }
 
 
+def _ident(row: tuple[Any, ...]) -> str:
+    """A conversation's id (``api.ids``) from its ``(machine, agent, session_id, ...)`` row."""
+    from agentdex.api.ids import conversation_id
+
+    return conversation_id(row[1], row[2])
+
+
+def _hashed(cur: Any, ref: str, machine: str | None) -> list[tuple[Any, ...]]:
+    """The conversations a hashed id (``aider-3f9a2c1b``, as team hits give) names."""
+    import re
+
+    head = ref.split("@", 1)[0]
+    named = re.fullmatch(r"([a-z0-9-]+)-[0-9a-f]{4,8}", head)
+    if named is None:
+        return []
+    cur.execute(
+        "SELECT machine, agent, session_id, title FROM agentdex.conversations"
+        " WHERE agent = %s AND (%s::text IS NULL OR machine = %s)",
+        (named.group(1), machine, machine),
+    )
+    return [row for row in cur.fetchall() if _ident(row).startswith(head)][:3]
+
+
 def conversation(
     ref: str,
     *,
@@ -132,10 +155,14 @@ def conversation(
             " ORDER BY session_id = %s DESC, length(session_id) DESC LIMIT 3",
             (ref, ref, ref, ref, agent, agent, machine, machine, ref),
         )
-        found = cur.fetchall()
+        found = cur.fetchall() or _hashed(cur, ref, machine)
         if not found:
             raise NotFoundError(f"no conversation {ref!r} in the team database")
-        exact = [f for f in found if f[2] == ref or ref.startswith(f[2] + "@")]
+        exact = [
+            f
+            for f in found
+            if f[2] == ref or ref.startswith(f[2] + "@") or ref.split("@")[0] == _ident(f)
+        ]
         chosen = exact or found
         if len({(f[0], f[1], f[2]) for f in chosen[:2]}) > 1 and not (exact and len(exact) == 1):
             names = ", ".join(f"{f[0]}:{f[1]}:{f[2]}" for f in chosen[:2])
@@ -155,8 +182,14 @@ def conversation(
         item = dict(zip(names, row, strict=True))
         item["timestamp"] = iso_utc(item.pop("ts"))
         records.append(item)
+    ident = _ident(head)
     focus = next(
-        (i for i, r in enumerate(records) if f"{r['session_id']}@{r['locator']}" == ref), None
+        (
+            i
+            for i, r in enumerate(records)
+            if ref in (f"{r['session_id']}@{r['locator']}", f"{ident}@{r['locator']}")
+        ),
+        None,
     )
     stamps = [r["timestamp"] for r in records if r["timestamp"]]
 
