@@ -8,6 +8,7 @@ row-level security keeps each machine to its own rows; the roles do what they sa
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -109,11 +110,21 @@ SECRET_PARTS = (
 )
 
 
-def test_planted_secrets_never_reach_the_server(home: Path, team: Team) -> None:
+@pytest.mark.parametrize("local_redaction", [True, False], ids=["index-masks", "push-masks"])
+def test_planted_secrets_never_reach_the_server(
+    home: Path, team: Team, local_redaction: bool
+) -> None:
+    """Masked either way: by the index (the default) or, when the user opted out of
+    redaction on this machine, by the push itself."""
+    if not local_redaction:
+        Path(os.environ["AGENTDEX_CONFIG"]).write_text("[privacy]\nredact = false\n")
     texts = [f"here is the {name}: {value} keep it safe" for name, value in PLANTED.items()]
     claude_session(home, "app", "5ec7e75a-1111-4222-8333-000000000002", texts)
     result = api.push(team.writers["m1"], machine="laptop")
-    assert result.redactions >= len(SECRET_PARTS)
+    if local_redaction:
+        assert result.redactions == 0  # the index masked them: nothing left to mask
+    else:
+        assert result.redactions >= len(SECRET_PARTS)
     everything = json.dumps(
         [team.sql(f"SELECT * FROM agentdex.{t}") for t in ("records", "conversations")],
         default=str,

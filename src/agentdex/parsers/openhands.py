@@ -5,7 +5,7 @@ Conversation events (``openhands.event_json.v1``)
     one event per file, written once (sdk ``conversation/event_store.py``,
     ``persistence_const.py``). ``kind`` names the event class; ``timestamp`` is
     ``datetime.now().isoformat()``: local time without a zone, read in this
-    machine's zone. Records (``locator`` ``json:/<field>``):
+    machine's zone. Records (``locator`` ``<event file name>:json:/<field>``):
 
     * ``MessageEvent`` from ``user``: the ``llm_message`` text -> ``user``/
       ``prompt``, unless another agent sent it (``sender``: ``user``/
@@ -238,7 +238,7 @@ def parse_event(ref: SourceRef, cursor: ParseCursor, diag: Diagnostics) -> Itera
     for role, kind, text, pointer, extra in items:
         yield make_record(
             ref,
-            f"json:{pointer}",
+            f"{path.name}:json:{pointer}",  # one file per event: the name makes it unique
             conversation.name,
             role,
             kind,
