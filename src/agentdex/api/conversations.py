@@ -13,12 +13,14 @@ from agentdex.index.context_stats import PROMPT_SQL, REPLY_SQL, TOOL_SQL
 from agentdex.records import iso_utc
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Iterator
 
     from agentdex.catalogue import StoreRow
     from agentdex.search.engine import Engine
 
 MAX_LIMIT = 10_000
+#: Prompts read to find one that names the conversation (the rest are command echoes).
+TITLE_PROMPTS = 25
 
 
 @dataclass(slots=True)
@@ -165,20 +167,38 @@ def _places_of(engine: Engine, session_ids: set[str]) -> dict[tuple[str, str], P
     return out
 
 
-def conversation_title(engine: Engine, agent: str, session_id: str) -> str | None:
+def conversation_title(engine: Engine, agent: str, session_id: str) -> str:
+    """The conversation's title (:mod:`agentdex.api.titles`): the agent's own when it is
+    one, else the first real prompt, the first reply, or where and when it ran."""
+    from agentdex.api import titles
+
     row = engine.db.execute(
         "SELECT title FROM titles WHERE agent = ? AND session_id = ?", (agent, session_id)
     ).fetchone()
-    if row and row[0]:
-        return str(row[0])
-    first = engine.all_hits(
-        "r.agent = ? AND r.session_id = ? AND r.kind = 'prompt' ORDER BY r.timestamp, r.id LIMIT 1",
+    own = str(row[0]) if row and row[0] else None
+    if titles.clean(own, typed=False):
+        return titles.clean(own, typed=False) or ""
+
+    def texts(where: str, limit: int) -> Iterator[str]:
+        for hit in engine.all_hits(
+            f"r.agent = ? AND r.session_id = ? AND {where} ORDER BY r.timestamp, r.id"
+            f" LIMIT {limit}",
+            (agent, session_id),
+        ):
+            yield engine.original_text(hit)
+
+    first = engine.db.execute(
+        "SELECT min(timestamp), max(project) FROM records WHERE agent = ? AND session_id = ?",
         (agent, session_id),
+    ).fetchone()
+    return titles.choose(
+        own,
+        texts("r.kind = 'prompt'", TITLE_PROMPTS),
+        texts("r.kind = 'message' AND r.role = 'assistant'", 5),
+        agent=agent,
+        project=first[1] if first else None,
+        first_ts=first[0] if first else None,
     )
-    if not first:
-        return None
-    text = " ".join(engine.original_text(first[0]).split())
-    return text[:77] + "…" if len(text) > 80 else text
 
 
 def _conversation_json(

@@ -17,14 +17,13 @@ document or dict (tests, small callers). The renderers live in
 from __future__ import annotations
 
 import re
-import sqlite3
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Self
 
 from agentdex import __version__
-from agentdex.errors import AgentdexError, UsageError
+from agentdex.errors import UsageError
 
 if TYPE_CHECKING:
     from agentdex.api.gather import Entry, Gathered
@@ -174,9 +173,7 @@ def _header(gathered: Gathered, home: str | None, *, redact: bool) -> dict[str, 
     from agentdex.api.gather import stamps
 
     entries = gathered.entries
-    title = _indexed_title(gathered.agent, gathered.session_id, home) or _first_prompt_line(
-        gathered
-    )
+    title: str | None = _title(gathered, home)
     redaction: dict[str, Any] | None = None
     if redact:
         counts: Counter[str] = Counter(kind for entry in entries for kind in entry.found)
@@ -210,32 +207,31 @@ def _distinct(entries: list[Entry], key: str) -> list[str]:
     return list(dict.fromkeys(v for v in (getattr(e, key) for e in entries) if v))
 
 
-def _indexed_title(agent: str, session_id: str, home: str | None) -> str | None:
-    """The title the index holds (agent-given or first prompt); None without an index."""
-    from agentdex.api.conversations import conversation_title
-    from agentdex.api.index import reader
+def _title(gathered: Gathered, home: str | None) -> str:
+    """The index's title, else one chosen from the gathered records (:mod:`titles`): a
+    prompt's unmasked first line when ``--redact`` masked the records (the title is
+    masked on its own and counted)."""
+    from agentdex.api.titles import choose, indexed_title
 
-    try:
-        with reader(None, home) as engine:
-            return None if engine is None else conversation_title(engine, agent, session_id)
-    except (AgentdexError, sqlite3.Error, OSError):  # a title is a nicety: never fail on it
-        return None
+    title = indexed_title(gathered.agent, gathered.session_id, home)
+    if title:
+        return title
+    entries = gathered.entries
 
+    def texts(kind: str, role: str | None = None) -> Iterator[str]:
+        for entry in entries:
+            if entry.kind == kind and (role is None or entry.role == role):
+                yield entry.hint if entry.hint is not None else gathered.record(entry)["text"]
 
-def _first_prompt_line(gathered: Gathered) -> str | None:
-    """The first prompt's first line (unmasked when ``--redact`` masked the records: the
-    title is masked on its own and counted)."""
-    from agentdex.api.gather import prompt_line
-
-    for entry in gathered.entries:
-        if entry.kind != "prompt":
-            continue
-        if entry.hint is not None:
-            return entry.hint
-        text = gathered.record(entry)["text"]
-        if text.strip():
-            return prompt_line(text)
-    return None
+    times = [entry.time for entry in entries if entry.time is not None]
+    return choose(
+        None,
+        texts("prompt"),
+        texts("message", "assistant"),
+        agent=gathered.agent,
+        project=gathered.project,
+        first_ts=min(times) if times else None,
+    )
 
 
 def _filename(agent: str, session_id: str, format: str) -> str:

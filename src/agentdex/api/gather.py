@@ -87,7 +87,8 @@ class Entry:
     gone: bool = False
     #: kinds of the secrets the export's mask found in this record
     found: tuple[str, ...] = ()
-    #: the unmasked first line of a prompt (a title), kept only when a mask is on
+    #: a prompt's unmasked text as a title (``titles.clean``; "" when it is none), kept
+    #: only when a mask is on
     hint: str | None = None
 
     @property
@@ -162,7 +163,9 @@ class _Gatherer:
         hint = None
         if self.mask is not None:
             if data["kind"] == "prompt" and text.strip():
-                hint = prompt_line(text)
+                from agentdex.api.titles import clean
+
+                hint = clean(text, typed=True) or ""  # "": not a title
             data["text"], found = self.mask(text)
         at, size = self.spool.put(data)
         share = self.shared
@@ -313,12 +316,6 @@ def gather(
     except BaseException:
         into.spool.close()
         raise
-
-
-def prompt_line(text: str) -> str:
-    """A prompt's first line as a title (at most 100 characters)."""
-    line = text.strip().splitlines()[0]
-    return line if len(line) <= 100 else line[:99] + "…"
 
 
 def _project(entry: Entry) -> str | None:

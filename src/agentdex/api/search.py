@@ -459,7 +459,9 @@ def _lexical_index(
                 hit.text = engine.original_text(hit)
         patterns = highlight_patterns(needles, regex=regex, sensitive=sensitive)
         for hit in shown:
-            hit.snippet, spans = make_snippet(hit.text, patterns, budget=budget if regex else None)
+            hit.snippet, spans = make_snippet(
+                hit.text, patterns, budget=budget if regex else None, kind=hit.kind
+            )
             item = hit_json(hit, home)
             item["why"] = {
                 "match": "exact",

@@ -309,7 +309,7 @@ def similar(
 
         for sim, hit in ranked:
             hit.text = engine.original_text(hit)
-            hit.snippet, _ = make_snippet(hit.text, [])
+            hit.snippet, _ = make_snippet(hit.text, [], kind=hit.kind)
             item = hit_json(hit, home)
             item["title"] = titles.get(hit.session_id)
             item["similarity"] = round(sim, 4)

@@ -158,7 +158,7 @@ def _semantic_results(
         for hit, similarity in found:
             hit.text = engine.original_text(hit)
             hit.score = round(similarity, 4)
-            hit.snippet, _ = make_snippet(hit.text, patterns)
+            hit.snippet, _ = make_snippet(hit.text, patterns, kind=hit.kind)
             item = hit_json(hit, options["home"])
             item["why"] = {
                 "match": "semantic",

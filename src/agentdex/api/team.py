@@ -363,7 +363,9 @@ def _team_answer(
     shown = scored[:limit] if limit is not None else scored
     patterns = highlight_patterns(needles, regex=regex, sensitive=sensitive)
     for score, full in shown:
-        snippet, spans = make_snippet(full[TEXT], patterns, budget=budget if regex else None)
+        snippet, spans = make_snippet(
+            full[TEXT], patterns, budget=budget if regex else None, kind=full[1]
+        )
         # a hashed id (Aider) reads this machine's home as ``~``: the same id as the pushing
         # machine's wherever the two homes have the same layout
         ident = conversation_id(full[5], full[6])

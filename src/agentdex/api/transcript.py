@@ -21,7 +21,8 @@ from typing import Any
 
 from agentdex.api._order import record_place
 from agentdex.api.ids import conversation_id
-from agentdex.errors import AgentdexError, NotFoundError
+from agentdex.api.titles import title_of
+from agentdex.errors import NotFoundError
 
 #: What the page asks for by default; 0 means "never cut".
 DEFAULT_MAX_CHARS = 0
@@ -35,28 +36,6 @@ def _distinct(values: list[Any]) -> list[Any]:
         if value:
             seen.setdefault(value, None)
     return list(seen)
-
-
-def _title(
-    agent: str, session_id: str, records: list[dict[str, Any]], home: str | None
-) -> str | None:
-    """The agent's own title from the index when there is one, else the first prompt."""
-    from agentdex.api.conversations import conversation_title
-    from agentdex.api.index import reader
-
-    try:
-        with reader(None, home) as engine:
-            if engine is not None:
-                title = conversation_title(engine, agent, session_id)
-                if title:
-                    return title
-    except AgentdexError:
-        pass  # no usable index: the first prompt still names the conversation
-    first = next((r["text"] for r in records if r["kind"] == "prompt" and r["text"]), None)
-    if first is None:
-        return None
-    text = " ".join(first.split())
-    return text[:77] + "…" if len(text) > 80 else text
 
 
 def _focus(data: dict[str, Any], ref: str) -> int | None:
@@ -124,7 +103,7 @@ def conversation(
         "session_id": data["session_id"],
         "id": conversation_id(data["agent"], data["session_id"], home),
         "agent": data["agent"],
-        "title": _title(data["agent"], data["session_id"], raw, home),
+        "title": title_of(data["agent"], data["session_id"], raw, home),
         "focus": focus,
         "project": data["project"],
         "cwd": record_place(raw)[1],

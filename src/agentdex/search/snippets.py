@@ -1,8 +1,15 @@
-"""A short, one-line excerpt around the first match, with highlight spans."""
+"""A short, one-line excerpt around the first match, with highlight spans.
+
+A tool call's text is its name and its arguments as JSON (``Edit {"old_string":
+"a\\nb"}``); its excerpt shows the arguments as text (:func:`readable_call`:
+``Edit old_string: a b``), not JSON escapes.
+"""
 
 from __future__ import annotations
 
+import json
 import re
+from typing import Any
 
 from agentdex.search.budget import Budget, BudgetInterrupt
 
@@ -16,12 +23,16 @@ def make_snippet(
     width: int = WIDTH,
     *,
     budget: Budget | None = None,
+    kind: str | None = None,
 ) -> tuple[str, list[tuple[int, int]]]:
     """``(snippet, [(start, end), ...])``: spans index into the returned snippet.
 
     With a ``budget`` (regex searches), highlighting runs only while it
     lasts and is interruptible: past it, the snippet is the text's head.
+    ``kind="tool_call"`` reads the text as a call (:func:`readable_call`).
     """
+    if kind == "tool_call":
+        text = readable_call(text)
     flat = _SPACE.sub(" ", text).strip()
     if budget is None:
         return _snippet(flat, matchers, width)
@@ -32,6 +43,47 @@ def make_snippet(
         except BudgetInterrupt:
             pass
     return _snippet(flat, [], width)
+
+
+#: ``name {json}``, ``name [json]`` or ``name({json})``: how parsers write a tool call.
+_CALL = re.compile(r"^([\w.:/-]+)\s*\(?\s*([\[{].*[\]}])\s*\)?\s*$", re.S)
+
+
+def readable_call(text: str) -> str:
+    r"""A tool call's arguments as text: ``Bash {"command": "ls\n"}`` -> ``Bash command: ls``.
+
+    >>> readable_call('Edit {"file_path": "a.py", "old": "x = \\"1\\"", "all": false}')
+    'Edit file_path: a.py old: x = "1"'
+    >>> readable_call('shell {"command": ["bash", "-lc", "ls"]}')
+    'shell command: bash -lc ls'
+    >>> readable_call("copilot_readFile")
+    'copilot_readFile'
+    """
+    match = _CALL.match(text)
+    if not match:
+        return text
+    try:
+        arguments = json.loads(match.group(2))
+    except ValueError:
+        return text
+    return f"{match.group(1)} {_as_text(arguments)}".rstrip(" ")
+
+
+def _as_text(value: Any) -> str:
+    if isinstance(value, dict):
+        return " ".join(
+            f"{key}: {_as_text(item)}" for key, item in value.items() if item not in _EMPTY
+        )
+    if isinstance(value, list):
+        joiner = " " if all(isinstance(item, str | int | float) for item in value) else "; "
+        return joiner.join(_as_text(item) for item in value)
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False)
+
+
+#: Arguments left out of the excerpt: they say nothing (``"replace_all": false``).
+_EMPTY: tuple[object, ...] = (None, False, "", [], {})
 
 
 def _snippet(
