@@ -388,7 +388,7 @@ def _lexical_index(
     from agentdex.search.query import parse_query, positive_terms
     from agentdex.search.ranking import REFINE, refine
     from agentdex.search.run import SearchRun
-    from agentdex.search.snippets import highlight_patterns, make_snippet
+    from agentdex.search.snippets import highlight_patterns, make_snippet, word_patterns
 
     budget.start()
     started = time.perf_counter()
@@ -409,7 +409,8 @@ def _lexical_index(
         if node is None:
             raise UsageError('empty query: give words, "a phrase" or field:value filters')
         sensitive = engine.prepare(node, regex=regex, word=word, case=case)
-        plan = engine.planner(sensitive=sensitive, word=word, regex=regex).plan(node)
+        planner = engine.planner(sensitive=sensitive, word=word, regex=regex)
+        plan = planner.plan(node)
         here_pred, here_query = (
             _here(engine, here or os.getcwd())
             if (here or only_here)
@@ -429,6 +430,7 @@ def _lexical_index(
             only_here=only_here,
             dedup=dedup,
             budget=budget,
+            words=planner.whole_words(node) if sort == "relevance" and not word else None,
         )
         want = None if limit is None else (max(REFINE, limit) if sort == "relevance" else limit)
         outcome = run.run(want=want, sort=sort, exact_total=exact_total)
@@ -449,7 +451,7 @@ def _lexical_index(
             hits.append(hit)
         needles = [t.text for t in positive_terms(node)]
         if sort == "relevance":
-            hits = refine(hits, needles, sensitive)
+            hits = refine(hits, needles, sensitive, outcome.word_ids)
         else:
             for hit in hits:
                 hit.score = 0.0
@@ -458,9 +460,10 @@ def _lexical_index(
             for hit in shown:
                 hit.text = engine.original_text(hit)
         patterns = highlight_patterns(needles, regex=regex, sensitive=sensitive)
+        words = None if regex else word_patterns(needles, sensitive=sensitive)
         for hit in shown:
             hit.snippet, spans = make_snippet(
-                hit.text, patterns, budget=budget if regex else None, kind=hit.kind
+                hit.text, patterns, budget=budget if regex else None, kind=hit.kind, words=words
             )
             item = hit_json(hit, home)
             item["why"] = {

@@ -315,7 +315,7 @@ def _team_answer(
     from agentdex.api.semantic import why_terms
     from agentdex.records import iso_utc
     from agentdex.search.query import parse_query, positive_terms
-    from agentdex.search.ranking import REFINE, occurrence_score
+    from agentdex.search.ranking import REFINE, occurrence_score, whole_words
     from agentdex.search.snippets import highlight_patterns, make_snippet
     from agentdex.team.search import (
         GONE,
@@ -358,8 +358,15 @@ def _team_answer(
         if sort == "relevance" and needles:
             score *= occurrence_score(full[TEXT], needles, sensitive)
         scored.append((round(score, 6) if sort == "relevance" else 0.0, full))
-    if sort == "relevance":
-        scored.sort(key=lambda item: (-item[0], -(item[1][3] or 0.0), item[1][0]))
+    if sort == "relevance":  # whole words first, as locally (within the candidates read)
+        whole = {
+            full[0]
+            for _, full in scored
+            if not word and not regex and whole_words(node, full[TEXT])
+        }
+        scored.sort(
+            key=lambda item: (item[1][0] not in whole, -item[0], -(item[1][3] or 0.0), item[1][0])
+        )
     shown = scored[:limit] if limit is not None else scored
     patterns = highlight_patterns(needles, regex=regex, sensitive=sensitive)
     for score, full in shown:

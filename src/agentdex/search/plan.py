@@ -232,6 +232,38 @@ class Planner:
         # one selective position: its terms (each at most PHRASE_TERMS here)
         return Candidates(q.term_set_query(self.schema, "text", min(sets, key=len)), False)
 
+    # -- ranking: whole words first ---------------------------------------------------------------
+    def whole_words(self, node: Node) -> Any:
+        """A query for the records where the text terms match as whole words (or phrases of
+        them), or None when that splits nothing (no text term, a regex).
+
+        Ranking only (:mod:`agentdex.search.ranking`): ``race`` in ``a race`` ranks above
+        ``race`` in ``gracefully``; which records match is the plan's business. Whole
+        means a whole token of the postings' tokenizer (runs of letters and digits).
+        """
+        if self.regex:
+            return None
+        q = self.tantivy.Query
+        if isinstance(node, Term):
+            tokens = [t.text for t in self.analyzer.pre_tokenize(node.text.lower()).tokens]
+            if not tokens:
+                return None
+            if len(tokens) == 1:
+                return q.term_query(self.schema, "text", tokens[0])
+            return q.phrase_query(self.schema, "text", tokens)
+        if isinstance(node, And | Or):
+            parts = [self.whole_words(child) for child in node.children]
+            if isinstance(node, Or) and any(part is None for part in parts):
+                return None
+            kept = [part for part in parts if part is not None]
+            if not kept:
+                return None
+            if len(kept) == 1:
+                return kept[0]
+            occur = self.tantivy.Occur.Must if isinstance(node, And) else self.tantivy.Occur.Should
+            return q.boolean_query([(occur, part) for part in kept])
+        return None  # a field or a NOT: the plan has it; it does not make a word whole
+
     # -- fields ------------------------------------------------------------------------------
     def field(self, field: Field) -> Candidates:
         from agentdex.index.postings import role_kinds

@@ -14,6 +14,12 @@ Three ways to answer, chosen per query:
   without touching most matches. For time order, one stream newest first.
   The total is then a lower bound (the exact number of matching records
   when the plan is exact).
+
+For relevance, the records whose text terms match as whole words or phrases
+(``words``, :meth:`~agentdex.search.plan.Planner.whole_words`) come before the
+ones that match only inside a word: their streams are read as if their scores
+were :data:`WORD_TIER` times higher, so the threshold algorithm takes them
+first and the page stays the exact top of (tier, cheap score).
 * **scan** (nothing to look up: only NOT, a regex without literals,
   punctuation-only text): every block, in order, within the time budget.
 """
@@ -40,11 +46,15 @@ from agentdex.search.query import Node
 FULL_EXACT = 20_000
 #: plans that need verification are answered whole up to this many candidates
 FULL_VERIFIED = 3_000
+#: a whole-word match outranks any match inside a word (cheap scores span < 10^4)
+WORD_TIER = 1e6
 #: candidates read per page from one stream (grows as a stream is drained); the first
 #: page of every level comes from one aggregation, and 100 is what a page of results needs
 PAGE = 100
 
 Row = tuple[Any, ...]
+#: a stream of candidates: (level, here, whole words); None where not split that way
+StreamKey = tuple[int | None, bool | None, bool | None]
 HerePredicate = Callable[[Row], bool]
 
 
@@ -61,6 +71,8 @@ class Outcome:
     mode: str
     stopped: str | None = None
     notes: list[str] = field(default_factory=list)
+    #: ids of the rows whose terms match as whole words (ranked first)
+    word_ids: set[int] = field(default_factory=set)
 
 
 def dedup_key(row: Row) -> tuple[Any, ...]:
@@ -73,10 +85,10 @@ def cheap_score(row: Row, now: float, here: HerePredicate | None) -> float:
     return static_score(row[KIND], row[ROLE], row[TLEN]) * recency(row[TS], now) * boost
 
 
-def _order_key(sort: str) -> Callable[[tuple[float, Row]], Any]:
+def _order_key(sort: str, word_ids: set[int]) -> Callable[[tuple[float, Row]], Any]:
     if sort == "time":
         return lambda item: (item[1][TS] is None, -(item[1][TS] or 0.0), -item[1][ID])
-    return lambda item: (-item[0], -(item[1][TS] or 0.0), item[1][ID])
+    return lambda item: (item[1][ID] not in word_ids, -item[0], -(item[1][TS] or 0.0), item[1][ID])
 
 
 class SearchRun:
@@ -94,8 +106,12 @@ class SearchRun:
         only_here: bool,
         dedup: bool,
         budget: Any = None,
+        words: Any = None,
     ) -> None:
         self.engine = engine
+        #: the whole-word query (relevance only), and the candidates known to match it
+        self.words = words
+        self.word_ids: set[int] = set()
         self.node = node
         self.plan = plan
         self.now = now
@@ -160,24 +176,28 @@ class SearchRun:
 
     def _first_pages(
         self, query: Any, sort: str, want: int
-    ) -> dict[tuple[int | None, bool | None], tuple[int, list[int]]]:
-        """(level, here) -> (candidates, first ids): every stream's first page, one pass each."""
+    ) -> dict[StreamKey, tuple[int, list[int]]]:
+        """(level, here, word) -> (candidates, first ids): every stream's first page."""
         size = PAGE
         if sort == "time":
             count, ids = self.engine.newest_first(query, max(PAGE, want))
-            return {(None, None): (count, ids)}
-        pages: dict[tuple[int | None, bool | None], tuple[int, list[int]]] = {}
+            return {(None, None, None): (count, ids)}
+        pages: dict[StreamKey, tuple[int, list[int]]] = {}
         here_parts: list[bool | None] = [None]
         if self.here_query is not None and not self.only_here:
             here_parts = [True, False]
+        word_parts: list[bool | None] = [None] if self.words is None else [True, False]
         for here_flag in here_parts:
-            part = self._here_part(query, here_flag)
-            for level, page in self.engine.level_pages(part, size).items():
-                pages[(level, here_flag)] = page
+            for word_flag in word_parts:
+                part = self._word_part(self._here_part(query, here_flag), word_flag)
+                for level, page in self.engine.level_pages(part, size).items():
+                    pages[(level, here_flag, word_flag)] = page
         return pages
 
     # -- everything ---------------------------------------------------------------------------
     def _whole(self, query: Any, sort: str, candidates: int) -> Outcome:
+        if self.words is not None and sort != "time":
+            self.word_ids = set(self.engine.candidate_ids(self.engine.both(query, self.words)))
         rows = self.engine.light(self.engine.candidate_ids(query))
         rows.sort(key=lambda r: r[11])  # by block: each block is decompressed once
         matched: list[Row] = list(self.tail_matches)
@@ -199,7 +219,7 @@ class SearchRun:
 
     def _finish(self, matched: list[Row], sort: str, candidates: int, mode: str) -> Outcome:
         scored = [(cheap_score(r, self.now, self.here), r) for r in matched]
-        scored.sort(key=_order_key(sort))
+        scored.sort(key=_order_key(sort, self.word_ids))
         before = len(scored)
         if self.dedup:
             scored = _dedup(scored)
@@ -211,24 +231,28 @@ class SearchRun:
             matched=before if self.stopped is None else None,
             mode=mode,
             stopped=self.stopped,
+            word_ids={r[ID] for _, r in scored if r[ID] in self.word_ids},
         )
 
     # -- first page ---------------------------------------------------------------------------
     def _first_page(
         self,
         query: Any,
-        pages: dict[tuple[int | None, bool | None], tuple[int, list[int]]],
+        pages: dict[StreamKey, tuple[int, list[int]]],
         sort: str,
         want: int,
         candidates: int,
         matched: int | None,
     ) -> Outcome:
-        streams = [
-            _Stream(self, self._here_part(query, here), level, here, count, ids)
-            for (level, here), (count, ids) in sorted(
-                pages.items(), key=lambda item: (item[0][0] or 0, item[0][1] is False)
-            )
-        ]
+        streams = []
+        for (level, here, word), (count, ids) in sorted(
+            pages.items(),
+            key=lambda item: (item[0][2] is False, item[0][0] or 0, item[0][1] is False),
+        ):
+            part = self._word_part(self._here_part(query, here), word)
+            stream = _Stream(self, part, level, here, count, ids)
+            stream.word = bool(word)
+            streams.append(stream)
         accepted = self._merge(streams, sort, want)
         return Outcome(
             rows=accepted,
@@ -238,6 +262,21 @@ class SearchRun:
             matched=matched,
             mode="first-page",
             stopped=self.stopped,
+            word_ids={r[ID] for _, r in accepted if r[ID] in self.word_ids},
+        )
+
+    def _word_part(self, query: Any, word: bool | None) -> Any:
+        """The candidates matching as whole words (True), the others (False), or all (None)."""
+        if word is None or self.words is None:
+            return query
+        if word:
+            return self.engine.both(query, self.words)
+        tantivy = self.engine._tantivy()
+        return tantivy.Query.boolean_query(
+            [
+                (tantivy.Occur.Must, self.engine._query(query)),
+                (tantivy.Occur.MustNot, self.words),
+            ]
         )
 
     def _here_part(self, query: Any, here: bool | None) -> Any:
@@ -281,6 +320,8 @@ class SearchRun:
             best = max(live, key=lambda s: s.bound())
             for row in best.fetch():
                 if row[ID] not in self.tail:  # a stale posting: the tail answers for it
+                    if best.word:
+                        self.word_ids.add(row[ID])
                     self._push(heap, row, sort)
         if sort != "time":
             accepted = [(cheap_score(r, self.now, self.here), r) for _, r in accepted]
@@ -291,6 +332,8 @@ class SearchRun:
             key = row[TS] if row[TS] is not None else -1.0
         else:
             key = cheap_score(row, self.now, self.here)
+            if row[ID] in self.word_ids:
+                key *= WORD_TIER
         heapq.heappush(heap, (-key, -(row[TS] or 0.0), row[ID], row))
 
 
@@ -321,6 +364,8 @@ class _Stream:
         self.offset = 0
         self.page = PAGE
         self.exhausted = count == 0
+        #: its candidates match as whole words (ranked first; set by the run)
+        self.word = False
         #: newest time not yet read (None before the first read: no bound on time)
         self.next_ts: float | None = None
         self.started = False
@@ -329,7 +374,7 @@ class _Stream:
         """The best key any unread candidate of this stream can have."""
         if self.level is None:  # time order: the key is the timestamp
             return float("inf") if not self.started else (self.next_ts or -1.0)
-        ceiling = level_ceiling(self.level)
+        ceiling = level_ceiling(self.level) * (WORD_TIER if self.word else 1.0)
         if self.here is True or (self.here is None and self.run.only_here and self.run.here):
             ceiling *= HERE_BOOST
         if not self.started:

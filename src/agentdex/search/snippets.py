@@ -24,22 +24,25 @@ def make_snippet(
     *,
     budget: Budget | None = None,
     kind: str | None = None,
+    words: list[re.Pattern[str]] | None = None,
 ) -> tuple[str, list[tuple[int, int]]]:
     """``(snippet, [(start, end), ...])``: spans index into the returned snippet.
 
     With a ``budget`` (regex searches), highlighting runs only while it
     lasts and is interruptible: past it, the snippet is the text's head.
-    ``kind="tool_call"`` reads the text as a call (:func:`readable_call`).
+    ``kind="tool_call"`` reads the text as a call (:func:`readable_call`). ``words``
+    (:func:`word_patterns`): the excerpt is cut around the first whole-word match when
+    there is one (the reason the record ranks where it does), else the first match.
     """
     if kind == "tool_call":
         text = readable_call(text)
     flat = _SPACE.sub(" ", text).strip()
     if budget is None:
-        return _snippet(flat, matchers, width)
+        return _snippet(flat, matchers, width, words)
     if not budget.expired():
         try:
             with budget.interruptible():
-                return _snippet(flat, matchers, width)
+                return _snippet(flat, matchers, width, words)
         except BudgetInterrupt:
             pass
     return _snippet(flat, [], width)
@@ -87,13 +90,12 @@ _EMPTY: tuple[object, ...] = (None, False, "", [], {})
 
 
 def _snippet(
-    flat: str, matchers: list[re.Pattern[str]], width: int
+    flat: str,
+    matchers: list[re.Pattern[str]],
+    width: int,
+    words: list[re.Pattern[str]] | None = None,
 ) -> tuple[str, list[tuple[int, int]]]:
-    first: tuple[int, int] | None = None
-    for pattern in matchers:
-        match = pattern.search(flat)
-        if match and match.end() > match.start() and (first is None or match.start() < first[0]):
-            first = (match.start(), match.end())
+    first = _first(flat, words or []) or _first(flat, matchers)
     start = 0 if first is None else max(0, first[0] - width // 3)
     end = min(len(flat), start + width)
     start = max(0, min(start, end - width))
@@ -109,6 +111,21 @@ def _snippet(
                 break
     spans.sort()
     return prefix + snippet + suffix, spans
+
+
+def _first(flat: str, patterns: list[re.Pattern[str]]) -> tuple[int, int] | None:
+    first: tuple[int, int] | None = None
+    for pattern in patterns:
+        match = pattern.search(flat)
+        if match and match.end() > match.start() and (first is None or match.start() < first[0]):
+            first = (match.start(), match.end())
+    return first
+
+
+def word_patterns(needles: list[str], *, sensitive: bool) -> list[re.Pattern[str]]:
+    """Each literal as a whole word (not inside a run of letters and digits)."""
+    flags = 0 if sensitive else re.IGNORECASE
+    return [re.compile(rf"(?<![^\W_]){re.escape(n)}(?![^\W_])", flags) for n in needles if n]
 
 
 def highlight_patterns(

@@ -1,0 +1,103 @@
+"""Whole words and phrases rank above matches inside a word (issue 26 item 5).
+
+``race`` still matches ``gracefully`` (substring semantics, the oracle tests), but
+every record where ``race`` is a whole word comes first, on the whole-answer
+path and on the first-page path (which must give the same page), even when the
+in-word matches are newer prompts and the whole-word ones old tool output.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+
+import pytest
+
+from agentdex.api import search as api
+from agentdex.search import run as search_run
+from agentdex.search.query import parse_query
+from agentdex.search.ranking import whole_words
+from test_index_fixtures import ROWS, register, store_dir, write_file
+
+WORDS = ["gracefully", "traces", "embrace", "racetrack", "terrace"]
+
+
+def _corpus(seed: int) -> list[dict[str, object]]:
+    """In-word matches as new prompts (high cheap score), whole words as old tool output."""
+    pick = random.Random(seed)
+    recs = []
+    for i in range(160):
+        whole = i % 4 == 0
+        word = "race" if whole else pick.choice(WORDS)
+        text = f"note {i}: the {word} here" + (" condition" if i % 8 == 0 else "")
+        recs.append(
+            {
+                "session": f"s{i % 7}",
+                "role": "tool" if whole else "user",
+                "kind": "tool_result" if whole else "prompt",
+                "text": text + " pad" * pick.randrange(0, 300 if whole else 3),
+                "ts": (1_700_000_000 if whole else 1_790_000_000) + i,
+                "cwd": "/w",
+                "model": None,
+                "branch": None,
+            }
+        )
+    return recs
+
+
+def _refs(root: Path, query: str, limit: int, **options: object) -> list[str]:
+    result = api.search(query, root=root, refresh_first=False, limit=limit, dedup=False, **options)  # type: ignore[arg-type]
+    return [r["ref"] for r in result.results]
+
+
+@pytest.fixture
+def indexed(home: Path) -> tuple[Path, list[dict[str, object]]]:
+    register()
+    recs = _corpus(7)
+    write_file(store_dir(home) / "corpus.jsonl", recs)
+    root = home / "index"
+    api.refresh(root, home=str(home), rows=ROWS)
+    return root, recs
+
+
+def _whole(text: str, term: str) -> bool:
+    return re.search(rf"(?<![^\W_]){re.escape(term)}(?![^\W_])", text, re.I) is not None
+
+
+def test_whole_words_come_first_and_matching_stays_substring(
+    indexed: tuple[Path, list[dict[str, object]]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, recs = indexed
+    texts = {f"{r['session']}@line:{i + 1}": str(r["text"]) for i, r in enumerate(recs)}
+    everything = _refs(root, "race", 10_000)
+    assert len(everything) == sum("race" in t for t in texts.values())  # substring: all 160
+    tiers = [_whole(texts[ref], "race") for ref in everything]
+    assert tiers == sorted(tiers, reverse=True)  # every whole word before every in-word
+    assert sum(tiers) == 40
+    node = parse_query("race")
+    assert [whole_words(node, texts[ref]) for ref in everything] == tiers  # the team's twin
+    page = _refs(root, "race", 25)
+    assert page == everything[:25] and all(_whole(texts[ref], "race") for ref in page)
+    by_time = _refs(root, "race", 5, sort="time")  # time order is time order
+    assert not any(_whole(texts[ref], "race") for ref in by_time)
+
+    monkeypatch.setattr(search_run, "FULL_EXACT", 0)
+    monkeypatch.setattr(search_run, "FULL_VERIFIED", 0)
+    monkeypatch.setattr(search_run, "PAGE", 2)
+    for limit in (1, 10, 45, 200):
+        first_page = _refs(root, "race", limit)
+        assert first_page == everything[:limit], limit  # the same page, the same order
+
+
+def test_a_phrase_ranks_above_its_words_inside_others(
+    indexed: tuple[Path, list[dict[str, object]]],
+) -> None:
+    root, recs = indexed
+    texts = {f"{r['session']}@line:{i + 1}": str(r["text"]) for i, r in enumerate(recs)}
+    found = _refs(root, '"race here condition"', 100)
+    assert found and all("race here condition" in texts[ref] for ref in found)
+    two = _refs(root, "race condition", 100)
+    whole = [all(_whole(texts[ref], w) for w in ("race", "condition")) for ref in two]
+    assert whole == sorted(whole, reverse=True) and whole[0]
+    assert len(two) == sum("race" in t and "condition" in t for t in texts.values())
