@@ -201,6 +201,7 @@ def _read(
     home: str | None,
     split: str | None = None,
 ) -> dict[str, Any] | None:
+    from agentdex.index.coverage import read as read_coverage
     from agentdex.index.store import Location, index_root, open_reader_db
 
     gen = Location(index_root(root, home=home)).current()
@@ -213,6 +214,7 @@ def _read(
         ).fetchone():
             return None  # a generation no writer has migrated yet
         db.execute("BEGIN")
+        covered = read_coverage(db)
         columns, names = _KEYS[by]
         if split is not None:
             columns = (*columns, SPLIT[split])
@@ -238,7 +240,10 @@ def _read(
             _describe_sessions(db, out_rows)
     finally:
         db.close()
-    return _finish(by, out_rows, grouped, unpriced)
+    found = _finish(by, out_rows, grouped, unpriced)
+    if covered is not None:  # the index is still being built: the newest files' calls so far
+        found.update(status="partial", coverage=covered.to_json())
+    return found
 
 
 def _group(

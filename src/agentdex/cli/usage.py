@@ -77,14 +77,36 @@ def usage(
     )
     if as_json:
         emit_json(result)
-        return
-    if result["status"] == "no-index" or not result["rows"]:
+    elif result["status"] == "no-index" or not result["rows"]:
         click.echo("No model calls with token usage.", err=True)
-        return
-    from agentdex.cli._output import paged
+    else:
+        from agentdex.cli._output import paged
 
-    with paged():
-        _human(result, home_of(ctx))
+        with paged():
+            _human(result, home_of(ctx))
+    if result["status"] == "partial":
+        _partial(result)
+
+
+def _partial(result: dict[str, Any]) -> None:
+    """One line on stderr, then exit 7: the index is still being built."""
+    import sys
+
+    from agentdex.errors import EXIT_PARTIAL
+
+    sys.stdout.flush()
+    share = f"{result.get('coverage', {}).get('fraction', 0.0):.0%}"
+    refresh = result["stats"].get("refresh")
+    if isinstance(refresh, dict) and refresh.get("background_pid"):
+        who = "it goes on building in the background"
+    else:
+        who = "the next command or `agentdex index` goes on building it"
+    click.echo(
+        f"agentdex: the index is still being built: these are the calls of the newest {share}"
+        f" of the history; {who}; run `agentdex usage` again for complete totals",
+        err=True,
+    )
+    sys.exit(EXIT_PARTIAL)
 
 
 def _key(by: str, row: dict[str, Any], base: str) -> str:

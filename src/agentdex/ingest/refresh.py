@@ -142,7 +142,11 @@ def _same_redaction(refresher: Refresher, redact: bool) -> bool:
 
 
 def _open_refresher(
-    location: Location, stats: RefreshStats, full: bool, warn: Callable[[str], None]
+    location: Location,
+    stats: RefreshStats,
+    full: bool,
+    warn: Callable[[str], None],
+    deadline: float | None = None,
 ) -> tuple[Path, Refresher]:
     from agentdex.config import load_config
 
@@ -152,11 +156,9 @@ def _open_refresher(
     try:
         refresher = Refresher(gen, stats, Diagnostics(), archive=archive, redact=redact)
         if first_build:
-            # marked as being built before readers see it: never taken for a complete index
-            refresher.first_build = True
-            refresher.index.set_coverage(BuildCoverage())
-            refresher.index.commit()
-            location.set_current(gen)  # migrated: readers now see progress as it commits
+            # marked as being built before readers see it: never taken for a complete index;
+            # migrated: readers now see progress as it commits
+            _start_first_build(refresher, location, gen)
         if not _same_redaction(refresher, redact):
             refresher.close(False)
             warn(
@@ -177,7 +179,24 @@ def _open_refresher(
         stats.rebuilt = True
         refresher = Refresher(gen, stats, Diagnostics(), archive=archive, redact=redact)
         _same_redaction(refresher, redact)
+    if deadline is not None and not full and location.building() == gen:
+        # A command that answers by a deadline (search, usage) cannot wait for a whole
+        # rebuild (20 minutes for 1 GB), and the old generation is unreadable (another
+        # format, corrupt) or must not be read (another redaction setting): the new one
+        # becomes a first build, current at once (newest first, committed early, stopped at
+        # the deadline and finished in the background; readers see its coverage).
+        stats.rebuilt = True
+        _start_first_build(refresher, location, gen)
+        events.emit(events.Event("rebuilt", generation=gen.name, root=str(location.root)))
     return gen, refresher
+
+
+def _start_first_build(refresher: Refresher, location: Location, gen: Path) -> None:
+    """Mark ``gen`` as being built before readers see it, then make it current."""
+    refresher.first_build = True
+    refresher.index.set_coverage(BuildCoverage())
+    refresher.index.commit()
+    location.set_current(gen)
 
 
 def _refresh_locked(
@@ -198,7 +217,7 @@ def _refresh_locked(
     elif known is None or not manifest.still_current(location.root, known):
         known = manifest.changed_sources(location.root, home)
     try:
-        gen, refresher = _open_refresher(location, stats, full, warn)
+        gen, refresher = _open_refresher(location, stats, full, warn, deadline)
     except (OSError, sqlite3.OperationalError, ValueError) as exc:
         raise_if_write_failure(exc)
         raise
