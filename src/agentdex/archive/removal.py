@@ -49,15 +49,23 @@ def drop_session_rows(store: ArchiveStore, agent: str | None, session_id: str) -
     """The session's title and contexts (paths, model) leave the archive with its entries."""
     where = "session_id = ?" + (" AND agent = ?" if agent is not None else "")
     params = (session_id,) if agent is None else (session_id, agent)
+    from agentdex.archive.usage import drop_contexts, has_table
+
     store.db.execute(f"DELETE FROM titles WHERE {where}", params)
+    drop_contexts(store.db, where, params)  # the conversation's token usage goes with it
     store.db.execute(
         f"DELETE FROM contexts WHERE {where}"
         " AND NOT EXISTS (SELECT 1 FROM entries e WHERE e.context_id = contexts.id)",
         params,
     )
+    used = (
+        " AND NOT EXISTS (SELECT 1 FROM usage_calls u WHERE u.source_id = sources.id)"
+        if has_table(store.db)
+        else ""
+    )
     store.db.execute(
         "DELETE FROM sources"
-        " WHERE NOT EXISTS (SELECT 1 FROM entries e WHERE e.source_id = sources.id)"
+        " WHERE NOT EXISTS (SELECT 1 FROM entries e WHERE e.source_id = sources.id)" + used
     )
 
 

@@ -106,6 +106,15 @@ def m001_initial(db: sqlite3.Connection) -> None:
     _run(db, _INITIAL)
 
 
+@migration
+def m002_usage(db: sqlite3.Connection) -> None:
+    """Model calls' token usage (:mod:`agentdex.archive.usage`). The calls the index
+    already holds are copied in by the next refresh (``meta.usage_copied``)."""
+    from agentdex.archive.usage import create
+
+    create(db)
+
+
 #: the tables a complete archive has: a reader treats a database missing one as no archive yet
 TABLES = tuple(re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", _INITIAL))
 

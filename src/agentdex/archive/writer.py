@@ -34,9 +34,12 @@ from agentdex.index import codec
 from agentdex.index.segments import ContextIds
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from concurrent.futures import Future, ThreadPoolExecutor
 
+    from agentdex.archive.usage import CallRow
     from agentdex.index.segments import Prepared
+    from agentdex.records import Usage
 
 #: a prompt's raw source line is kept up to this size (its text is kept whatever its size)
 RAW_MAX = 64 * 1024
@@ -96,13 +99,45 @@ class ArchiveWriter:
         self._close_raw()
         self._source_path = path if jsonl else None
         self._lines = {}
+        self._source_id = self._source(path)
+
+    def _source(self, path: str) -> int:
         source_id = self.sources.get(path)
         if source_id is None:
             row = self.db.execute("SELECT id FROM sources WHERE path = ?", (path,)).fetchone()
             if row is None:
                 row = (self.db.execute("INSERT INTO sources (path) VALUES (?)", (path,)).lastrowid,)
             source_id = self.sources[path] = int(row[0] or 0)
-        self._source_id = source_id
+        return source_id
+
+    # -- token usage ---------------------------------------------------------------------------
+    def add_usage(self, path: str, usage: Iterable[Usage]) -> None:
+        """Keep the model calls one read of ``path`` found (a later read replaces its row of
+        the same call; calls the file no longer holds stay: :mod:`agentdex.archive.usage`)."""
+        from agentdex.archive.usage import upsert
+        from agentdex.index.usage import call_hash
+
+        source_id = self._source(path)
+        rows = []
+        for u in usage:
+            context = (u.agent, u.store, u.session_id, u.model, u.cwd, u.project, u.branch,
+                       u.worktree, u.host)  # fmt: skip
+            call = call_hash(u.agent, u.call_id)
+            context_id = self.contexts.get_or_add(context)
+            rows.append((source_id, call, context_id, u.offset, u.timestamp, *u.counts()))
+        upsert(self.db, rows)
+
+    def add_usage_rows(self, rows: Iterable[CallRow]) -> int:
+        """Keep calls as the index holds them (:data:`agentdex.archive.usage.CallRow`; they
+        replace the archive's rows of the same source and call). How many."""
+        from agentdex.archive.usage import upsert
+
+        out = []
+        for row in rows:
+            path, context, rest = str(row[0]), row[1:10], row[10:]
+            out.append((self._source(path), rest[0], self.contexts.get_or_add(context), *rest[1:]))
+        upsert(self.db, out)
+        return len(out)
 
     def _close_raw(self) -> None:
         if self._raw_fd >= 0:

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from agentdex.index.segments import ContextIds
 from agentdex.records import Usage
@@ -111,6 +111,8 @@ class UsageTable:
         self.contexts = contexts
         #: calls whose counted row may have changed since the last settle
         self._unsettled: set[int] = set()
+        #: calls that lost a row in this writer's lifetime (the archive may restore them)
+        self.removed: set[int] = set()
 
     def add(self, file_id: int, usage: Iterable[Usage], *, replacing: bool) -> int:
         """Add one file's calls (as read now); ``replacing``: the file's rows of the same
@@ -133,6 +135,44 @@ class UsageTable:
         self._unsettled |= calls
         return len(rows)
 
+    def add_rows(self, file_id: int, rows: Iterable[tuple[object, ...]]) -> int:
+        """Add calls kept elsewhere (the archive's): (context key, call, offset, timestamp,
+        counts...) each. Returns how many."""
+        out: list[tuple[object, ...]] = []
+        for context, call, offset, timestamp, *counts in rows:
+            context_id = self.contexts.get_or_add(tuple(context))  # type: ignore[arg-type]
+            out.append((file_id, offset, context_id, call, timestamp, *counts))
+            self._unsettled.add(int(call))  # type: ignore[call-overload]
+        self.db.executemany(_INSERT, out)
+        return len(out)
+
+    def pairs(self, calls: Iterable[int] | None = None) -> set[tuple[str, int]]:
+        """(source path, call) of every row (of ``calls``): which file holds which call; an
+        archived file row counts as its source's."""
+        from agentdex.index.files import original_path
+
+        sql = "SELECT f.path, u.call FROM usage_calls u JOIN files f ON f.id = u.file_id"
+        if calls is None:
+            return {(original_path(p), int(c)) for p, c in self.db.execute(sql)}
+        wanted = sorted(set(calls))
+        found: set[tuple[str, int]] = set()
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            rows = self.db.execute(f"{sql} WHERE u.call IN ({','.join('?' * len(chunk))})", chunk)
+            found.update((original_path(p), int(c)) for p, c in rows)
+        return found
+
+    def rows(self) -> Iterator[tuple[object, ...]]:
+        """Every row as (file path, context key (9 values), call, offset, timestamp,
+        counts...): what the archive keeps."""
+        return self.db.execute(
+            "SELECT f.path, c.agent, c.store, c.session_id, c.model, c.cwd, c.project,"
+            " c.branch, c.worktree, c.host, u.call, u.offset, u.timestamp, "
+            + ", ".join(f"u.{c}" for c in COUNT_COLUMNS)
+            + " FROM usage_calls u JOIN contexts c ON c.id = u.context_id"
+            " JOIN files f ON f.id = u.file_id"
+        )
+
     def delete_file(self, file_id: int, from_offset: int | None) -> None:
         """Delete a file's calls (those read at byte offsets >= ``from_offset``)."""
         if from_offset is None:
@@ -150,14 +190,14 @@ class UsageTable:
     def _remove(self, where: str, args: tuple[object, ...]) -> None:
         """Delete the rows matching ``where``: counted ones leave the rollup now, and
         their calls are settled again (another copy may count instead)."""
-        calls = [
-            row[0]
-            for row in self.db.execute(
-                f"SELECT DISTINCT call FROM usage_calls WHERE ({where}) AND counted = 1", args
-            )
-        ]
+        found = self.db.execute(
+            f"SELECT call, max(counted) FROM usage_calls WHERE {where} GROUP BY call", args
+        ).fetchall()
+        self.removed.update(int(row[0]) for row in found)
+        calls = [row[0] for row in found if row[1]]
         if not calls:
-            self.db.execute(f"DELETE FROM usage_calls WHERE {where}", args)
+            if found:
+                self.db.execute(f"DELETE FROM usage_calls WHERE {where}", args)
             return
         self._rollup(f"({where}) AND counted = 1", args, -1)
         self.db.execute(f"DELETE FROM usage_calls WHERE {where}", args)

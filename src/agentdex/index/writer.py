@@ -236,6 +236,11 @@ class IndexWriter(ConversationEdits):
         from a resume point, so this file's earlier rows of the same calls are replaced."""
         return self.usage.add(file_id, usage, replacing=resumed)
 
+    def restore_usage(self, file_id: int, rows: list[tuple[object, ...]]) -> int:
+        """Add calls the archive kept (:meth:`UsageTable.add_rows`) to a file row (an archived
+        one); returns how many."""
+        return self.usage.add_rows(file_id, rows)
+
     def delete_records(self, file_id: int, from_offset: int | None) -> int:
         """Delete a file's records (those at byte offsets >= ``from_offset``), and its calls'
         usage read there (both are read again, or the file is gone); returns how many records."""

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agentdex.archive.store import ArchiveStore, archive_path
-from agentdex.ingest import sync
+from agentdex.ingest import sync, usage_sync
 
 if TYPE_CHECKING:
     from agentdex.archive.writer import ArchiveWriter
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from agentdex.index.files import FileRow
     from agentdex.index.segments import Prepared
     from agentdex.index.writer import IndexWriter
+    from agentdex.records import Usage
 
 
 def archive_enabled() -> bool:
@@ -55,6 +56,8 @@ class IndexingArchive:
         self.forgotten = sync.Forgotten(self.store.tombstones() if self.store else ())
         self.writer: ArchiveWriter | None = None
         self.restored = 0
+        #: usage rows of calls the index had lost, added back from the archive
+        self.restored_usage = 0
         self.forgotten_records = 0
 
     @property
@@ -78,6 +81,8 @@ class IndexingArchive:
             self.index.before_commit.append(self._commit_first)
         if self.writer is not None:
             changed = sync.backfill(self.index, self.writer) > 0 or changed
+            assert self.store is not None
+            changed = usage_sync.copy_to_archive(self.index, self.writer, self.store) > 0 or changed
             if self.index.next_record == 1 and not self.store_has_entries():
                 # a new generation and an empty archive (a new machine): every entry the
                 # archive will hold is offered by this generation, so nothing can be
@@ -131,6 +136,11 @@ class IndexingArchive:
         if self.writer is not None:
             self.writer.offer(prepared)
 
+    def offer_usage(self, path: str, usage: list[Usage]) -> None:
+        """Keep the model calls one read of ``path`` found (forgotten ones left out)."""
+        if self.writer is not None and usage:
+            self.writer.add_usage(path, usage)
+
     def titles(self, agent: str, titles: dict[str, str]) -> dict[str, str]:
         """The titles to index (forgotten ones left out), archived as well."""
         if self.forgotten:
@@ -154,6 +164,7 @@ class IndexingArchive:
                 index.set_meta("archive_fresh", 0)
             return
         index.commit()  # the batch's archive entries first: reconcile reads them
+        self.restored_usage += usage_sync.restore(index, self.store, self.forgotten)
         if index.meta_int("archive_fresh", 0) == 1 and not index.touched_contexts:
             # the archive only holds what this generation offered and never lost: nothing
             # to re-import (a first build skips comparing every conversation)

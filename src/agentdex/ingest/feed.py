@@ -117,12 +117,14 @@ class Refresher:
         self.archive.offer(prepared)
         return True
 
-    def add_usage(self, file_id: int, usage: list[Usage], *, resumed: bool) -> None:
-        """Index the model calls one read of a file found (forgotten conversations' left out)."""
+    def add_usage(self, file_id: int, usage: list[Usage], *, resumed: bool, path: str) -> None:
+        """Index (and archive) the model calls one read of the file at ``path`` found
+        (forgotten conversations' left out)."""
         forgotten = self.archive.forgotten
         if forgotten:
             usage = [u for u in usage if not forgotten.holds(u.agent, u.session_id)]
         self.stats.usage_added += self.index.add_usage(file_id, usage, resumed=resumed)
+        self.archive.offer_usage(path, usage)
         self.usage_read.add(file_id)
 
     def close(self, ok: bool) -> None:
@@ -225,8 +227,8 @@ class Refresher:
             # vanished mid-index: forget it entirely
             self.index.remove_file(file_id, str(source.path))
             return
-        self.add_usage(file_id, cursor.usage, resumed=resume_from is not None)
         path = str(source.path)
+        self.add_usage(file_id, cursor.usage, resumed=resume_from is not None, path=path)
         failure = next(
             (
                 d.message

@@ -45,16 +45,17 @@ def fingerprint(home: str | None) -> str:
     """Everything but the file system that decides what discovery finds (and the index
     schema: a new migration sends the next refresh to the writer, which applies it)."""
     from agentdex import __version__
+    from agentdex.archive.schema import MIGRATIONS as ARCHIVE_MIGRATIONS
     from agentdex.index.schema import MIGRATIONS
     from agentdex.index.store import FORMAT
     from agentdex.paths import config_path
 
     env = sorted((k, v) for k, v in os.environ.items() if any(m in k for m in _ENV_MARKERS))
-    # the config file wherever it is ([privacy] redact, stores...), the index format and its
-    # migrations: a change to any sends the next refresh to the writer, which rebuilds or
-    # migrates if it must
+    # the config file wherever it is ([privacy] redact, stores...), the index format, its
+    # and the archive's migrations: a change to any sends the next refresh to the writer,
+    # which rebuilds or migrates if it must
     config = str(config_path())
-    schema = str(len(MIGRATIONS))
+    schema = f"{len(MIGRATIONS)}.{len(ARCHIVE_MIGRATIONS)}"
     parts = [__version__, home or "", repr(env), config, signature(config), FORMAT, schema]
     return hashlib.blake2b("\0".join(parts).encode("utf-8", "replace"), digest_size=16).hexdigest()
 

@@ -46,7 +46,7 @@ def backfill(
             refresher.diagnostics.add(source.path, "", f"parser error: {exc!r}")
             continue
         index.usage.delete_file(old.id, None)
-        refresher.add_usage(old.id, cursor.usage, resumed=False)
+        refresher.add_usage(old.id, cursor.usage, resumed=False, path=str(source.path))
         index.pending += source.size
         refresher.maybe_commit()
     index.set_meta(FLAG, 0)
