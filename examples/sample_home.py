@@ -51,7 +51,7 @@ COMMIT_DATE = "2026-11-10T09:00:00Z"
 #: Every variable that could point discovery somewhere else than the sample home.
 UNSET = (
     "XDG_CONFIG_HOME XDG_DATA_HOME XDG_STATE_HOME XDG_CACHE_HOME",
-    "AGENTDEX_HOME AGENTDEX_PROJECT_ROOTS AGENTDEX_PAGER APPDATA",
+    "AGENTDEX_HOME AGENTDEX_PROJECT_ROOTS APPDATA",
     "CLAUDE_CONFIG_DIR CODEX_HOME GEMINI_CLI_HOME VSCODE_APPDATA OPENCODE_DB",
     "PI_CODING_AGENT_DIR GROK_HOME COPILOT_HOME",
     "KILO_DB QWEN_RUNTIME_DIR GOOSE_PATH_ROOT",
@@ -74,6 +74,7 @@ export AGENTDEX_CONFIG="$HOME/.config/agentdex/config.toml"
 export AGENTDEX_WSL=1                   # act as if on WSL, where a Windows
 export AGENTDEX_WSL_USERS_ROOT="$HOME/mnt/c/Users"  # profile is in mnt/c
 export AGENTDEX_NOW={SAMPLE_NOW}  # "now" for times like "2d ago"
+export AGENTDEX_PAGER=cat  # a pasted tour never stops in a pager
 {unset}
 """
 

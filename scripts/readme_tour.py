@@ -332,15 +332,22 @@ def run_tour(readme: Path = README) -> Result:
 def run_live(dest: Path, readme: Path = README) -> int:
     """Run the tour's commands against ``dest`` with this process's stdio (no comparison)."""
     steps = parse(readme.read_text(encoding="utf-8"))
-    script = ["set +e"]
+    # Each command is echoed first; the status of the one before is put back after the
+    # echo, so the tour's `echo $?` shows agentdex's status, not printf's.
+    script = ["set +e", "__status=0"]
     for step in steps:
         command = step.command.replace(SAMPLE, str(dest))
         script.append(f"printf '\\n$ %s\\n' {shlex.quote(command)}")
+        script.append("(exit $__status)")
         script.append(command)
+        script.append("__status=$?")
     if shutil.which("bash") is None:
         print("sample_home: the tour needs bash", file=sys.stderr)
         return 1
-    return subprocess.run(["bash", "-c", "\n".join(script)], cwd=REPO, check=False).returncode
+    env = {**os.environ, "AGENTDEX_PAGER": "cat"}  # the tour prints straight, never waits
+    return subprocess.run(
+        ["bash", "-c", "\n".join(script)], cwd=REPO, check=False, env=env
+    ).returncode
 
 
 def main() -> int:

@@ -1,20 +1,19 @@
 """Teach schema-driven fuzzers (schemathesis) agentdex's custom string formats.
 
 ``format: agentdex-query`` marks a query in the agentdex query language
-(``docs/query-language.md``), a grammar no JSON Schema pattern can state;
-``format: agentdex-time`` a time or version of the context history. A
+(``docs/query-language.md``), a grammar no JSON Schema pattern can state. A
 fuzzer that does not know the format treats it as any string and then
 "finds" malformed queries that the API rightly answers with a documented
-400. Load with ``SCHEMATHESIS_HOOKS=schemathesis_hooks`` (this folder on
-``PYTHONPATH``); ``tests/test_openapi_contract.py`` does.
+400. (A time of the context history, ``at``/``from``/``to``, is a regular
+language: its ``pattern`` in the schema states every accepted form.) Load
+with ``SCHEMATHESIS_HOOKS=schemathesis_hooks`` (this folder on ``PYTHONPATH``);
+``tests/test_openapi_contract.py`` does.
 
 Generated queries cover words, exclusions, phrases, ``OR`` and field
 filters, and stay valid with ``regex=true`` too (plain words are regexes).
 """
 
 from __future__ import annotations
-
-import datetime
 
 import schemathesis
 from hypothesis import strategies as st
@@ -40,16 +39,4 @@ QUERY = st.tuples(
     st.lists(st.one_of(_WORD, _WORD.map(lambda w: f"-{w}"), _FILTER), max_size=3),
 ).map(lambda parts: " ".join([parts[0], *parts[1]]))
 
-#: ``format: agentdex-time``: the forms the context history accepts for a time or a version.
-TIME = st.one_of(
-    st.sampled_from(["now", "today", "yesterday"]),
-    st.integers(1, 5).map(lambda n: f"v{n}"),
-    st.tuples(st.integers(1, 90), st.sampled_from("mhdwy")).map(lambda t: f"{t[0]}{t[1]}"),
-    st.dates(min_value=datetime.date(2000, 1, 1)).map(str),
-    st.datetimes(min_value=datetime.datetime(2000, 1, 1)).map(
-        lambda t: t.strftime("%Y-%m-%dT%H:%MZ")
-    ),
-)
-
 schemathesis.openapi.format("agentdex-query", QUERY)
-schemathesis.openapi.format("agentdex-time", TIME)

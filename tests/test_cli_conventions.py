@@ -138,6 +138,17 @@ def test_context_and_index_lines_are_not_wrapped_in_a_pipe(home: Path, run_cli: 
     assert first.startswith("Indexed ") and first.endswith("/index") and len(first) > 40
 
 
+def test_index_says_where_its_parse_diagnostics_are(home: Path, run_cli: Run) -> None:
+    path = claude_session(home, "dddd0000-0000-4000-8000-00000000000d", "/work/d", ["hi", "yo"])
+    with path.open("a") as handle:
+        handle.write('{"type": "user", "broken\n')  # a line cut short by a crash
+    out = run_cli("index")
+    assert out.returncode == 0, out.stderr
+    assert "1 parse diagnostic(s)" in out.stderr and "`agentdex audit`" in out.stderr
+    audit = run_cli("audit", "--json")
+    assert str(path) in audit.stdout  # where the hint points, the line is
+
+
 def test_json_errors_are_json_on_stdout_with_the_same_status(history: Path, run_cli: Run) -> None:
     missing = run_cli("show", "nosuchsession", "--json")
     assert missing.returncode == 3

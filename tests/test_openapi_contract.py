@@ -164,6 +164,35 @@ def test_schema_breaking_requests_are_400_with_the_error_body(client: TestClient
         assert body["error"] == "USAGE" and body["message"], body
 
 
+def test_every_time_the_schema_allows_is_taken_and_no_other(client: TestClient) -> None:
+    """``at``/``from``: the schema's pattern states every accepted form of a time (``at=0``
+    used to be valid by the schema and refused by the server)."""
+    import re
+
+    doc = _document(client)
+    snapshot = doc["paths"]["/api/v0/context/snapshot"]["get"]["parameters"]
+    schema = next(p["schema"] for p in snapshot if p["name"] == "at")
+    pattern = re.compile(
+        next(s["pattern"] for s in schema.get("anyOf", [schema]) if "pattern" in s)
+    )
+    diff = doc["paths"]["/api/v0/context/diff"]["get"]["parameters"]
+    assert next(p for p in diff if p["name"] == "from")["schema"]["pattern"] == pattern.pattern
+    taken = [
+        *("now", "today", "yesterday", "v1", "v0", "30m", "1.5h", "7d", "2w", "1y", "10s"),
+        *("5min", "2026-01-31", "2024-02-29", "2026-01-31T09:30Z", "2026-01-31 09:30:00.123"),
+        *("2026-01-31T09:30:00+02:00", "0001-01-01", "9999-12-31T23:59-01:00"),
+    ]
+    refused = [
+        *("0", "v", "tomorrow", "2026-02-30", "2025-02-29", "2026-13-01", "7 d", "-1d", "1.d"),
+        *("2026-01-31T24:00", "0000-01-01", "2026-1-3", "now\n", "V1x", "2026-01-31T09:30+2"),
+    ]
+    for value in taken + refused:
+        allowed = pattern.search(value) is not None
+        assert allowed == (value in taken), value
+        response = client.get("/api/v0/context/snapshot", params={"at": value}, headers=AUTH)
+        assert response.status_code in ((200, 404) if allowed else (400,)), (value, response.text)
+
+
 def test_a_malformed_query_is_a_documented_400(client: TestClient) -> None:
     response = client.get("/api/v0/search", params={"q": '"open'}, headers=AUTH)
     assert response.status_code == 400 and "quote" in response.json()["message"]

@@ -69,6 +69,30 @@ def test_the_checker_catches_drift(readme_tour: ModuleType, tmp_path: Path) -> N
     assert "$ echo hello\nhello\n$ false\n```" in fixed
 
 
+def test_the_live_tour_shows_each_commands_own_status(
+    readme_tour: ModuleType, tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """``sample_home.py --tour`` echoes each command before running it: an ``echo $?``
+    after a failing command still shows that command's status, not the echo's (0)."""
+    if shutil.which("bash") is None:
+        pytest.skip("the tour needs bash")
+    readme = tmp_path / "README.md"
+    readme.write_text(
+        "<!-- tour -->\n```console\n$ sh -c 'exit 3'\n$ echo $?\n3\n"
+        "$ echo pager=$AGENTDEX_PAGER\n```\n<!-- /tour -->\n"
+    )
+    readme_tour.run_live(tmp_path, readme)
+    out = capfd.readouterr().out
+    assert "\n$ echo $?\n3\n" in out, out
+    assert "pager=cat" in out  # the live tour never waits in a pager
+
+
+def test_a_pasted_tour_never_stops_in_a_pager(sample_home: ModuleType) -> None:
+    text = sample_home.tour_env_text(Path("/tmp/agentdex-tour"))
+    assert "export AGENTDEX_PAGER=cat" in text
+    assert "AGENTDEX_PAGER" not in " ".join(line for line in text.splitlines() if "unset" in line)
+
+
 def test_normalised_are_only_what_must_vary(readme_tour: ModuleType) -> None:
     pinned = "2026-11-23T12:00:00Z"
     lines = [

@@ -88,6 +88,9 @@ def test_whole_words_come_first_and_matching_stays_substring(
     for limit in (1, 10, 45, 200):
         first_page = _refs(root, "race", limit)
         assert first_page == everything[:limit], limit  # the same page, the same order
+    monkeypatch.setattr(search_run, "LAZY_WORDS", 0)  # the in-word tier read on demand
+    for limit in (1, 45, 200):
+        assert _refs(root, "race", limit) == everything[:limit], limit
 
 
 def test_a_phrase_ranks_above_its_words_inside_others(

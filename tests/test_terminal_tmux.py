@@ -178,7 +178,8 @@ def test_colour_on_a_terminal_and_none_when_asked_or_piped(pane: Pane) -> None:
 def test_long_output_opens_the_pager_and_no_pager_does_not(pane: Pane) -> None:
     pane.run("true")
     pane.type("agentdex sources")
-    pane.wait(lambda: _rows(pane.screen())[-1:] == [":"])  # less's prompt
+    # less's prompt says how to go on and out (a bare ":" leaves a newcomer stuck)
+    pane.wait(lambda: _rows(pane.screen())[-1:] == ["agentdex: space for more, q to quit"])
     first_page = pane.screen()
     assert "claude-code" in first_page and DONE not in first_page
     assert "jsonl" in first_page and "0009aaaa" not in first_page  # one screenful (0009 is last)
@@ -186,7 +187,7 @@ def test_long_output_opens_the_pager_and_no_pager_does_not(pane: Pane) -> None:
     after = pane.run("true", clear=False)
     assert _rows(after)[-1].endswith("$") or _rows(after)[-1].endswith("#")
     flat = pane.run("agentdex sources --no-pager")
-    assert "0009aaaa" in flat and _rows(flat)[-1] != ":"
+    assert "0009aaaa" in flat and "q to quit" not in flat
     piped = pane.run("agentdex sources | wc -l")
     counts = [row.strip() for row in _rows(piped) if row.strip().isdigit()]
     assert counts and int(counts[0]) >= 13  # every file and its agent, straight to the pipe

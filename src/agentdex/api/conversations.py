@@ -13,7 +13,7 @@ from agentdex.index.context_stats import PROMPT_SQL, REPLY_SQL, TOOL_SQL
 from agentdex.records import iso_utc
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator
+    from collections.abc import Callable, Iterable, Iterator
 
     from agentdex.catalogue import StoreRow
     from agentdex.search.engine import Engine
@@ -264,6 +264,7 @@ def conversations(
     now: float | None = None,
     here: str | None = None,
     only_here: bool = False,
+    progress: Callable[[int, int, int, int], None] | None = None,
 ) -> ConversationsResult:
     """Conversations (newest activity first), optionally only those with a record matching.
 
@@ -279,7 +280,7 @@ def conversations(
 
         parse_query(query, now=now)
     result = ConversationsResult(query=query or None, home=str(home_dir(home)))
-    maybe_refresh(refresh_first, root, home, rows, result.stats)
+    maybe_refresh(refresh_first, root, home, rows, result.stats, progress)
     with reader(root, home) as engine:
         if engine is None:
             result.status = "no-index"

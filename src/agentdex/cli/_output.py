@@ -30,7 +30,9 @@ from typing import Any
 COLOR_MODES = ("auto", "always", "never")
 #: Width given to Rich off a terminal: wide enough that nothing ever wraps.
 UNWRAPPED = 1_000_000
-DEFAULT_PAGER = "less -FRX"
+#: ``less``: quit at once when the output fits, keep colours, leave the screen as it is,
+#: and a prompt that says how to get out (``:`` alone leaves a newcomer stuck).
+DEFAULT_PAGER = ["less", "-FRX", "-Psagentdex\\: space for more, q to quit"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,7 +193,7 @@ def pager_command() -> list[str] | None:
             if not value or value == "cat":
                 return None
             return shlex.split(value)
-    return shlex.split(DEFAULT_PAGER) if shutil.which("less") else None
+    return list(DEFAULT_PAGER) if shutil.which("less") else None
 
 
 class _Capture(io.TextIOWrapper):

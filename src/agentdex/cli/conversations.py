@@ -121,19 +121,25 @@ def _run(
     only_here: bool,
     no_refresh: bool,
 ) -> None:
+    import sys
+
     from agentdex.api import search as api
     from agentdex.cli._format import pinned_now
+    from agentdex.cli.search import _progress
 
     one_format(as_json, ndjson)
-    result = api.conversations(
-        " ".join(query) or None,
-        home=home_of(ctx),
-        refresh_first=not no_refresh,
-        limit=limit,
-        now=pinned_now(),
-        here=os.getcwd() if (here or only_here) else None,
-        only_here=only_here,
-    )
+    # a first build on a big home takes a while: the index command's bar, on a terminal
+    with _progress(not (as_json or ndjson or no_refresh) and sys.stderr.isatty()) as bar:
+        result = api.conversations(
+            " ".join(query) or None,
+            home=home_of(ctx),
+            refresh_first=not no_refresh,
+            limit=limit,
+            now=pinned_now(),
+            here=os.getcwd() if (here or only_here) else None,
+            only_here=only_here,
+            progress=bar,
+        )
     if alias:
         result.warnings.append(ALIAS_NOTE)
     if as_json:

@@ -174,7 +174,11 @@ def index(ctx: click.Context, as_json: bool, full: bool, semantic: bool) -> None
         soft_wrap=True,
     )
     if stats.diagnostics:
-        console(stderr=True).print(f"[yellow]{stats.diagnostics} parse diagnostic(s)[/]")
+        console(stderr=True).print(
+            f"[yellow]{stats.diagnostics} parse diagnostic(s)[/] (lines or entries a parser"
+            " skipped): `agentdex audit` lists them per file",
+            soft_wrap=True,
+        )
     if filled is not None or embeddings.get("embedded"):
         console().print(semantic_line(embeddings), soft_wrap=True)
     if filled is not None and embeddings.get("problem"):

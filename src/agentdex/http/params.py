@@ -103,16 +103,30 @@ def _query_check(value: str) -> str:
     return value
 
 
-TIME_SCHEMA = {
-    "type": "string",
-    "minLength": 1,
-    "maxLength": 100,
-    "format": "agentdex-time",
-    "description": "A time: ISO-8601 (2026-01-31, 2026-01-31T09:30Z), an age (30m, 12h, 7d, "
-    "2w, 1y), today, yesterday or now; or vN, the Nth recorded version. Anything else is a 400.",
-}
-#: A time or version of the context history (its grammar is not a regular language either).
-Time = Annotated[str, WithJsonSchema(TIME_SCHEMA)]
+#: A valid calendar date, year 0001 to 9999 (February 29th only in leap years).
+_LEAP = r"(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)"
+_MONTH_DAY = (
+    r"(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])"
+    r"|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)"
+    r"|02-(?:0[1-9]|1[0-9]|2[0-8]))"
+)
+_DATE = rf"(?:(?!0000)[0-9]{{4}}-{_MONTH_DAY}|{_LEAP}-02-29)"
+_CLOCK = r"(?:[01][0-9]|2[0-3]):[0-5][0-9](?::[0-5][0-9](?:\.[0-9]{1,6})?)?"
+_ZONE = r"(?:Z|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])?"
+#: Every form a time of the context history takes (``at``, ``from``, ``to``), exactly: an
+#: ISO-8601 date or date and time (UTC unless it says), an age (``30m``, ``12h``, ``7d``,
+#: ``2w``, ``1y``; also ``s``, ``min``), ``now``, ``today``, ``yesterday``, or ``vN``.
+TIME_PATTERN = (
+    rf"^(?:now|today|yesterday|v[0-9]{{1,9}}|[0-9]{{1,9}}(?:\.[0-9]{{1,6}})?(?:s|min|m|h|d|w|y)"
+    rf"|{_DATE}(?:[T ]{_CLOCK}{_ZONE})?){END}"
+)
+#: A time or version of the context history: what the pattern allows, the server accepts.
+Time = _matching(
+    TIME_PATTERN,
+    "a time: an ISO-8601 date or date and time (2026-01-31, 2026-01-31T09:30Z, "
+    "2026-01-31T09:30:00+02:00), an age (30m, 12h, 7d, 2w, 1y), now, today or yesterday; "
+    "or vN, the Nth recorded version",
+)
 
 QUERY_SCHEMA = {
     "type": "string",

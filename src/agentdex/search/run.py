@@ -34,6 +34,7 @@ from typing import Any
 
 from agentdex.index.scores import (
     HERE_BOOST,
+    LEVELS,
     level_ceiling,
     recency,
     static_score,
@@ -48,6 +49,8 @@ FULL_EXACT = 20_000
 FULL_VERIFIED = 3_000
 #: a whole-word match outranks any match inside a word (cheap scores span < 10^4)
 WORD_TIER = 1e6
+#: whole-word candidates that many times the page make reading the other tier lazy
+LAZY_WORDS = 4
 #: candidates read per page from one stream (grows as a stream is drained); the first
 #: page of every level comes from one aggregation, and 100 is what a page of results needs
 PAGE = 100
@@ -112,6 +115,8 @@ class SearchRun:
         #: the whole-word query (relevance only), and the candidates known to match it
         self.words = words
         self.word_ids: set[int] = set()
+        #: (here, word) parts whose streams are read only when reached (see _first_pages)
+        self.lazy: list[tuple[bool | None, bool]] = []
         self.node = node
         self.plan = plan
         self.now = now
@@ -167,7 +172,9 @@ class SearchRun:
             return self._whole(query, sort, self.engine.count(query) + len(tail))
         # one pass gives the count and the first pages (per level, or by time)
         pages = self._first_pages(query, sort, want)
-        count = sum(total for total, _ in pages.values())
+        count = sum(total for (_, _, word), (total, _) in pages.items() if word is not True)
+        if self.lazy:  # the other tier's pages are read only if the whole words run out
+            count = self.engine.count(query)
         candidates = count + len(tail)
         if candidates <= (FULL_EXACT if exact else FULL_VERIFIED):
             return self._whole(query, sort, candidates)
@@ -187,17 +194,22 @@ class SearchRun:
         if self.here_query is not None and not self.only_here:
             here_parts = [True, False]
         word_parts: list[bool | None] = [None] if self.words is None else [True, False]
-        for here_flag in here_parts:
-            for word_flag in word_parts:
+        for word_flag in word_parts:
+            if word_flag is False and self._enough_words(pages, want):
+                self.lazy = [(here, False) for here in here_parts]
+                break
+            for here_flag in here_parts:
                 part = self._word_part(self._here_part(query, here_flag), word_flag)
                 for level, page in self.engine.level_pages(part, size).items():
                     pages[(level, here_flag, word_flag)] = page
         return pages
 
+    def _enough_words(self, pages: dict[StreamKey, tuple[int, list[int]]], want: int) -> bool:
+        """Whole-word candidates enough to fill the page, most likely: read no other tier yet."""
+        return sum(count for count, _ in pages.values()) >= LAZY_WORDS * want
+
     # -- everything ---------------------------------------------------------------------------
     def _whole(self, query: Any, sort: str, candidates: int) -> Outcome:
-        if self.words is not None and sort != "time":
-            self.word_ids = set(self.engine.candidate_ids(self.engine.both(query, self.words)))
         rows = self.engine.light(self.engine.candidate_ids(query))
         rows.sort(key=lambda r: r[11])  # by block: each block is decompressed once
         matched: list[Row] = list(self.tail_matches)
@@ -206,6 +218,8 @@ class SearchRun:
                 break
             if self._accept(row):
                 matched.append(row)
+        if matched and self.words is not None and sort != "time":
+            self.word_ids = set(self.engine.candidate_ids(self.engine.both(query, self.words)))
         return self._finish(matched, sort, candidates, "whole")
 
     def _scan(self, sort: str) -> Outcome:
@@ -253,6 +267,9 @@ class SearchRun:
             stream = _Stream(self, part, level, here, count, ids)
             stream.word = bool(word)
             streams.append(stream)
+        for here, word in self.lazy:  # read on demand, level by level (count unknown)
+            part = self._word_part(self._here_part(query, here), word)
+            streams.extend(_Stream(self, part, level, here) for level in range(LEVELS))
         accepted = self._merge(streams, sort, want)
         return Outcome(
             rows=accepted,
@@ -266,18 +283,17 @@ class SearchRun:
         )
 
     def _word_part(self, query: Any, word: bool | None) -> Any:
-        """The candidates matching as whole words (True), the others (False), or all (None)."""
-        if word is None or self.words is None:
-            return query
-        if word:
+        """The candidates matching as whole words (True), or all of them (False, None).
+
+        The "all" streams hold the whole-word candidates too (cheaper than a NOT): one
+        read there first is pushed at its plain score, but none is taken before every
+        whole-word stream (ranked WORD_TIER higher) is read past it, and then the same
+        record has come through its own stream and is taken there; :meth:`_merge` skips
+        the second copy.
+        """
+        if word is True and self.words is not None:
             return self.engine.both(query, self.words)
-        tantivy = self.engine._tantivy()
-        return tantivy.Query.boolean_query(
-            [
-                (tantivy.Occur.Must, self.engine._query(query)),
-                (tantivy.Occur.MustNot, self.words),
-            ]
-        )
+        return query
 
     def _here_part(self, query: Any, here: bool | None) -> Any:
         if here is None:
@@ -299,6 +315,7 @@ class SearchRun:
             self._push(heap, row, sort)
         accepted: list[tuple[float, Row]] = []
         seen: set[tuple[Any, ...]] = set()
+        taken: set[int] = set()
         while len(accepted) < want:
             if self.out_of_time():
                 break
@@ -306,8 +323,11 @@ class SearchRun:
             bound = max((s.bound() for s in live), default=float("-inf"))
             if heap and -heap[0][0] >= bound:
                 key, _, _, row = heapq.heappop(heap)
+                if row[ID] in taken:
+                    continue  # a whole-word record read through an "all" stream too
                 if row[ID] not in self.tail and not self._accept(row):
                     continue  # (tail rows in the heap were checked in run())
+                taken.add(row[ID])
                 if self.dedup:
                     dkey = dedup_key(row)
                     if dkey in seen:
