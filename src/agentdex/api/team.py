@@ -158,7 +158,6 @@ def push(
 ) -> PushResult:
     """Send what changed since the last push (see :mod:`agentdex.team.push`)."""
     from agentdex.api.index import maybe_refresh, reader
-    from agentdex.team import local
     from agentdex.team.push import BATCH_RECORDS, Pusher, run_push
 
     team = settings(url, machine)
@@ -183,12 +182,42 @@ def push(
             batch_records=batch_records or _batch_records() or BATCH_RECORDS,
             progress=progress,
         )
-        convs = local.conversations(engine.db, exclude=team.exclude, redaction_id=redaction_id)
-        result = run_push(pusher, convs, _resolve_forgotten(forgotten, conn, team))
+        survey, read, save = _survey(engine.db, team, redaction_id, root, home)
+        try:
+            result = run_push(pusher, survey, read, _resolve_forgotten(forgotten, conn, team))
+        finally:
+            save()
     if isinstance(stats.get("refresh"), str):
         result.warnings.append(f"local index: {stats['refresh']}")
     result.warnings.extend(stats.get("warnings", []))
     return result
+
+
+def _survey(
+    db: Any, team: TeamSettings, redaction_id: str, root: Any, home: str | None
+) -> tuple[Any, Callable[[set[tuple[str, str]]], Iterator[Any]], Callable[[], None]]:
+    """This index's conversations (:mod:`agentdex.team.survey`), a reader of the ones whose
+    digest is unknown, and a ``save`` that remembers the digests for the next run."""
+    from agentdex.index.store import index_root
+    from agentdex.team import local, survey
+
+    header = {
+        "format": survey.MEMO_FORMAT,
+        "generation": survey.generation_of(db),
+        "redaction": redaction_id,
+        "exclude": sorted(str(p) for p in team.exclude),
+    }
+    memo = survey.Memo(index_root(root, home=home) / "team-memo.json", header)
+    found, files = survey.survey(db, exclude=team.exclude, memo=memo)
+
+    def read(keys: set[tuple[str, str]]) -> Iterator[Any]:
+        for conv in local.conversations(
+            db, exclude=team.exclude, redaction_id=redaction_id, only=keys
+        ):
+            found.known[conv.key] = conv.digest
+            yield conv
+
+    return found, read, lambda: memo.save(found, files)
 
 
 def _batch_records() -> int | None:
@@ -225,17 +254,20 @@ def status(
 ) -> dict[str, Any]:
     """What was pushed when, and what a push would send now (no refresh, nothing written)."""
     from agentdex.api.index import reader
-    from agentdex.team import local
     from agentdex.team.push import pending
+    from agentdex.team.survey import Survey
 
     team = settings(url, machine)
     _, redaction_id = _redaction()
     with _connection(team) as conn, reader(root, home) as engine:
         if engine is None:
-            convs: Any = []
+            out = pending(conn, team.masked, team.machine, Survey(), lambda keys: ())
         else:
-            convs = local.conversations(engine.db, exclude=team.exclude, redaction_id=redaction_id)
-        out = pending(conn, team.masked, team.machine, convs)
+            survey, read, save = _survey(engine.db, team, redaction_id, root, home)
+            try:
+                out = pending(conn, team.masked, team.machine, survey, read)
+            finally:
+                save()
     out["exclude"] = [str(p) for p in team.exclude]
     return out
 

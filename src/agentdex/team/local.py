@@ -109,17 +109,49 @@ def _inside(path: str | None, roots: tuple[str, ...]) -> bool:
     return any(path == root or path.startswith(root.rstrip("/") + "/") for root in roots)
 
 
-def excluded_predicate(exclude: Iterable[Path | str]) -> Callable[[tuple[Any, ...]], bool]:
+def context_excluded(
+    exclude: Iterable[Path | str],
+) -> Callable[[str | None, str | None, str | None], bool]:
+    """``excluded(project, cwd, worktree)``: is a record with these paths left home?"""
     roots = tuple(str(Path(p).expanduser()).rstrip("/") or "/" for p in exclude)
 
-    def excluded(row: tuple[Any, ...]) -> bool:
+    def excluded(project: str | None, cwd: str | None, worktree: str | None) -> bool:
         return bool(roots) and (
-            _inside(row[PROJECT], roots)
-            or _inside(row[CWD], roots)
-            or _inside(row[WORKTREE], roots)
+            _inside(project, roots) or _inside(cwd, roots) or _inside(worktree, roots)
         )
 
     return excluded
+
+
+def excluded_predicate(exclude: Iterable[Path | str]) -> Callable[[tuple[Any, ...]], bool]:
+    by_paths = context_excluded(exclude)
+
+    def excluded(row: tuple[Any, ...]) -> bool:
+        return by_paths(row[PROJECT], row[CWD], row[WORKTREE])
+
+    return excluded
+
+
+#: above this share of the conversations, one ordered pass beats a query per conversation
+ONE_PASS_SHARE = 0.2
+
+
+def _rows(db: sqlite3.Connection, only: set[tuple[str, str]] | None) -> Iterator[tuple[Any, ...]]:
+    """Record rows in (agent, session, id) order: all, or just those of ``only``."""
+    select = f"SELECT {COLUMNS} FROM records r JOIN files f ON f.id = r.file_id"
+    if only is None:
+        yield from db.execute(select + " ORDER BY r.agent, r.session_id, r.id")
+        return
+    total = db.execute("SELECT count(*) FROM contexts").fetchone()[0] or 1
+    if len(only) > ONE_PASS_SHARE * total:
+        for row in db.execute(select + " ORDER BY r.agent, r.session_id, r.id"):
+            if (row[AGENT], row[SESSION]) in only:
+                yield row
+        return
+    for agent, session in sorted(only):
+        yield from db.execute(
+            select + " WHERE r.session_id = ? AND r.agent = ? ORDER BY r.id", (session, agent)
+        )
 
 
 def conversations(
@@ -128,17 +160,17 @@ def conversations(
     exclude: Iterable[Path | str] = (),
     redaction_id: str = "",
     forgotten: set[tuple[str, str]] | None = None,
+    only: set[tuple[str, str]] | None = None,
 ) -> Iterator[Conversation]:
-    """Every conversation of the index (excluded records left out), in (agent, session) order."""
+    """Every conversation of the index (excluded records left out), in (agent, session) order.
+
+    ``only``: just these conversations (those whose digest is not known yet).
+    """
     excluded = excluded_predicate(exclude)
     titles = {(a, s): t for a, s, t in db.execute("SELECT agent, session_id, title FROM titles")}
     current: Conversation | None = None
     seen: dict[tuple[str, str], int] = {}
-    rows = db.execute(
-        f"SELECT {COLUMNS} FROM records r JOIN files f ON f.id = r.file_id"
-        " ORDER BY r.agent, r.session_id, r.id"
-    )
-    for row in rows:
+    for row in _rows(db, only):
         if excluded(row):
             continue
         if current is None or (row[AGENT], row[SESSION]) != current.key:

@@ -42,6 +42,7 @@ from agentdex.team.local import (
     LocalRecord,
     clean_text,
 )
+from agentdex.team.survey import Key, Survey
 
 BATCH_RECORDS = 5000
 BATCH_BYTES = 16 << 20
@@ -355,31 +356,46 @@ class Pusher:
 
 def run_push(
     pusher: Pusher,
-    local: Iterable[Conversation],
+    survey: Survey,
+    read: Callable[[set[Key]], Iterable[Conversation]],
     forgotten: Iterable[tuple[str, str]],
 ) -> PushResult:
-    """The whole push: tombstones, changed conversations in batches, removals, the log."""
+    """The whole push: tombstones, changed conversations in batches, removals, the log.
+
+    ``survey`` names every local conversation (:mod:`agentdex.team.survey`); only
+    those whose digest is unknown, or differs from the server's, are ``read``.
+    """
     started = time.perf_counter()
     pusher.begin()
     pushed = pusher.server_digests()
     pusher.tombstones(forgotten, set(pushed))
     pushed = pusher.server_digests() if pusher.result.tombstones else pushed
-    seen: set[tuple[str, str]] = set()
-    for conv in local:
-        pusher.result.conversations_local += 1
-        seen.add(conv.key)
+    result = pusher.result
+    result.conversations_local = len(survey.signatures)
+    need = {
+        k for k in survey.signatures if k not in survey.known or survey.known[k] != pushed.get(k)
+    }
+    result.conversations_unchanged = len(survey.signatures) - len(need)
+    for conv in read(need) if need else ():
+        survey.known[conv.key] = conv.digest
         if pushed.get(conv.key) == conv.digest:
-            pusher.result.conversations_unchanged += 1
+            result.conversations_unchanged += 1
             continue
         pusher.add(conv)
     pusher.flush()
-    pusher.remove(set(pushed) - seen)
+    pusher.remove(set(pushed) - set(survey.signatures))
     pusher.finish()
-    pusher.result.seconds = round(time.perf_counter() - started, 3)
-    return pusher.result
+    result.seconds = round(time.perf_counter() - started, 3)
+    return result
 
 
-def pending(conn: Any, masked: str, machine: str, local: Iterable[Conversation]) -> dict[str, Any]:
+def pending(
+    conn: Any,
+    masked: str,
+    machine: str,
+    survey: Survey,
+    read: Callable[[set[Key]], Iterable[Conversation]],
+) -> dict[str, Any]:
     """What a push would do now, and what the last pushes did (``team status``)."""
     with talking(masked, "reading the push status"), conn.cursor() as cur:
         schema.check(cur, masked=masked)
@@ -415,18 +431,20 @@ def pending(conn: Any, masked: str, machine: str, local: Iterable[Conversation])
         cur.execute("SELECT owner FROM agentdex.machines WHERE machine = %s", (machine,))
         owner = cur.fetchone()
     changed = new = records_pending = 0
-    seen: set[tuple[str, str]] = set()
-    local_records = 0
-    for conv in local:
-        seen.add(conv.key)
-        local_records += len(conv.records)
-        old = pushed.get(conv.key)
+    seen = set(survey.signatures)
+    local_records = sum(survey.records.values())
+    unread = {k for k in seen if k in pushed and survey.known.get(k) != pushed[k][0]}
+    for conv in read(unread) if unread else ():
+        survey.known[conv.key] = conv.digest
+    for conv_key in sorted(seen):
+        old = pushed.get(conv_key)
+        count = survey.records[conv_key]
         if old is None:
             new += 1
-            records_pending += len(conv.records)
-        elif old[0] != conv.digest:
+            records_pending += count
+        elif old[0] != survey.known.get(conv_key):
             changed += 1
-            records_pending += abs(len(conv.records) - old[1]) or 1
+            records_pending += abs(count - old[1]) or 1
     removed = len(set(pushed) - seen)
     return {
         "machine": machine,

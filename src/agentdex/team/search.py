@@ -135,11 +135,14 @@ class TeamEngine:
         left = self.budget.remaining()
         try:
             with self.conn.transaction(), self.conn.cursor() as cur:
-                cur.execute(f"SET LOCAL enable_seqscan = {'on' if seqscan else 'off'}")
-                cur.execute(f"SET LOCAL enable_bitmapscan = {'on' if bitmap else 'off'}")
-                cur.execute(f"SET LOCAL enable_indexscan = {'on' if index else 'off'}")
                 timeout = 0 if left is None else max(1, int(left * 1000))
-                cur.execute(f"SET LOCAL statement_timeout = {timeout}")
+                # one round trip (no parameters: the simple protocol takes several statements)
+                cur.execute(
+                    f"SET LOCAL enable_seqscan = {'on' if seqscan else 'off'};"
+                    f" SET LOCAL enable_bitmapscan = {'on' if bitmap else 'off'};"
+                    f" SET LOCAL enable_indexscan = {'on' if index else 'off'};"
+                    f" SET LOCAL statement_timeout = {timeout}"
+                )
                 yield True
         except psycopg.errors.QueryCanceled:
             self.interrupted = True
