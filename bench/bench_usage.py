@@ -81,6 +81,7 @@ def main() -> None:
     parser.add_argument("--before", type=Path, help="src folder to compare the cold build with")
     parser.add_argument("--builds", type=int, default=2, help="0: time usage on --work/now-0")
     parser.add_argument("--runs", type=int, default=11)
+    parser.add_argument("--data", type=Path, help="with --builds 0: the data dir to time usage on")
     args = parser.parse_args()
     builds: dict[str, list[float]] = {"before": [], "now": []}
     for i in range(args.builds):
@@ -88,8 +89,10 @@ def main() -> None:
             seconds = cold_build(args.home, src, args.work / f"{label}-{i}")
             builds[label].append(round(seconds, 2))
             print(f"cold build {label} #{i}: {seconds:.1f} s", file=sys.stderr)
-    data = args.work / f"now-{max(0, args.builds - 1)}"
+    data = args.data or args.work / f"now-{max(0, args.builds - 1)}"
     env = _env(SRC, data)
+    # what any fresh Python process costs on this machine (site-packages' .pth files included)
+    startup = [_timed([sys.executable, "-c", "pass"], env) for _ in range(args.runs)]
     base = [sys.executable, "-m", "agentdex", "--home", str(args.home), "usage", "--json"]
     views: dict[str, Any] = {}
     for by in ("day", "model", "project", "session"):
@@ -106,6 +109,7 @@ def main() -> None:
         "home": str(args.home),
         "cold_build_s": builds,
         "cold_build_ratio": ratio,
+        "python_startup_ms_median": round(statistics.median(startup) * 1000, 1),
         "usage_fresh_ms_median": views,
         **usage_tables(data),
     }

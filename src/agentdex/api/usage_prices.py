@@ -43,6 +43,7 @@ class PriceTable:
     models: dict[str, dict[str, Any]]
     path: str | None = None
     _lower: dict[str, str] = field(default_factory=dict)
+    _rates: dict[tuple[str | None, int], dict[str, float] | None] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self._lower = {name.lower(): name for name in self.models}
@@ -60,14 +61,18 @@ class PriceTable:
 
     def rates(self, model: str | None, size: int = 0) -> dict[str, float] | None:
         """The rates of ``model`` for a prompt of size class ``size``, or None (unknown)."""
+        key = (model, size)
+        if key in self._rates:
+            return self._rates[key]
         name = self.find(model)
-        if name is None:
-            return None
-        entry = self.models[name]
-        rates = {k: float(v) for k, v in entry.items() if k in RATE_NAMES}
-        for tier in TIERS[: max(0, min(size, len(TIERS)))]:
-            if isinstance(entry.get(tier), dict):
-                rates.update({k: float(v) for k, v in entry[tier].items() if k in RATE_NAMES})
+        rates: dict[str, float] | None = None
+        if name is not None:
+            entry = self.models[name]
+            rates = {k: float(v) for k, v in entry.items() if k in RATE_NAMES}
+            for tier in TIERS[: max(0, min(size, len(TIERS)))]:
+                if isinstance(entry.get(tier), dict):
+                    rates.update({k: float(v) for k, v in entry[tier].items() if k in RATE_NAMES})
+        self._rates[key] = rates
         return rates
 
     def cost(self, model: str | None, size: int, counts: dict[str, int]) -> float | None:
