@@ -120,6 +120,8 @@ def test_the_table_fits_80_columns_and_never_cuts_a_number(
         "prompts",
         "replies",
         "tools",
+        "tokens",
+        "cost",
         "project",
         "title",
     ]

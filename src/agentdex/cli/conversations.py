@@ -33,6 +33,10 @@ WIDE_COLUMNS = (
     Column("prompts", right=True, cut="never"),
     Column("replies", right=True, cut="never"),
     Column("tools", right=True, cut="never", droppable=True),
+    # the conversation's model calls (`agentdex usage`): all tokens, and their cost at list
+    # prices ("-": none recorded, or a call whose model has no price)
+    Column("tokens", right=True, cut="never", droppable=True),
+    Column("cost", right=True, cut="never", droppable=True),
     Column("project", floor=10, keep=28, cut="start", droppable=True, style="green"),
     Column("title", floor=24, flex=True),
 )
@@ -199,7 +203,7 @@ def _human(conversations: list[dict[str, Any]], home: str | None) -> None:
     rows = []
     for c in conversations:
         counts = (
-            [str(c["prompts"]), str(c["replies"]), str(c["tool_events"])]
+            [str(c["prompts"]), str(c["replies"]), str(c["tool_events"]), *_spent(c)]
             if wide
             else [str(c["message_count"])]
         )
@@ -210,6 +214,18 @@ def _human(conversations: list[dict[str, Any]], home: str | None) -> None:
         out.print(line, no_wrap=True, overflow="ignore", crop=False)
     if any(_approx(c) for c in conversations):
         out.print(f"[dim]{MTIME_NOTE}[/]", soft_wrap=True)
+
+
+def _spent(conversation: dict[str, Any]) -> tuple[str, str]:
+    """The tokens and cost cells: ``35.4M``, ``$12.34``; ``-`` where there is none."""
+    from agentdex.cli.usage import compact_number
+
+    tokens = conversation.get("total_tokens")
+    cost = conversation.get("cost_usd")
+    return (
+        compact_number(tokens) if tokens else "-",
+        f"${cost:,.2f}" if cost is not None and tokens else "-",
+    )
 
 
 def _one_line(text: str) -> str:

@@ -145,6 +145,11 @@ def _number(value: int, compact: bool) -> str:
     return str(value)
 
 
+def compact_number(value: int) -> str:
+    """``35.4M``: a count in three significant digits (``9,876`` below 10,000)."""
+    return _number(value, True)
+
+
 def _table(keys: list[str], rows: list[dict[str, Any]], *, compact: bool) -> list[tuple[str, ...]]:
     return [
         (key, *(_number(row[f], compact) for _, f in NUMBERS), _cost(row))

@@ -60,6 +60,23 @@ export function count(n) {
   return Number(n || 0).toLocaleString("en-US");
 }
 
+/** A token count in three significant digits: 2.35M, 48.2k, 950. */
+export function tokens(n) {
+  const value = Number(n || 0);
+  for (const [unit, size] of [
+    ["B", 1e9],
+    ["M", 1e6],
+    ["k", 1e3],
+  ]) {
+    if (value < size) continue;
+    const scaled = value / size;
+    // 2.35M, 48.2k, 100k (only zeros after a point go: "100" stays 100)
+    const text = scaled >= 1000 ? Math.round(scaled).toLocaleString("en-US") : scaled.toPrecision(3);
+    return `${text.includes(".") ? text.replace(/\.?0+$/, "") : text}${unit}`;
+  }
+  return String(value);
+}
+
 export function plural(n, word, many = `${word}s`) {
   return `${count(n)} ${n === 1 ? word : many}`;
 }

@@ -2,7 +2,7 @@
 // (every agent store found on this machine and whether it parsed).
 
 import { api } from "./api.js";
-import { ago, badge, bytes, clear, count, debounce, errorBox, fill, h, plural, tilde } from "./dom.js";
+import { ago, badge, bytes, clear, count, debounce, errorBox, fill, h, plural, tilde, tokens } from "./dom.js";
 import { conversationHref } from "./links.js";
 
 const LIMIT = 1000;
@@ -73,7 +73,7 @@ export function mountConversations(main, route) {
             h(
               "tr",
               {},
-              ["", "conversation", "agent", "project", "messages", "last activity"].map((t) =>
+              ["", "conversation", "agent", "project", "messages", "tokens", "last activity"].map((t) =>
                 h("th", {}, t),
               ),
             ),
@@ -98,6 +98,7 @@ export function mountConversations(main, route) {
                 h("td", {}, badge(c.agent, "agent")),
                 h("td.path", { title: c.project || c.cwd || "" }, tilde(c.project || c.cwd || "")),
                 h("td.num", {}, count(c.message_count)),
+                spent(c),
                 h("td", { title: c.last_activity || "" }, ago(c.last_activity)),
               ),
             ),
@@ -111,6 +112,15 @@ export function mountConversations(main, route) {
   input.addEventListener("input", debounce(load, 250));
   load();
   return () => controller.abort();
+}
+
+/** The conversation's model calls: all tokens and their cost at list prices (the numbers
+ * of `agentdex usage --by session`); no cost shown when a call's model has no price. */
+function spent(c) {
+  if (!c.total_tokens) return h("td.num.tokens", {}, "");
+  const cost = c.cost_usd === null || c.cost_usd === undefined ? "" : ` · $${c.cost_usd.toFixed(2)}`;
+  const title = `${count(c.total_tokens)} tokens${cost ? "" : " (a model without a price: no cost)"}`;
+  return h("td.num.tokens", { title }, `${tokens(c.total_tokens)}${cost}`);
 }
 
 export function mountSources(main) {

@@ -3,7 +3,7 @@
 // `agentdex usage --json` (docs/usage.md); a model without a price is shown unpriced.
 
 import { api } from "./api.js";
-import { count, errorBox, fill, h, tilde } from "./dom.js";
+import { count, errorBox, fill, h, tilde, tokens } from "./dom.js";
 import { registerView } from "./views.js";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -26,17 +26,7 @@ function isoDay(date) {
   return local.toISOString().slice(0, 10);
 }
 
-function short(n) {
-  const value = Number(n || 0);
-  for (const [unit, size] of [
-    ["B", 1e9],
-    ["M", 1e6],
-    ["k", 1e3],
-  ]) {
-    if (value >= size) return `${(value / size).toPrecision(3).replace(/\.?0+$/, "")}${unit}`;
-  }
-  return String(value);
-}
+const short = tokens;
 
 function money(row) {
   if (row.cost_usd !== null && row.cost_usd !== undefined) return `$${row.cost_usd.toFixed(2)}`;
