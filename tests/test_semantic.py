@@ -130,7 +130,9 @@ def test_rebuild_reuses_vectors_and_forget_drops_them(
     rebuilt = _json(run_cli("index", "--full", "--semantic", "--json", timeout=180))["semantic"]
     assert rebuilt["embedded"] == 12
     assert rebuilt["run"]["texts_embedded"] == 0  # every text was already embedded
-    assert rebuilt["run"]["reused"] == 12
+    # the rebuild linked every record to its vector (semantic/link.py): nothing left to fill
+    assert rebuilt["run"]["records_done"] == 0
+    assert rebuilt["run"]["embedded_before"] == 12
     forgot = run_cli("forget", "--session", PHOTOS, "--yes", "--json")
     assert forgot.returncode == 0, forgot.stderr
     # forget told the vectors (ingest/events.py): they are gone at once

@@ -96,6 +96,7 @@ def doctor(home: str | None = None) -> dict[str, Any]:
         },
         "index": index_status(home=home),
         "semantic": _semantic_report(home),
+        "embedder": _embedder_report(),
         "wsl": _wsl_report(),
         "environment": _environment(),
         "warnings": warnings,
@@ -117,6 +118,13 @@ def _semantic_report(home: str | None) -> dict[str, Any]:
         return semantic_status(home=home)
     except AgentdexError as exc:  # a corrupt index is reported under "index"
         return {"problem": exc.message}
+
+
+def _embedder_report() -> dict[str, Any]:
+    """The resident embedder (agentdex.semantic.resident): running or not; never started."""
+    from agentdex.semantic.resident import status
+
+    return status()
 
 
 def _root_lookups(home: Path, warnings: list[str]) -> dict[str, list[dict[str, Any]]]:

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
     from agentdex.search.engine import Engine
     from agentdex.semantic.fill import FillStats
+    from agentdex.semantic.query import VectorIndex
 
 #: reciprocal rank fusion: score = sum of weight / (RRF_K + rank)
 RRF_K = 60
@@ -46,6 +47,17 @@ def has_embeddings(index_root: Path) -> bool:
     return (index_root / "semantic" / "vectors.db").is_file()
 
 
+_RESIDENT = False
+
+
+def use_resident_embedder(on: bool = True) -> None:
+    """Embed queries through the resident embedder (:mod:`agentdex.semantic.resident`),
+    starting it when none runs: the CLI's choice, where every search is a fresh process.
+    ``AGENTDEX_RESIDENT_EMBEDDER=0`` overrides it."""
+    global _RESIDENT
+    _RESIDENT = on
+
+
 class QueryVector:
     """The query's embedding, computed on a thread while the lexical search runs."""
 
@@ -54,6 +66,8 @@ class QueryVector:
         self.vector: np.ndarray | None = None
         self.error: str | None = None
         self.seconds = 0.0
+        #: who embedded it: ``resident`` (a resident embedder answered) or ``process``
+        self.via = "process"
         self._thread = threading.Thread(target=self._run, name="agentdex-embed", daemon=True)
         self._thread.start()
 
@@ -63,12 +77,20 @@ class QueryVector:
             from agentdex.semantic.model import ModelUnavailable, embedder
 
             try:
+                if _RESIDENT:
+                    from agentdex.semantic import resident
+
+                    found = resident.embed([self.text]) if resident.enabled() else None
+                    if found is not None:
+                        self.vector, self.via = found[0], "resident"
+                        return
                 self.vector = embedder().embed([self.text])[0]
             except ModelUnavailable as exc:
                 self.error = exc.message
         except Exception as exc:  # a broken runtime must never take lexical search down
             self.error = f"semantic search unavailable: {type(exc).__name__}: {exc}"
-        self.seconds = time.perf_counter() - started
+        finally:
+            self.seconds = time.perf_counter() - started
 
     def result(self) -> np.ndarray | None:
         self._thread.join()
@@ -95,6 +117,21 @@ def filter_node(node: Any) -> Any:
     return None
 
 
+def open_vectors(index_root: Path, generation: str) -> VectorIndex | None:
+    """The vector store's view of ``generation``; a store still linked to an older
+    generation (a rebuild whose event it missed) is relinked first (no text read)."""
+    from agentdex.semantic.query import VectorIndex
+
+    vectors = VectorIndex.open(index_root, generation)
+    if vectors is None and has_embeddings(index_root):
+        from agentdex.semantic.link import relink
+        from agentdex.semantic.model import DEFAULT
+
+        if relink(index_root, DEFAULT.id) is not None:
+            vectors = VectorIndex.open(index_root, generation)
+    return vectors
+
+
 def semantic_hits(
     engine: Engine,
     index_root: Path,
@@ -113,9 +150,8 @@ def semantic_hits(
     """(hit, similarity) of the records closest to ``vector``, best first; and the
     number of embedded records searched. Only live records whose text is the text
     that was embedded count (``thash``); the query's fields and NOT terms filter."""
-    from agentdex.semantic.query import VectorIndex
 
-    vectors = VectorIndex.open(index_root, generation)
+    vectors = open_vectors(index_root, generation)
     if vectors is None:
         return [], 0
     try:
@@ -256,7 +292,6 @@ def similar(
     from agentdex.api.index import reader
     from agentdex.api.search import hit_json
     from agentdex.index.store import index_root
-    from agentdex.semantic.query import VectorIndex
 
     session = ref.split("@", 1)[0]
     root_path = index_root(root, home=home)
@@ -271,7 +306,7 @@ def similar(
         ]
         if not rids:
             raise NotFoundError(f"no conversation {session!r} in the index")
-        vectors = VectorIndex.open(root_path, _generation(root_path))
+        vectors = open_vectors(root_path, _generation(root_path))
         if vectors is None:
             raise NotFoundError("no embeddings yet: run `agentdex index --semantic` first")
         try:

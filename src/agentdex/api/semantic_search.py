@@ -22,6 +22,10 @@ if TYPE_CHECKING:
     from agentdex.search.budget import Budget
 
 NO_EMBEDDINGS = "no embeddings yet: run `agentdex index --semantic`"
+NOT_LINKED = (
+    "no embedded record in this index yet (a fill running now links the vectors"
+    " after a rebuild; else run `agentdex index --semantic`)"
+)
 
 
 def answer(
@@ -101,10 +105,13 @@ def answer(
             }
         )
     result.stats["search_mode"] = mode
+    if not searched:
+        result.stats.setdefault("notes", []).append(NOT_LINKED)
     result.stats["semantic"] = {
         "embedded_records": searched,
         "candidates": len(semantic),
         "query_seconds": round(pending.seconds, 4),
+        "embedder": pending.via,
         "seconds": seconds,
     }
     return result

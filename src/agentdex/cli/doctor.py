@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import click
@@ -70,6 +71,7 @@ def _human(data: dict[str, Any], show_all: bool) -> None:
             sem_state += "  [dim](agentdex index --semantic)[/]"
     else:
         sem_state = "[dim]nothing to embed yet[/]"
+    embedder = _embedder_state(data["embedder"], path)
     wsl = data["wsl"]
     wsl_state = "on" if wsl["enabled"] else "off"
     if wsl["forced"] is not None:
@@ -83,6 +85,7 @@ def _human(data: dict[str, Any], show_all: bool) -> None:
         ("config", f"{path(config['path'])}  {config_state}"),
         ("index", f"{path(index['path'])}  {index_state}"),
         ("embeddings", sem_state),
+        ("embedder", embedder),
         ("WSL bridge", wsl_state),
     ):
         out.print(f"[bold]{label:<11}[/]{value}", soft_wrap=True)
@@ -131,3 +134,20 @@ def _human(data: dict[str, Any], show_all: bool) -> None:
         f"{totals['found']} stores found, {totals['empty']} empty, {totals['not-found']} not "
         f"found, {totals['skipped']} skipped, {totals['private']} private (never opened)"
     )
+
+
+def _embedder_state(info: dict[str, Any], path: Callable[[str], str]) -> str:
+    """``resident, pid 123, 290 MB, 4 queries; exits after 10 min idle`` (or why not)."""
+    from rich.markup import escape
+
+    minutes = info.get("idle_exit_seconds", 0) / 60
+    idle = f"{minutes:.0f} min" if minutes >= 1 else f"{minutes * 60:.0f} s"
+    if info.get("running"):
+        rss = f", {info['rss_mb']:.0f} MB" if info.get("rss_mb") is not None else ""
+        state = f"resident, pid {info.get('pid')}{rss}, {info.get('requests', 0)} queries"
+        if info.get("error"):
+            return f"[red]resident, failing:[/] {escape(info['error'])}"
+        return f"{state}; exits after {idle} idle  [dim]{path(info['socket'])}[/]"
+    if not info.get("enabled"):
+        return "[dim]off (AGENTDEX_RESIDENT_EMBEDDER=0): each search loads the model itself[/]"
+    return f"[dim]not running (a search by meaning starts it; it exits after {idle} idle)[/]"

@@ -238,6 +238,9 @@ def search(
 
         result = team_api.search(" ".join(query), url=url, **options)
     else:
+        from agentdex.api.semantic import use_resident_embedder
+
+        use_resident_embedder()  # a fresh process: the model stays loaded between searches
         with _progress(show_progress) as bar:
             result = api.search(
                 " ".join(query),

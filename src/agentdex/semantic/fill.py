@@ -31,10 +31,9 @@ from agentdex.errors import AgentdexError
 from agentdex.index.segments import BlockFile, load_block
 from agentdex.index.store import Location, open_reader_db
 from agentdex.semantic import store
+from agentdex.semantic.link import ELIGIBLE, Live, link
 from agentdex.semantic.model import DEFAULT, Embedder, ModelSpec
 
-#: which records are embedded (SQL over ``record_rows``)
-ELIGIBLE = "(kind = 'prompt' OR kind = 'summary' OR (kind = 'message' AND role = 'assistant'))"
 MAX_CHUNKS = 3
 #: characters read per record before tokenizing (4 chunks of 128 tokens fit in far less)
 MAX_CHARS = 6_000
@@ -57,6 +56,7 @@ class FillStats:
     texts_embedded: int = 0  #: distinct texts run through the model
     chunks_embedded: int = 0
     reused: int = 0  #: records whose text already had vectors (identical text, a rebuild)
+    linked: int = 0  #: of them, linked by text hash before the fill (no text read)
     members_dropped: int = 0
     vectors_dropped: int = 0
     vectors: int = 0
@@ -195,13 +195,15 @@ def _fill(
         store.set_meta(db, "dead", 0)
         store.set_meta(db, "generation", "")
         db.execute("COMMIT")
-    if store.get_meta(db, "generation") != gen.name:
-        # a rebuilt index numbers its records anew: members start over, vectors stay
-        db.execute("BEGIN IMMEDIATE")
-        db.execute("DELETE FROM members")
-        store.set_meta(db, "generation", gen.name)
-        store.set_meta(db, "model", spec.id)
-        db.execute("COMMIT")
+
+    def model() -> Embedder:  # loaded when a text needs it: linking and reuse do not
+        nonlocal embedder
+        if embedder is None:
+            from agentdex.semantic.model import embedder as shared
+
+            embedder = shared(spec, threads=threads)
+        return embedder
+
     index_db = open_reader_db(gen)
     # pages read through mmap count in this process' RSS: a fill reads every eligible row
     index_db.execute("PRAGMA mmap_size=0")
@@ -211,6 +213,9 @@ def _fill(
         index_db.execute("BEGIN")
         live = Live.read(index_db)
         stats.eligible = len(live)
+        # records whose text has a vector already (a rebuilt index numbers its records
+        # anew; a copied conversation): linked from the index's text hashes, nothing read
+        stats.linked = link(db, live, gen.name, spec.id)
         todo, stats.embedded_before = live.missing(db)
         if max_records is not None:
             todo = todo[:max_records]
@@ -222,11 +227,7 @@ def _fill(
                 break
             batch = todo[at : at + size]
             texts = _texts(index_db, blocks, batch, live.blocks(batch))
-            if embedder is None:
-                from agentdex.semantic.model import embedder as shared
-
-                embedder = shared(spec, threads=threads)
-            _embed_batch(db, appender, embedder, spec, batch, texts, live, stats)
+            _embed_batch(db, appender, model, spec, batch, texts, live, stats)
             stats.records_done += len(batch)
             if progress:
                 progress(stats.records_done, len(todo))
@@ -243,50 +244,6 @@ def _fill(
         blocks.close()
         with suppress(sqlite3.Error):
             index_db.close()
-
-
-class Live:
-    """Every embeddable record of the generation as sorted arrays (rid, thash, time,
-    block): 32 bytes a record, where a dict of tuples took ~300 (bench: RSS while
-    embedding 1 GB of history)."""
-
-    def __init__(self, rids: Any, thash: Any, ts: Any, block: Any) -> None:
-        self.rids, self.thash, self.ts, self.block = rids, thash, ts, block
-
-    @classmethod
-    def read(cls, index_db: sqlite3.Connection) -> Live:
-        import numpy as np
-
-        cursor = index_db.execute(
-            f"SELECT id, thash, coalesce(timestamp, 0), block_id FROM record_rows"
-            f" WHERE {ELIGIBLE} ORDER BY id"
-        )
-        rows = np.fromiter(cursor, dtype=[("r", "i8"), ("t", "i8"), ("ts", "f8"), ("b", "i8")])
-        return cls(rows["r"].copy(), rows["t"].copy(), rows["ts"].copy(), rows["b"].copy())
-
-    def __len__(self) -> int:
-        return len(self.rids)
-
-    def at(self, rids: list[int]) -> Any:
-        import numpy as np
-
-        return np.searchsorted(self.rids, np.asarray(rids, dtype=np.int64))
-
-    def blocks(self, rids: list[int]) -> dict[int, int]:
-        return dict(zip(rids, self.block[self.at(rids)].tolist(), strict=True))
-
-    def thash_of(self, rids: list[int]) -> list[int]:
-        return [int(t) for t in self.thash[self.at(rids)]]
-
-    def missing(self, db: sqlite3.Connection) -> tuple[list[int], int]:
-        """Records with no members row, newest first; and how many have one."""
-        import numpy as np
-
-        have = np.fromiter((r for (r,) in db.execute("SELECT rid FROM members")), dtype=np.int64)
-        done = np.isin(self.rids, have)
-        todo = np.flatnonzero(~done)
-        order = np.lexsort((-self.rids[todo], -self.ts[todo]))
-        return self.rids[todo][order].tolist(), int(done.sum())
 
 
 def _texts(
@@ -310,7 +267,7 @@ def _texts(
 def _embed_batch(
     db: sqlite3.Connection,
     appender: store.Appender,
-    embedder: Embedder,
+    model: Callable[[], Embedder],
     spec: ModelSpec,
     batch: list[int],
     texts: dict[int, bytes],
@@ -342,6 +299,7 @@ def _embed_batch(
     new_keys: list[int] = []
     if fresh:
         new_keys = list(fresh)
+        embedder = model()
         encoded = embedder.encode([fresh[k] for k in new_keys], max_chunks=MAX_CHUNKS)
         flat = [(n, ids) for n, chunks in enumerate(encoded) for ids in chunks]
         order = sorted(range(len(flat)), key=lambda i: len(flat[i][1]))  # similar lengths pad less
@@ -358,13 +316,18 @@ def _embed_batch(
         stats.chunks_embedded += len(flat)
     try:
         db.execute("BEGIN IMMEDIATE")
+        thash, tlen = live.thash_of(batch), live.tlen_of(batch)
+        origin = {keys[rid]: n for n, rid in enumerate(batch)}  # a record with that text
         db.executemany(
-            "INSERT INTO keys (ckey, row) VALUES (?, ?)",
-            ((ckey, first + n) for n, ckey in enumerate(new_keys)),
+            "INSERT INTO keys (ckey, row, thash, tlen) VALUES (?, ?, ?, ?)",
+            (
+                (ckey, first + n, thash[origin[ckey]], tlen[origin[ckey]])
+                for n, ckey in enumerate(new_keys)
+            ),
         )
         db.executemany(
-            "INSERT OR REPLACE INTO members (rid, ckey, thash) VALUES (?, ?, ?)",
-            zip(batch, (keys[rid] for rid in batch), live.thash_of(batch), strict=True),
+            "INSERT OR REPLACE INTO members (rid, ckey, thash, tlen) VALUES (?, ?, ?, ?)",
+            zip(batch, (keys[rid] for rid in batch), thash, tlen, strict=True),
         )
         store.set_meta(db, "rows", appender.rows)
         db.execute("COMMIT")

@@ -130,20 +130,48 @@ def check(spec: ModelSpec = DEFAULT) -> str | None:
     return None
 
 
+class _Reading(threading.Thread):
+    """:func:`read_verified` on a thread; :meth:`result` returns the bytes or raises."""
+
+    def __init__(self, spec: ModelSpec, path: Path | None) -> None:
+        super().__init__(name="agentdex-model-read", daemon=True)
+        self.spec, self.path = spec, path
+        self.data: bytes | None = None
+        self.error: ModelUnavailable | None = None
+        self.start()
+
+    def run(self) -> None:
+        try:
+            self.data = read_verified(self.spec, self.path)
+        except ModelUnavailable as exc:
+            self.error = exc
+
+    def result(self) -> bytes:
+        self.join()
+        if self.error is not None:
+            raise self.error
+        assert self.data is not None
+        return self.data
+
+
 class Embedder:
     """Text -> unit-length float32 vectors (mean pooling over the last hidden state)."""
 
     def __init__(
         self, spec: ModelSpec = DEFAULT, *, threads: int = 1, path: Path | None = None
     ) -> None:
-        data = read_verified(spec, path)
+        # read and check the file on a thread while the runtime is imported (hashlib and
+        # file reads let go of the GIL): the check stays whole, its time mostly hidden
+        reading = _Reading(spec, path)
         try:
             import onnxruntime as ort
             from tokenizers import BertWordPieceTokenizer
         except ImportError as exc:
+            reading.join()
             raise ModelUnavailable(
                 f"semantic search needs {exc.name}; reinstall agentdex"
             ) from None
+        data = reading.result()
         self.spec = spec
         options = ort.SessionOptions()
         options.intra_op_num_threads = max(1, threads)

@@ -42,14 +42,23 @@ if TYPE_CHECKING:
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS keys (ckey INTEGER PRIMARY KEY, row INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS keys (
+    ckey INTEGER PRIMARY KEY,
+    row INTEGER NOT NULL,
+    thash INTEGER,
+    tlen INTEGER
+);
 CREATE TABLE IF NOT EXISTS members (
     rid INTEGER PRIMARY KEY,
     ckey INTEGER NOT NULL,
-    thash INTEGER NOT NULL
+    thash INTEGER NOT NULL,
+    tlen INTEGER
 );
 CREATE INDEX IF NOT EXISTS members_ckey ON members(ckey);
 """
+
+#: columns added since the first stores (NULL in rows written before): table -> columns
+ADDED = {"keys": ("thash", "tlen"), "members": ("tlen",)}
 
 #: file name -> (numpy dtype, values per row as a function of the dimension)
 FILES = {
@@ -82,6 +91,11 @@ def connect(folder: Path, *, create: bool) -> sqlite3.Connection | None:
     db.execute("PRAGMA synchronous=NORMAL")
     if create:
         db.executescript(SCHEMA)
+        for table, columns in ADDED.items():
+            have = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+            for column in columns:
+                if column not in have:
+                    db.execute(f"ALTER TABLE {table} ADD COLUMN {column} INTEGER")
     return db
 
 

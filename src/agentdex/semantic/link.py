@@ -1,0 +1,178 @@
+"""Records onto the vectors their text already has, from the index's ``thash``/``tlen`` alone.
+
+Vectors are keyed by content (:func:`agentdex.semantic.store.content_key`),
+and ``members`` says which record of the current generation holds which
+content. A rebuilt index numbers its records anew, and a refresh adds
+records whose text may have a vector already (a copied or resumed
+conversation). Linking gives those records their ``members`` row without
+reading their text or running the model: every ``members`` row and every
+``keys`` row remembers the (``thash``, ``tlen``) of the text it came from,
+and a record whose (``thash``, ``tlen``) is among them has that text (the
+same 63-bit hash and the same length; ``keys.ckey`` itself is a hash of the
+whole text). Vectors stored before these columns existed are matched by
+the next fill, which reads the text.
+
+:func:`relink` runs at the end of a rebuild (the ``rebuilt`` event) and, as a
+fallback, on the first search by meaning that finds the vectors linked to
+an older generation; a fill links first and embeds only what is left.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from contextlib import suppress
+from pathlib import Path
+from typing import Any
+
+from agentdex.index.store import Location, open_reader_db
+from agentdex.semantic import store
+
+#: which records are embedded (SQL over ``record_rows``)
+ELIGIBLE = "(kind = 'prompt' OR kind = 'summary' OR (kind = 'message' AND role = 'assistant'))"
+
+
+class Live:
+    """Every embeddable record of the generation as sorted arrays (rid, thash, tlen,
+    time, block): 40 bytes a record, where a dict of tuples took ~300 (bench: RSS while
+    embedding 1 GB of history)."""
+
+    def __init__(self, rids: Any, thash: Any, tlen: Any, ts: Any, block: Any) -> None:
+        self.rids, self.thash, self.tlen, self.ts, self.block = rids, thash, tlen, ts, block
+
+    @classmethod
+    def read(cls, index_db: sqlite3.Connection) -> Live:
+        import numpy as np
+
+        cursor = index_db.execute(
+            f"SELECT id, thash, tlen, coalesce(timestamp, 0), block_id FROM record_rows"
+            f" WHERE {ELIGIBLE} ORDER BY id"
+        )
+        rows = np.fromiter(
+            cursor, dtype=[("r", "i8"), ("t", "i8"), ("l", "i8"), ("ts", "f8"), ("b", "i8")]
+        )
+        return cls(*(rows[name].copy() for name in ("r", "t", "l", "ts", "b")))
+
+    def __len__(self) -> int:
+        return len(self.rids)
+
+    def at(self, rids: list[int]) -> Any:
+        import numpy as np
+
+        return np.searchsorted(self.rids, np.asarray(rids, dtype=np.int64))
+
+    def blocks(self, rids: list[int]) -> dict[int, int]:
+        return dict(zip(rids, self.block[self.at(rids)].tolist(), strict=True))
+
+    def thash_of(self, rids: list[int]) -> list[int]:
+        return [int(t) for t in self.thash[self.at(rids)]]
+
+    def tlen_of(self, rids: list[int]) -> list[int]:
+        return [int(t) for t in self.tlen[self.at(rids)]]
+
+    def missing(self, db: sqlite3.Connection) -> tuple[list[int], int]:
+        """Records with no members row, newest first; and how many have one."""
+        import numpy as np
+
+        done = np.isin(self.rids, _column(db, "SELECT rid FROM members"))
+        todo = np.flatnonzero(~done)
+        order = np.lexsort((-self.rids[todo], -self.ts[todo]))
+        return self.rids[todo][order].tolist(), int(done.sum())
+
+
+def _column(db: sqlite3.Connection, sql: str) -> Any:
+    import numpy as np
+
+    return np.fromiter((v for (v,) in db.execute(sql)), dtype=np.int64)
+
+
+def link(db: sqlite3.Connection, live: Live, generation: str, model: str) -> int:
+    """Give the records of ``live`` (the current ``generation``) whose text has a vector
+    their ``members`` row; returns how many were linked. Members of another generation
+    are replaced (what they knew is used first). One transaction."""
+    import numpy as np
+
+    same = store.get_meta(db, "generation") == generation
+    known = np.fromiter(
+        db.execute(
+            "SELECT thash, tlen, ckey FROM members WHERE tlen IS NOT NULL"
+            " UNION ALL SELECT thash, tlen, ckey FROM keys WHERE thash IS NOT NULL"
+        ),
+        dtype=[("t", "i8"), ("l", "i8"), ("c", "i8")],
+    )
+    todo = np.ones(len(live), dtype=bool)
+    if same:
+        todo = ~np.isin(live.rids, _column(db, "SELECT rid FROM members"))
+    rids, ckeys = np.zeros(0, np.int64), np.zeros(0, np.int64)
+    if len(known) and todo.any():
+        order = np.lexsort((known["l"], known["t"]))
+        kt, kl, kc = known["t"][order], known["l"][order], known["c"][order]
+        qt, ql = live.thash[todo], live.tlen[todo]
+        # the first known row of each thash, then walk its (rare) equal-thash neighbours
+        pos = np.searchsorted(kt, qt)
+        found = np.full(len(qt), -1, dtype=np.int64)
+        for step in range(4):  # the same text hash with several lengths: almost never
+            at = np.minimum(pos + step, len(kt) - 1)
+            match = (found < 0) & (kt[at] == qt) & (kl[at] == ql)
+            found[match] = at[match]
+        hit = found >= 0
+        rids, ckeys = live.rids[todo][hit], kc[found[hit]]
+        alive = np.isin(ckeys, _column(db, "SELECT ckey FROM keys"))
+        rids, ckeys = rids[alive], ckeys[alive]
+    at = np.searchsorted(live.rids, rids)
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        if not same:
+            db.execute("DELETE FROM members")
+            store.set_meta(db, "generation", generation)
+            store.set_meta(db, "model", model)
+        db.executemany(
+            "INSERT OR REPLACE INTO members (rid, ckey, thash, tlen) VALUES (?, ?, ?, ?)",
+            zip(
+                rids.tolist(),
+                ckeys.tolist(),
+                live.thash[at].tolist(),
+                live.tlen[at].tolist(),
+                strict=True,
+            ),
+        )
+        db.execute("COMMIT")
+    except BaseException:
+        with suppress(sqlite3.Error):  # a full disk may have rolled it back already
+            db.execute("ROLLBACK")
+        raise
+    return len(rids)
+
+
+def relink(index_root: Path, model: str) -> int | None:
+    """Link the current generation's records to the stored vectors when the store was
+    linked to another generation (after a rebuild). Returns how many records were
+    linked, or None when there was nothing to do or a fill holds the store (a fill
+    links first)."""
+    from agentdex.semantic.fill import FillLock
+
+    folder = store.semantic_dir(index_root)
+    gen = Location(index_root).current()
+    if gen is None or not (folder / "vectors.db").is_file():
+        return None
+    lock = FillLock(folder)
+    try:
+        if not lock.acquire(wait=False):
+            return None
+        db = store.connect(folder, create=True)
+        assert db is not None
+        try:
+            if store.get_meta(db, "generation") == gen.name:
+                return None
+            if store.get_meta(db, "model") not in (None, model):
+                return None  # another model's vectors: the next fill starts over
+            index_db = open_reader_db(gen)
+            try:
+                index_db.execute("PRAGMA mmap_size=0")
+                live = Live.read(index_db)
+            finally:
+                index_db.close()
+            return link(db, live, gen.name, model)
+        finally:
+            db.close()
+    finally:
+        lock.close()

@@ -1,0 +1,275 @@
+"""The resident embedder: the model kept loaded between commands, behind a private socket.
+
+A fresh ``agentdex search`` process that loads the model to embed one query
+pays ~0.6 s (imports, reading and checking 23 MB, creating the onnxruntime
+session) for ~10 ms of work. The CLI instead asks a small resident process
+(:mod:`agentdex.semantic.resident_server`) that keeps the model loaded: it is
+started by the first search that needs a query embedded, answers over a unix
+socket in the data dir and exits by itself after ``idle_seconds()`` without a
+request. Only the CLI uses it (servers keep the model in their own process).
+
+Safety: the socket lives in ``<data dir>/run/`` (0700) and is 0600; the
+resident also checks each peer's uid (``SO_PEERCRED``) and serves nothing but
+embeddings of the texts it is sent and its own status. It is a unix socket
+only: nothing on the network can reach it. ``AGENTDEX_RESIDENT_EMBEDDER=0``
+turns it off (every search then loads the model itself);
+``AGENTDEX_EMBEDDER_IDLE_SECONDS`` sets the idle time before it exits
+(default 600). ``doctor`` shows whether one runs (:func:`status`); nothing
+but a search by meaning ever starts one.
+
+This module is the client and what both ends share; it imports nothing
+heavy (numpy only when vectors come back).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import socket
+import struct
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agentdex.semantic.model import DEFAULT, ModelSpec, ModelUnavailable, model_file
+
+if TYPE_CHECKING:
+    import numpy as np
+
+#: bumped when the messages change: a resident of another version listens elsewhere
+PROTOCOL = 1
+IDLE_SECONDS = 600.0
+#: how long a client waits for a resident it started to load the model and answer
+START_SECONDS = 20.0
+#: how long a client waits for an answer from a resident already loaded
+ANSWER_SECONDS = 10.0
+#: largest message either end accepts (a query is cut to 4,000 characters before)
+MAX_MESSAGE = 4 << 20
+#: AF_UNIX paths longer than this are reached through ``/proc/self/fd/N/``
+_SUN_PATH = 100
+_HEADER = struct.Struct(">I")
+
+
+def enabled() -> bool:
+    """Whether the CLI may use (and start) a resident embedder."""
+    value = os.environ.get("AGENTDEX_RESIDENT_EMBEDDER", "1").strip().lower()
+    return value not in ("0", "false", "no", "off") and hasattr(socket, "AF_UNIX")
+
+
+def idle_seconds() -> float:
+    value = os.environ.get("AGENTDEX_EMBEDDER_IDLE_SECONDS", "")
+    try:
+        seconds = float(value)
+    except ValueError:
+        return IDLE_SECONDS
+    return seconds if seconds > 0 else IDLE_SECONDS
+
+
+def run_dir() -> Path:
+    from agentdex.paths import data_dir
+
+    return data_dir() / "run"
+
+
+def socket_name(spec: ModelSpec = DEFAULT) -> str:
+    """``embed-<model>-<8 hex of the model file's path>-p<protocol>.sock``: a model file
+    given by ``AGENTDEX_MODEL_PATH`` gets its own resident."""
+    where = hashlib.sha256(str(model_file(spec)).encode("utf-8", "surrogateescape"))
+    return f"embed-{spec.id}-{where.hexdigest()[:8]}-p{PROTOCOL}.sock"
+
+
+# -- framing (both ends) -------------------------------------------------------------------
+
+
+def send(sock: socket.socket, header: dict[str, Any], payload: bytes = b"") -> None:
+    """One message: a 4-byte length, a JSON header, then ``header['bytes']`` raw bytes."""
+    if payload:
+        header = {**header, "bytes": len(payload)}
+    body = json.dumps(header, separators=(",", ":")).encode()
+    sock.sendall(_HEADER.pack(len(body)) + body + payload)
+
+
+def receive(sock: socket.socket) -> tuple[dict[str, Any], bytes]:
+    (size,) = _HEADER.unpack(_exactly(sock, _HEADER.size))
+    if size > MAX_MESSAGE:
+        raise ValueError("message too large")
+    header = json.loads(_exactly(sock, size))
+    if not isinstance(header, dict):
+        raise ValueError("malformed message")
+    extra = header.get("bytes", 0)
+    if not isinstance(extra, int) or not 0 <= extra <= MAX_MESSAGE:
+        raise ValueError("malformed message")
+    return header, _exactly(sock, extra) if extra else b""
+
+
+def _exactly(sock: socket.socket, size: int) -> bytes:
+    parts, left = [], size
+    while left:
+        part = sock.recv(min(left, 1 << 20))
+        if not part:
+            raise ConnectionError("the other end closed the connection")
+        parts.append(part)
+        left -= len(part)
+    return b"".join(parts)
+
+
+@contextlib.contextmanager
+def address(folder: Path, name: str) -> Iterator[str]:
+    """A path ``bind``/``connect`` accept for ``folder/name`` (long paths go through an
+    open descriptor of ``folder``: AF_UNIX paths are limited to ~100 bytes)."""
+    full = str(folder / name)
+    if len(full.encode("utf-8", "surrogateescape")) <= _SUN_PATH:
+        yield full
+        return
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        yield f"/proc/self/fd/{fd}/{name}"
+    finally:
+        os.close(fd)
+
+
+# -- the client ----------------------------------------------------------------------------
+
+
+def connect(folder: Path, name: str, timeout: float) -> socket.socket | None:
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        with address(folder, name) as where:
+            sock.settimeout(timeout)
+            sock.connect(where)
+    except OSError:  # no socket, a stale one, a folder not there
+        sock.close()
+        return None
+    return sock
+
+
+def _ask(sock: socket.socket, request: dict[str, Any]) -> tuple[dict[str, Any], bytes]:
+    with sock:
+        send(sock, request)
+        return receive(sock)
+
+
+def embed(texts: list[str], spec: ModelSpec = DEFAULT, *, start: bool = True) -> np.ndarray | None:
+    """Unit vectors for ``texts`` from the resident embedder, starting one if none runs.
+
+    None when no resident can serve (sockets unavailable, it could not be started
+    or stopped answering): the caller loads the model itself. Raises
+    :class:`ModelUnavailable` when the resident says the model cannot run.
+    """
+    import numpy as np
+
+    folder, name = run_dir(), socket_name(spec)
+    request = {"op": "embed", "model": spec.id, "texts": texts}
+    sock = connect(folder, name, ANSWER_SECONDS)
+    child = None
+    if sock is None:
+        if not start:
+            return None
+        child = _start(folder, name, spec)
+        if child is None:
+            return None
+        sock = _await(folder, name, child)
+        if sock is None:
+            return None
+    try:
+        header, payload = _ask(sock, request)
+    except (OSError, ValueError):
+        return None
+    if not header.get("ok"):
+        if header.get("code") == "MODEL_UNAVAILABLE":
+            raise ModelUnavailable(str(header.get("error")))
+        return None
+    rows, dim = header.get("shape", (0, 0))
+    if rows != len(texts) or dim != spec.dim or len(payload) != rows * dim * 4:
+        return None
+    return np.frombuffer(payload, dtype="<f4").reshape(rows, dim)
+
+
+def _start(folder: Path, name: str, spec: ModelSpec) -> Any:
+    """Start a resident (detached: it outlives this process); None if it cannot be."""
+    import subprocess
+
+    from agentdex.paths import ensure_private_dir, open_private
+
+    try:
+        ensure_private_dir(folder)
+        log = open_private(folder / (name.removesuffix(".sock") + ".log"))
+    except OSError:
+        return None
+    import agentdex
+
+    env = dict(os.environ)
+    # the resident runs this very code, whatever the interpreter's own path says
+    source = str(Path(agentdex.__file__).resolve().parents[1])
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (source, env.get("PYTHONPATH")) if p)
+    argv = [sys.executable, "-m", "agentdex.semantic.resident_server", "--socket", name]
+    argv += ["--model", spec.id, "--idle", str(idle_seconds())]
+    try:
+        with log:
+            return subprocess.Popen(
+                argv,
+                cwd=folder,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # not killed with this terminal's process group
+                close_fds=True,
+            )
+    except OSError:
+        return None
+
+
+def _await(folder: Path, name: str, child: Any) -> socket.socket | None:
+    """Connect to the resident being started (it binds first, then loads the model, so
+    a connected client waits for the load on its first answer)."""
+    deadline = time.monotonic() + START_SECONDS
+    while time.monotonic() < deadline:
+        sock = connect(folder, name, START_SECONDS)
+        if sock is not None:
+            return sock
+        if child.poll() not in (None, 0):
+            return None  # it failed before binding; 0 means another resident won the race
+        time.sleep(0.005)
+    return None
+
+
+def status(spec: ModelSpec = DEFAULT) -> dict[str, Any]:
+    """Whether a resident embedder runs, and what it says about itself (never starts one)."""
+    folder, name = run_dir(), socket_name(spec)
+    info: dict[str, Any] = {
+        "enabled": enabled(),
+        "running": False,
+        "socket": str(folder / name),
+        "idle_exit_seconds": idle_seconds(),
+    }
+    sock = connect(folder, name, 1.0) if info["enabled"] or (folder / name).exists() else None
+    if sock is None:
+        return info
+    try:
+        header, _ = _ask(sock, {"op": "status"})
+    except (OSError, ValueError):
+        return info
+    info["running"] = bool(header.get("ok"))
+    for key in ("pid", "model", "started", "last_used", "requests", "rss_mb", "error"):
+        if key in header:
+            info[key] = header[key]
+    if "idle" in header:
+        info["idle_exit_seconds"] = header["idle"]
+    return info
+
+
+def stop(spec: ModelSpec = DEFAULT) -> bool:
+    """Ask a running resident to exit now; True if one answered."""
+    sock = connect(run_dir(), socket_name(spec), 2.0)
+    if sock is None:
+        return False
+    try:
+        header, _ = _ask(sock, {"op": "stop"})
+    except (OSError, ValueError):
+        return False
+    return bool(header.get("ok"))

@@ -1,0 +1,257 @@
+"""The resident embedder's process: ``python -m agentdex.semantic.resident_server``.
+
+Started by :func:`agentdex.semantic.resident.embed` (never by hand, though it
+does no harm). One per model and data dir: it takes ``<socket>.lock`` first
+and leaves quietly when another holds it. It binds its socket (0600, in the
+0700 run dir) before it loads the model, so the client that started it waits
+on its first answer rather than polling; a model that cannot run is answered
+as that one-line error, and the process then exits. It answers ``embed``,
+``status`` and ``stop``, only to peers of its own uid, and exits after
+``--idle`` seconds without a request, when its socket is removed or replaced,
+or on SIGTERM.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import os
+import signal
+import socket
+import struct
+import sys
+import threading
+import time
+from contextlib import suppress
+from pathlib import Path
+from typing import Any
+
+from agentdex.semantic import resident
+from agentdex.semantic.model import SPECS, Embedder, ModelUnavailable
+
+#: how often an idle resident wakes to look at its socket and its idle time
+TICK = 5.0
+#: how long a connection may take to send its request
+REQUEST_SECONDS = 5.0
+#: how long a starting resident waits for one that holds the lock but does not answer
+TAKEOVER_SECONDS = 10.0
+#: a query is cut to this many characters before it is embedded (its first 128 tokens count)
+MAX_TEXT = 4_000
+MAX_TEXTS = 64
+
+
+class Resident:
+    def __init__(self, folder: Path, name: str, model: str, idle: float) -> None:
+        self.folder, self.name, self.model, self.idle = folder, name, model, idle
+        self.started = time.time()
+        self.last = time.monotonic()
+        self.requests = 0
+        self.embedder: Embedder | None = None
+        self.error: str | None = None
+        self.ready = threading.Event()
+        self.done = threading.Event()
+        self.inode: tuple[int, int] | None = None
+        self.handlers: set[threading.Thread] = set()
+        self.listener: socket.socket | None = None
+
+    # -- life ---------------------------------------------------------------------------
+
+    def run(self) -> int:
+        os.umask(0o077)
+        lock = os.open(self.folder / (self.name + ".lock"), os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            if not self._take(lock):
+                return 0  # another resident serves this socket
+            listener = self._bind()
+            threading.Thread(target=self._load, name="load", daemon=True).start()
+            try:
+                self._serve(listener)
+            finally:
+                listener.close()
+                self._unlink()
+                for thread in list(self.handlers):
+                    thread.join(REQUEST_SECONDS)
+        finally:
+            os.close(lock)
+        return 0
+
+    def _take(self, lock: int) -> bool:
+        """The lock, unless a live resident answers on the socket. A resident that holds
+        the lock without answering is starting (it binds soon) or leaving (it lets go
+        soon): wait for either."""
+        deadline = time.monotonic() + TAKEOVER_SECONDS
+        while True:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return True
+            except BlockingIOError:
+                pass
+            sock = resident.connect(self.folder, self.name, 1.0)
+            if sock is not None:
+                sock.close()
+                return False
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.02)
+
+    def _bind(self) -> socket.socket:
+        dir_fd = os.open(self.folder, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            with suppress(FileNotFoundError):  # a resident that died left it
+                os.unlink(self.name, dir_fd=dir_fd)
+            listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            with resident.address(self.folder, self.name) as where:
+                listener.bind(where)
+            os.chmod(self.name, 0o600, dir_fd=dir_fd)
+            st = os.stat(self.name, dir_fd=dir_fd)
+            self.inode = (st.st_dev, st.st_ino)
+        finally:
+            os.close(dir_fd)
+        listener.listen(16)
+        listener.settimeout(min(TICK, self.idle))
+        self.listener = listener
+        return listener
+
+    def _load(self) -> None:
+        try:
+            self.embedder = Embedder(SPECS[self.model], threads=1)
+            self.embedder.embed(["warm up"])  # the first run allocates; keep that off a query
+        except ModelUnavailable as exc:
+            self.error = exc.message
+        except Exception as exc:  # onnxruntime's own errors: say it, then leave
+            self.error = f"cannot run the embedding model: {type(exc).__name__}: {exc}"
+        self.ready.set()
+
+    def _serve(self, listener: socket.socket) -> None:
+        while not self.done.is_set():
+            if self.ready.is_set() and self.error is not None:
+                # answer the clients already waiting with the error, then leave
+                self.done.set()
+                listener.settimeout(0.2)
+            try:
+                conn, _ = listener.accept()
+            except TimeoutError:
+                if self.done.is_set() or self._should_exit():
+                    return
+                continue
+            except OSError:
+                return
+            thread = threading.Thread(target=self._handle, args=(conn,), daemon=True)
+            self.handlers.add(thread)
+            thread.start()
+
+    def _should_exit(self) -> bool:
+        if time.monotonic() - self.last > self.idle:
+            return True
+        try:
+            st = os.stat(self.folder / self.name)
+        except OSError:
+            return True  # the data dir or the socket was removed
+        return (st.st_dev, st.st_ino) != self.inode  # another resident took the name
+
+    def _unlink(self) -> None:
+        with suppress(OSError):
+            st = os.stat(self.folder / self.name)
+            if (st.st_dev, st.st_ino) == self.inode:
+                os.unlink(self.folder / self.name)
+
+    # -- requests ------------------------------------------------------------------------
+
+    def _handle(self, conn: socket.socket) -> None:
+        with conn:
+            try:
+                if not _same_user(conn):
+                    return
+                conn.settimeout(REQUEST_SECONDS)
+                request, _ = resident.receive(conn)
+                header, payload = self._answer(request)
+                resident.send(conn, header, payload)
+                if request.get("op") == "stop" and self.listener is not None:
+                    self.listener.shutdown(socket.SHUT_RDWR)  # wakes accept() at once
+            except (OSError, ValueError):
+                return
+            finally:
+                self.last = time.monotonic()
+                self.handlers.discard(threading.current_thread())
+
+    def _answer(self, request: dict[str, Any]) -> tuple[dict[str, Any], bytes]:
+        op = request.get("op")
+        if op == "status":
+            return self._status(), b""
+        if op == "stop":
+            self.done.set()
+            return {"ok": True}, b""
+        if op != "embed":
+            return {"ok": False, "error": f"unknown op {op!r}"}, b""
+        texts = request.get("texts")
+        if (
+            request.get("model") != self.model
+            or not isinstance(texts, list)
+            or not 0 < len(texts) <= MAX_TEXTS
+            or not all(isinstance(t, str) for t in texts)
+        ):
+            return {"ok": False, "error": "malformed embed request"}, b""
+        self.ready.wait()
+        if self.embedder is None:
+            error = self.error or "the embedding model did not load"
+            return {"ok": False, "code": ModelUnavailable.code, "error": error}, b""
+        self.requests += 1
+        vectors = self.embedder.embed([t[:MAX_TEXT] for t in texts])
+        return {"ok": True, "shape": list(vectors.shape)}, vectors.astype("<f4").tobytes()
+
+    def _status(self) -> dict[str, Any]:
+        info: dict[str, Any] = {
+            "ok": True,
+            "pid": os.getpid(),
+            "model": self.model,
+            "started": round(self.started, 3),
+            "last_used": round(time.time() - (time.monotonic() - self.last), 3),
+            "requests": self.requests,
+            "idle": self.idle,
+            "loaded": self.embedder is not None,
+        }
+        if self.error:
+            info["error"] = self.error
+        with suppress(OSError, ValueError), open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmRSS:"):
+                    info["rss_mb"] = round(int(line.split()[1]) / 1024, 1)
+        return info
+
+
+def _same_user(conn: socket.socket) -> bool:
+    """Serve only processes of this uid (the 0700 folder says so already; this checks)."""
+    option = getattr(socket, "SO_PEERCRED", None)
+    if option is None:
+        return True  # no peer credentials here: the folder's permissions are the guard
+    creds = conn.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i"))
+    _pid, uid, _gid = struct.unpack("3i", creds)
+    return uid == os.getuid()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="agentdex-resident-embedder")
+    parser.add_argument("--socket", required=True, help="socket file name, in the run dir")
+    parser.add_argument("--model", default="minilm-l6-v2-int8", choices=sorted(SPECS))
+    parser.add_argument("--idle", type=float, default=resident.IDLE_SECONDS)
+    args = parser.parse_args(argv)
+    if "/" in args.socket or args.socket.startswith("."):
+        parser.error("--socket is a file name in the run dir")
+    folder = resident.run_dir()
+    if not folder.is_dir():
+        print(f"no run dir {folder}", file=sys.stderr)
+        return 1
+    server = Resident(folder, args.socket, args.model, max(args.idle, 0.5))
+    signal.signal(signal.SIGTERM, _leave)
+    code = server.run()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)  # its socket is gone: no need to wait for the runtime's slow teardown
+
+
+def _leave(*_: Any) -> None:
+    raise SystemExit(0)  # through run()'s cleanup: the socket is removed
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,173 @@
+"""The resident embedder (semantic/resident.py): the model kept loaded between CLI searches.
+
+Real processes over a real unix socket in the test's data dir; every test stops
+the resident it started (and checks its process is gone), so nothing outlives
+the test. conftest turns the resident off; these tests turn it on.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import socket
+import stat
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from semantic_support import THROTTLE, write_history
+
+QUERY = "where did we deal with the upstream service throttling us"
+
+
+def _gone(pid: int, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        with contextlib.suppress(ChildProcessError):  # our own child: reap it
+            os.waitpid(pid, os.WNOHANG)
+        time.sleep(0.1)
+    return False
+
+
+@pytest.fixture
+def resident(monkeypatch: pytest.MonkeyPatch, home: Path) -> Iterator[Any]:
+    """The resident module with the embedder on; whatever it started is stopped after."""
+    from agentdex.semantic import resident as module
+
+    monkeypatch.setenv("AGENTDEX_RESIDENT_EMBEDDER", "1")
+    monkeypatch.setenv("AGENTDEX_EMBEDDER_IDLE_SECONDS", "60")
+    pids: list[int] = []
+    module_status = module.status
+
+    def status(*args: Any, **kwargs: Any) -> dict[str, Any]:
+        info = module_status(*args, **kwargs)
+        if info.get("pid"):
+            pids.append(info["pid"])
+        return info
+
+    monkeypatch.setattr(module, "status", status)
+    yield module
+    info = module_status()
+    if info.get("pid"):
+        pids.append(info["pid"])
+    module.stop()
+    for pid in set(pids):
+        if not _gone(pid, 15):
+            os.kill(pid, 9)  # only the resident this test started
+            pytest.fail(f"the resident {pid} did not exit when asked")
+
+
+def test_resident_answers_the_same_vectors_from_a_private_socket(resident: Any) -> None:
+    import numpy as np
+
+    from agentdex.semantic.model import embedder
+
+    texts = ["the upstream service is throttling us", "photos appear sideways"]
+    vectors = resident.embed(texts)
+    assert vectors is not None and vectors.shape == (2, 384)
+    local = embedder().embed(texts)
+    assert np.allclose(vectors, local, atol=1e-5)
+    info = resident.status()
+    assert info["running"] and info["requests"] == 1
+    assert info["pid"] != os.getpid()
+    assert 0 < info["rss_mb"] < 1000
+    sock = Path(info["socket"])
+    assert stat.S_ISSOCK(sock.stat().st_mode)
+    assert stat.S_IMODE(sock.stat().st_mode) == 0o600
+    assert stat.S_IMODE(sock.parent.stat().st_mode) == 0o700
+    # a second call reuses it: no new process
+    assert resident.embed(["again"]) is not None
+    assert resident.status()["pid"] == info["pid"]
+    assert resident.stop()
+    assert _gone(info["pid"], 15)
+    assert not sock.exists()
+    assert resident.embed(["x"], start=False) is None  # nothing runs, none started
+
+
+def test_resident_survives_garbage(resident: Any) -> None:
+    assert resident.embed(["warm"]) is not None
+    info = resident.status()
+    for junk in (b"\xff\xff\xff\xffxx", b"\x00\x00\x00\x02[]", b"\x00\x00\x00\x03not"):
+        raw = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        raw.settimeout(10)
+        raw.connect(info["socket"])
+        raw.sendall(junk)
+        raw.shutdown(socket.SHUT_WR)
+        try:
+            answer = raw.recv(100)
+        except ConnectionResetError:  # closed with our bytes unread
+            answer = b""
+        assert answer == b""  # dropped, nothing answered
+        raw.close()
+    bad = resident.connect(Path(info["socket"]).parent, Path(info["socket"]).name, 10)
+    resident.send(bad, {"op": "embed", "model": "minilm-l6-v2-int8", "texts": [1]})
+    header, _ = resident.receive(bad)
+    bad.close()
+    assert header == {"ok": False, "error": "malformed embed request"}
+    assert resident.embed(["still serving"]) is not None
+    assert resident.status()["pid"] == info["pid"]
+
+
+def test_resident_exits_when_idle(resident: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AGENTDEX_EMBEDDER_IDLE_SECONDS", "1")
+    assert resident.embed(["warm"]) is not None
+    info = resident.status()
+    if info["running"]:  # it may have left already on a slow machine
+        assert info["idle_exit_seconds"] == 1
+        assert _gone(info["pid"], 30)  # 1 s without a request: it leaves by itself
+    assert not Path(info["socket"]).exists()
+    assert resident.embed(["x"], start=False) is None
+
+
+def test_a_corrupt_model_is_one_line_through_the_resident_too(
+    resident: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agentdex.semantic.model import ModelUnavailable
+
+    bad = tmp_path / "model.onnx"
+    bad.write_bytes(b"not a model")
+    monkeypatch.setenv("AGENTDEX_MODEL_PATH", str(bad))
+    with pytest.raises(ModelUnavailable) as caught:
+        resident.embed(["x"])
+    assert "does not match its pinned sha256" in caught.value.message
+    assert "\n" not in caught.value.message
+    # the resident that could not load the model does not stay
+    deadline = time.monotonic() + 15
+    while resident.status()["running"] and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not resident.status()["running"]
+
+
+def test_cli_searches_share_one_resident(home: Path, run_cli: Any, resident: Any) -> None:
+    write_history(home)
+    assert run_cli("index", "--semantic", timeout=180).returncode == 0
+    env = {"AGENTDEX_RESIDENT_EMBEDDER": "1"}
+    first = run_cli("search", "--json", QUERY, env=env, timeout=120)
+    assert first.returncode == 0, first.stderr
+    data = json.loads(first.stdout)
+    assert data["stats"]["semantic"]["embedder"] == "resident"
+    assert data["results"][0]["session_id"] == THROTTLE
+    pid = resident.status()["pid"]
+    second = json.loads(run_cli("search", "--json", QUERY, env=env).stdout)
+    assert second["stats"]["semantic"]["embedder"] == "resident"
+    assert resident.status()["pid"] == pid and resident.status()["requests"] == 2
+    off_env = {"AGENTDEX_RESIDENT_EMBEDDER": "0"}
+    off = json.loads(run_cli("search", "--json", QUERY, env=off_env).stdout)
+    assert off["stats"]["semantic"]["embedder"] == "process"
+    assert [r["ref"] for r in off["results"]] == [r["ref"] for r in second["results"]]
+    doctor = json.loads(run_cli("doctor", "--json", env=env).stdout)["embedder"]
+    assert doctor["running"] and doctor["pid"] == pid
+    human = run_cli("doctor", env={**env, "COLUMNS": "200"})
+    assert f"resident, pid {pid}" in human.stdout
+    assert resident.stop()
+    assert _gone(pid, 15)
+    doctor = json.loads(run_cli("doctor", "--json", env=env).stdout)["embedder"]
+    assert doctor["running"] is False
