@@ -115,3 +115,37 @@ def test_a_rewritten_message_is_not_linked_to_its_old_vector(
     data = _json(run_cli("search", "--semantic", "--json", query))
     assert data["results"][0]["session_id"] == PHOTOS
     assert "invoices" in data["results"][0]["snippet"].lower()
+
+
+def test_a_first_build_is_linked_once_complete(embedded: Any, home: Path) -> None:
+    """A rebuild a search started is current while it runs (index/coverage.py): linking
+    waits until it is complete, then the first search by meaning links it."""
+    from agentdex.api.index import refresh
+    from agentdex.index import coverage
+    from agentdex.index.store import Location, connect, index_root
+    from agentdex.semantic.link import relink
+    from agentdex.semantic.model import DEFAULT
+
+    refresh(home=str(home), full=True)
+    root = index_root(None, home=str(home))
+    gen = Location(root).current()
+    assert gen is not None
+    db = connect(gen)
+    db.execute("BEGIN")
+    coverage.write(db, coverage.BuildCoverage(bytes=1, bytes_total=2))
+    db.execute("COMMIT")
+    db.close()
+    # mark the vectors as linked to the generation before, as a first build leaves them
+    vectors = sqlite3.connect(next(root.rglob("vectors.db")))
+    vectors.execute("UPDATE meta SET value = 'gen-before' WHERE key = 'generation'")
+    vectors.commit()
+    vectors.close()
+    assert relink(root, DEFAULT.id) is None  # still building: nothing linked yet
+    assert _store_generation(home) == "gen-before"
+    db = connect(gen)
+    db.execute("BEGIN")
+    coverage.write(db, None)
+    db.execute("COMMIT")
+    db.close()
+    assert relink(root, DEFAULT.id) == 12
+    assert _store_generation(home) == gen.name

@@ -14,7 +14,11 @@ the next fill, which reads the text.
 
 :func:`relink` runs at the end of a rebuild (the ``rebuilt`` event) and, as a
 fallback, on the first search by meaning that finds the vectors linked to
-an older generation; a fill links first and embeds only what is left.
+an older generation; a fill links first and embeds only what is left. A
+rebuild that a search started is a first build, current while its records
+keep coming (``index/coverage.py``): it is linked once complete, by the first
+search by meaning after that (until then hybrid answers lexically, with a
+note), or earlier by a fill.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
+from agentdex.index import coverage
 from agentdex.index.store import Location, open_reader_db
 from agentdex.semantic import store
 
@@ -167,6 +172,10 @@ def relink(index_root: Path, model: str) -> int | None:
                 return None  # another model's vectors: the next fill starts over
             index_db = open_reader_db(gen)
             try:
+                if coverage.read(index_db) is not None:
+                    # a first build still running (a rebuild a search started): its records
+                    # keep coming; the first search or fill after it completes links them
+                    return None
                 index_db.execute("PRAGMA mmap_size=0")
                 live = Live.read(index_db)
             finally:
