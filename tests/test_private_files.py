@@ -39,13 +39,17 @@ def _loose(root: Path) -> list[str]:
 
 
 def test_files_are_private_under_umask_022(home: Path, tmp_path: Path) -> None:
-    claude_session(home, SESSION, "/work/shop", ["hello there", "hi", "more", "ok"])
+    token = "ghp_" + "R8mQ2vX7kL4pN9sT1wY6zB3cF5hJ0dG2aE8u"  # for `secrets` to list
+    claude_session(home, SESSION, "/work/shop", ["hello there", "hi", f"use {token}", "ok"])
     data = Path(os.environ["AGENTDEX_DATA_DIR"])
     data.mkdir(mode=0o755)
     data.chmod(0o755)  # as an older agentdex left it
     for args in (
         ("index",),
+        ("index", "--semantic"),  # the vector store (the model is a dependency)
         ("conversations", "--json"),
+        ("secrets", "--json"),
+        ("usage", "--json"),
         ("search", "hello", "--json"),
         ("context", "--json"),
         ("export", SESSION, "-o", str(tmp_path / "chat.md")),
@@ -56,6 +60,28 @@ def test_files_are_private_under_umask_022(home: Path, tmp_path: Path) -> None:
     written = sorted(p.name for p in data.rglob("*") if p.is_file())
     assert "index.db" in written and "archive.db" in written and "projects.json" in written
     assert any(name.endswith(".blobs") for name in written)  # the archive's chunks
+    assert "vectors.db" in written  # the semantic store
     assert _loose(data) == []
     for name in ("chat.md", "archive.jsonl"):
         assert stat.S_IMODE((tmp_path / name).stat().st_mode) == 0o600, name
+
+
+def test_the_vector_store_is_private_when_a_library_caller_keeps_umask_022(
+    tmp_path: Path,
+) -> None:
+    """``semantic.store.connect`` (a fill called from a program that is not the CLI) makes
+    its database, WAL and shared-memory file 0600 under the caller's umask 022, and gives
+    the caller's umask back."""
+    from agentdex.semantic import store
+
+    previous = os.umask(0o022)
+    try:
+        db = store.connect(tmp_path / "semantic", create=True)
+        assert db is not None
+        db.execute("INSERT INTO meta (key, value) VALUES ('probe', '1')")
+        assert os.umask(0o022) == 0o022  # given back
+        assert (tmp_path / "semantic" / "vectors.db-wal").exists()
+        assert _loose(tmp_path / "semantic") == []
+        db.close()
+    finally:
+        os.umask(previous)

@@ -84,18 +84,21 @@ def connect(folder: Path, *, create: bool) -> sqlite3.Connection | None:
     path = folder / "vectors.db"
     if not create and not path.exists():
         return None
-    if create:
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    db = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
-    db.execute("PRAGMA journal_mode=WAL")
-    db.execute("PRAGMA synchronous=NORMAL")
-    if create:
-        db.executescript(SCHEMA)
-        for table, columns in ADDED.items():
-            have = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
-            for column in columns:
-                if column not in have:
-                    db.execute(f"ALTER TABLE {table} ADD COLUMN {column} INTEGER")
+    from agentdex.paths import private_files
+
+    with private_files():  # the database, its WAL and -shm: 0600 whatever the caller's umask
+        if create:
+            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        db = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        if create:
+            db.executescript(SCHEMA)
+            for table, columns in ADDED.items():
+                have = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+                for column in columns:
+                    if column not in have:
+                        db.execute(f"ALTER TABLE {table} ADD COLUMN {column} INTEGER")
     return db
 
 
@@ -292,10 +295,12 @@ def compact(folder: Path, db: sqlite3.Connection, dim: int, *, force: bool = Fal
     target = folder / name
     shutil.rmtree(target, ignore_errors=True)
     target.mkdir(mode=0o700)
+    from agentdex.paths import open_private
+
     try:
         rows = np.fromiter((r for _, r in live), dtype=np.int64, count=len(live))
         for file in FILES:
-            with open(target / file, "wb") as out:
+            with open_private(target / file) as out:
                 if old is not None:
                     source = getattr(old, file)
                     for at in range(0, len(rows), 65536):
