@@ -10,13 +10,16 @@ headers and errors decided before the first byte.
 
 from __future__ import annotations
 
+import gc
 import io
 import json
 import os
 import random
 import tempfile
+import threading
 import tracemalloc
 from pathlib import Path
+from types import SimpleNamespace
 
 import orjson
 import pytest
@@ -191,3 +194,55 @@ def test_stdout_on_a_terminal_is_safe_across_chunks(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr("sys.stdout", out)
     cli_export._to_stdout(iter(["a\r", "\nb\x1b]52;c;eA==\x07", "\r"]))
     assert out.getvalue() == "a\nb^[]52;c;eA==^G^M"
+
+
+@pytest.fixture
+def one_slot(monkeypatch: pytest.MonkeyPatch) -> threading.BoundedSemaphore:
+    """The server's export slots cut to one, with a short queue."""
+    from agentdex.http import export_api as route
+
+    slots = threading.BoundedSemaphore(1)
+    monkeypatch.setattr(route, "_slots", slots)
+    monkeypatch.setattr(route, "QUEUE_SECONDS", 0.2)
+    return slots
+
+
+def _free(slots: threading.BoundedSemaphore) -> bool:
+    if not slots.acquire(blocking=False):
+        return False
+    slots.release()
+    return True
+
+
+def test_http_exports_take_a_slot_and_give_it_back(
+    rendered_sample: Path, one_slot: threading.BoundedSemaphore
+) -> None:
+    app = create_app(token="t0ken")
+    app.state.home = str(rendered_sample)
+    client = TestClient(app)
+    assert one_slot.acquire(blocking=False)  # another export is running
+    busy = client.get(f"/api/v0/export/{CLAUDE}", headers=AUTH)
+    assert busy.status_code == 429 and busy.json()["error"] == "BUSY"
+    assert int(busy.headers["Retry-After"]) >= 1
+    one_slot.release()
+    done = client.get(f"/api/v0/export/{CLAUDE}", headers=AUTH)
+    assert done.status_code == 200 and done.text == api.export(CLAUDE, str(rendered_sample)).content
+    assert _free(one_slot)  # given back after the body
+    missing = client.get("/api/v0/export/no-such-conversation", headers=AUTH)
+    assert missing.status_code == 404 and _free(one_slot)  # and after an error
+    unauthorised = client.get(f"/api/v0/export/{CLAUDE}")
+    assert unauthorised.status_code == 401 and _free(one_slot)
+
+
+def test_a_response_dropped_before_its_body_gives_the_slot_back(
+    rendered_sample: Path, one_slot: threading.BoundedSemaphore
+) -> None:
+    """A client gone before the body started: the response is dropped unread."""
+    from agentdex.http import export_api as route
+
+    request = SimpleNamespace(app=SimpleNamespace(state=SimpleNamespace(home=str(rendered_sample))))
+    response = route.export(request, CLAUDE, format="md", redact=False, download=False)  # type: ignore[arg-type]
+    assert not _free(one_slot)  # held while the response waits to be sent
+    del response
+    gc.collect()
+    assert _free(one_slot)

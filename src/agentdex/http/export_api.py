@@ -5,11 +5,16 @@ Both are thin shells over :mod:`agentdex.api.resume` and
 (a page shows it to copy); nothing here ever runs one. Transcripts are
 served ``no-store`` with ``nosniff``, and HTML with the same
 Content-Security-Policy the file carries (no script, nothing external).
+Exports are streamed, and at most :data:`MAX_CONCURRENT_EXPORTS` are gathered and
+rendered at once; later ones wait for a slot, then get 429 with ``Retry-After``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import itertools
+import os
+import threading
+from collections.abc import Callable, Iterator
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Query, Request, Response
@@ -18,6 +23,7 @@ from pydantic import BaseModel
 
 from agentdex.api import export as export_api
 from agentdex.api import resume as resume_api
+from agentdex.errors import BusyError
 from agentdex.http import params
 
 router = APIRouter(tags=["resume and export"])
@@ -145,7 +151,20 @@ def export(
     Streamed as it is rendered (memory does not grow with the conversation); the
     status and headers, and any error, are decided before the first byte.
     """
-    stream = export_api.open_export(ref, _home(request), format=format, redact=redact)
+    if not _slots.acquire(timeout=QUEUE_SECONDS):
+        raise BusyError(
+            f"{MAX_CONCURRENT_EXPORTS} exports are already running; try again shortly",
+            retry_after=RETRY_SECONDS,
+        )
+    try:
+        stream = export_api.open_export(ref, _home(request), format=format, redact=redact)
+    except BaseException:
+        _slots.release()
+        raise
+    body = _body(stream, _slots.release)
+    # started, so closing the body (the client gone) or dropping it frees the slot; an
+    # error rendering the first piece has freed it already
+    first = next(body, b"")
     disposition = "attachment" if download else "inline"
     headers = {
         "Content-Disposition": f'{disposition}; filename="{stream.filename}"',
@@ -156,16 +175,25 @@ def export(
         from agentdex.api.export_render import CSP
 
         headers["Content-Security-Policy"] = CSP
-    return StreamingResponse(_body(stream), media_type=stream.media_type, headers=headers)
+    content = itertools.chain((first,), body)
+    return StreamingResponse(content, media_type=stream.media_type, headers=headers)
 
 
 #: bytes sent at once (a chunk per record would hop to the thread pool per record)
 SEND_BYTES = 64 * 1024
+#: exports gathered and rendered at once (each holds a small entry per record of its
+#: conversation and parses its files: memory grows with these, not with the clients) ...
+MAX_CONCURRENT_EXPORTS = int(os.environ.get("AGENTDEX_MAX_EXPORTS", "2"))
+#: ... later ones wait this many seconds for a slot, then get 429 with Retry-After
+QUEUE_SECONDS = float(os.environ.get("AGENTDEX_EXPORT_QUEUE_SECONDS", "60"))
+RETRY_SECONDS = 5
+_slots = threading.BoundedSemaphore(MAX_CONCURRENT_EXPORTS)
 
 
-def _body(stream: export_api.ExportStream) -> Iterator[bytes]:
+def _body(stream: export_api.ExportStream, done: Callable[[], object]) -> Iterator[bytes]:
     """The document's bytes in pieces of about :data:`SEND_BYTES`; the stream is closed
-    when the body ends, fails, or the client goes away (the generator is closed)."""
+    and ``done`` called when the body ends, fails, or the client goes away (the
+    generator is closed, or collected)."""
     try:
         pending: list[bytes] = []
         size = 0
@@ -179,4 +207,7 @@ def _body(stream: export_api.ExportStream) -> Iterator[bytes]:
         if pending:
             yield b"".join(pending)
     finally:
-        stream.close()
+        try:
+            stream.close()
+        finally:
+            done()
