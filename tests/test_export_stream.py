@@ -246,3 +246,35 @@ def test_a_response_dropped_before_its_body_gives_the_slot_back(
     del response
     gc.collect()
     assert _free(one_slot)
+
+
+def _small_files() -> None:
+    """In the child: files may not grow past 100 KB (a full temporary folder), and going
+    past it is an error (EFBIG), not the SIGXFSZ that would kill the process."""
+    import resource
+    import signal
+
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (100_000, 100_000))
+
+
+@pytest.mark.parametrize("command", ["export", "show"])
+def test_a_full_temporary_folder_is_a_one_line_error(home: Path, command: str) -> None:
+    import subprocess
+    import sys
+
+    from conftest import SRC_DIR
+
+    _big_conversation(home, records=100, text_bytes=5000)  # 500 KB: the spool outgrows it
+    result = subprocess.run(
+        [sys.executable, "-m", "agentdex", command, BIG],
+        env=dict(os.environ, PYTHONPATH=str(SRC_DIR)),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=_small_files,
+    )
+    assert result.returncode == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    assert result.stderr.startswith("agentdex: cannot keep the conversation's records in")
+    assert len(result.stderr.strip().splitlines()) == 1 and "TMPDIR" in result.stderr

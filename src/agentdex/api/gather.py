@@ -18,11 +18,12 @@ import marshal
 import os
 import tempfile
 from collections.abc import Callable, Iterator
+from contextlib import suppress
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Self
 
 from agentdex.api._order import conversation_order, launch_place, split_ref
-from agentdex.errors import NotFoundError, UsageError
+from agentdex.errors import AgentdexError, NotFoundError, UsageError
 from agentdex.records import Record, iso_utc
 
 if TYPE_CHECKING:
@@ -34,30 +35,53 @@ Mask = Callable[[str], tuple[str, tuple[str, ...]]]
 
 
 class Spool:
-    """Records' JSON in an unnamed temporary file (``marshal``: surrogates survive)."""
+    """Records' JSON in an unnamed temporary file (``marshal``: surrogates survive).
+
+    A temporary folder that is full, missing or read-only is a one-line
+    :class:`~agentdex.errors.AgentdexError` naming it, never a traceback.
+    """
 
     def __init__(self) -> None:
-        self._file = tempfile.TemporaryFile(prefix="agentdex-")  # noqa: SIM115 (closed by close())
+        try:
+            self._file = tempfile.TemporaryFile(prefix="agentdex-")  # noqa: SIM115 (closed by close())
+        except OSError as exc:
+            raise _spool_error(exc) from exc
         self._end = 0
         self._dirty = False
 
     def put(self, data: dict[str, Any]) -> tuple[int, int]:
         blob = marshal.dumps(data)
-        self._file.write(blob)
+        try:
+            self._file.write(blob)
+        except OSError as exc:
+            raise _spool_error(exc) from exc
         self._dirty = True
         at = self._end
         self._end += len(blob)
         return at, len(blob)
 
     def get(self, at: int, size: int) -> dict[str, Any]:
-        if self._dirty:
-            self._file.flush()
-            self._dirty = False
-        data: dict[str, Any] = marshal.loads(os.pread(self._file.fileno(), size, at))
+        try:
+            if self._dirty:
+                self._file.flush()
+                self._dirty = False
+            blob = os.pread(self._file.fileno(), size, at)
+        except OSError as exc:
+            raise _spool_error(exc) from exc
+        data: dict[str, Any] = marshal.loads(blob)
         return data
 
     def close(self) -> None:
-        self._file.close()
+        with suppress(OSError):  # a flush that fails again: the file is closed all the same
+            self._file.close()
+
+
+def _spool_error(exc: OSError) -> AgentdexError:
+    return AgentdexError(
+        f"cannot keep the conversation's records in the temporary folder"
+        f" {tempfile.gettempdir()}: {exc.strerror or exc}"
+        " (set TMPDIR to a folder with room for about the conversation's size)"
+    )
 
 
 @dataclass(slots=True)
