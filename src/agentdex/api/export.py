@@ -95,7 +95,12 @@ class ExportStream:
         }
 
     def close(self) -> None:
+        """Drop the spool, and hand the memory the export freed back to the system (glibc
+        keeps it in the process otherwise: a server that exported stayed large)."""
+        from agentdex.index.memory import release_free_memory
+
         self.gathered.close()
+        release_free_memory()
 
     def __enter__(self) -> Self:
         return self
