@@ -3,6 +3,7 @@
     python bench/semantic_eval.py                       # the three modes through agentdex
     python bench/semantic_eval.py --models              # the candidate models, semantic only
     python bench/semantic_eval.py --json out.json
+    python bench/semantic_eval.py --floors 0.15,0.2,0.25,0.3    # the similarity floor
 
 The set's conversations (targets and distractors) are written as Claude Code
 transcripts into a temporary home, indexed and embedded by agentdex itself,
@@ -10,6 +11,12 @@ and every query runs through ``agentdex.api.search.search`` in each mode. A
 query scores by the rank of its conversation among the distinct conversations
 of the results (hit@1, hit@5, MRR over the first 20 results). ``PHRASES`` are
 exact phrases: the hybrid mode must rank their conversation first.
+
+``--floors`` scores semantic and hybrid once per minimum similarity of a
+match by meaning (``agentdex.api.semantic.MIN_SIMILARITY``), and runs
+``NONSENSE`` queries (words no conversation holds, meaning nothing) to count
+how many still get results: the floor is chosen where nonsense answers
+nothing and the labelled set loses nothing.
 
 ``--models`` compares embedding models on the same records without the index:
 every prompt and reply is embedded, a conversation scores the best similarity
@@ -32,6 +39,20 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from semantic_set import CONVERSATIONS, PHRASES, QUERIES
+
+#: queries that mean nothing: a search for them should answer "no results"
+NONSENSE = [
+    "zzqqxx",
+    "asdfghjkl",
+    "qwpoeiruty zxmvn",
+    "xyzzy plugh",
+    "blorp fnord",
+    "aaaaaaaaaa",
+    "kjh kjh kjh",
+    "zzqqxx wwvvyy",
+    "lorem ipsum dolor",
+    "\U0001f984\U0001f984\U0001f984",
+]
 
 
 def session_id(cid: str) -> str:
@@ -91,7 +112,7 @@ def scores(ranks: list[int | None]) -> dict[str, float]:
     }
 
 
-def run_modes(work: Path) -> dict[str, Any]:
+def run_modes(work: Path, floors: list[float] | None = None) -> dict[str, Any]:
     home = work / "home"
     home.mkdir()
     write_home(home)
@@ -116,6 +137,8 @@ def run_modes(work: Path) -> dict[str, Any]:
         "modes": {},
         "misses": {},
     }
+    if floors:
+        report["floors"] = run_floors(home, floors)
     for mode in ("lexical", "semantic", "hybrid"):
         ranks = []
         misses = []
@@ -137,6 +160,53 @@ def run_modes(work: Path) -> dict[str, Any]:
         "ranks": phrase_ranks,
     }
     return report
+
+
+def run_floors(home: Path, floors: list[float]) -> dict[str, Any]:
+    """Scores and nonsense answers per similarity floor (semantic and hybrid)."""
+    import agentdex.api.semantic as semantic
+    from agentdex.api.search import search
+
+    saved = semantic.MIN_SIMILARITY
+    out: dict[str, Any] = {}
+    try:
+        semantic.MIN_SIMILARITY = -1.0
+        target_sims, nonsense_top = [], {}
+        for query, target in QUERIES:
+            res = search(query, home=str(home), mode="semantic", limit=100, refresh_first=False)
+            sims = [
+                r["why"]["similarity"] for r in res.results if r["session_id"] == session_id(target)
+            ]
+            target_sims.append(max(sims) if sims else None)
+        for query in NONSENSE:
+            res = search(query, home=str(home), mode="semantic", limit=1, refresh_first=False)
+            nonsense_top[query] = res.results[0]["why"]["similarity"] if res.results else None
+        found = sorted(s for s in target_sims if s is not None)
+        out["target_similarity"] = {
+            "min": found[0],
+            "p10": found[len(found) // 10],
+            "p50": found[len(found) // 2],
+            "missing": len(target_sims) - len(found),
+        }
+        out["nonsense_top_similarity"] = nonsense_top
+        for floor in floors:
+            semantic.MIN_SIMILARITY = floor
+            row: dict[str, Any] = {}
+            for mode in ("semantic", "hybrid"):
+                ranks = []
+                for query, target in QUERIES:
+                    res = search(query, home=str(home), mode=mode, limit=20, refresh_first=False)
+                    ranks.append(conversation_rank(res.results, target))
+                row[mode] = scores(ranks)
+            answered = 0
+            for query in NONSENSE:
+                res = search(query, home=str(home), mode="hybrid", limit=20, refresh_first=False)
+                answered += bool(res.results)
+            row["nonsense_answered"] = f"{answered}/{len(NONSENSE)}"
+            out[str(floor)] = row
+    finally:
+        semantic.MIN_SIMILARITY = saved
+    return out
 
 
 def run_models(l3_path: str | None) -> dict[str, Any]:
@@ -178,6 +248,7 @@ def main() -> int:
     parser.add_argument("--models", action="store_true", help="compare candidate models")
     parser.add_argument("--l3-path", help="paraphrase-MiniLM-L3-v2.onnx from its wheel")
     parser.add_argument("--json", help="also write the report here")
+    parser.add_argument("--floors", help="comma-separated similarity floors to score")
     args = parser.parse_args()
     if args.models:
         report = run_models(args.l3_path)
@@ -185,13 +256,16 @@ def main() -> int:
             print(f"{name:28} " + "  ".join(f"{k} {v}" for k, v in row.items()))
     else:
         with tempfile.TemporaryDirectory(prefix="agentdex-semeval-") as tmp:
-            report = run_modes(Path(tmp))
+            floors = [float(f) for f in args.floors.split(",")] if args.floors else None
+            report = run_modes(Path(tmp), floors)
         print(f"{len(QUERIES)} queries over {len(CONVERSATIONS)} conversations")
         for mode, row in report["modes"].items():
             cells = "  ".join(f"{k} {v:.3f}" for k, v in row.items())
             print(f"  {mode:9} {cells}")
         p = report["phrases"]
         print(f"  exact phrases ranked first by hybrid: {p['first']}/{p['n']}")
+        if "floors" in report:
+            print(json.dumps(report["floors"], indent=1))
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=1) + "\n")
     return 0

@@ -148,6 +148,7 @@ def _shims(folder: Path) -> dict[str, str]:
     for var in ("COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR", "CLICOLOR_FORCE", "PAGER"):
         env.pop(var, None)
     env["TERM"] = "xterm-256color"
+    env["AGENTDEX_RESIDENT_EMBEDDER"] = "0"  # nothing of the tour outlives it
     return env
 
 

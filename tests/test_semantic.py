@@ -81,12 +81,13 @@ def test_an_exact_phrase_still_ranks_its_conversation_first(embedded: Any, run_c
 
 
 def test_why_on_the_terminal_and_in_both_matches(embedded: Any, run_cli: Any) -> None:
-    data = _json(run_cli("search", "--json", "backoff"))
+    # one word alone is too far in meaning from a whole reply (0.195 < the 0.27 floor)
+    data = _json(run_cli("search", "--json", "retry backoff"))
     top = data["results"][0]
     assert top["session_id"] == THROTTLE
     assert top["why"] == {
         "match": "both",
-        "terms": ["backoff"],
+        "terms": ["retry", "backoff"],
         "similarity": pytest.approx(top["why"]["similarity"]),
     }
     assert top["why"]["similarity"] is not None
@@ -204,3 +205,19 @@ def test_serve_fills_embeddings_in_the_background_while_idle(
             data = json.loads(response.read())
     assert data["results"][0]["session_id"] == PHOTOS
     assert data["results"][0]["why"]["match"] == "semantic"
+
+
+@pytest.mark.parametrize("query", ["zzqqxx", "asdfghjkl", "blorp fnord"])
+def test_a_query_that_means_nothing_finds_nothing(embedded: Any, run_cli: Any, query: str) -> None:
+    # below the similarity floor (api/semantic.MIN_SIMILARITY): no match by meaning
+    hybrid = run_cli("search", "--json", query)
+    assert hybrid.returncode == 1, hybrid.stderr  # 1: no results
+    data = json.loads(hybrid.stdout)
+    assert data["results"] == []
+    assert data["stats"]["search_mode"] == "hybrid"
+    assert data["stats"]["semantic"]["embedded_records"] == 12
+    semantic = _json(run_cli("search", "--semantic", "--json", query))
+    assert semantic["results"] == []
+    # while a real question in other words still finds its conversation
+    found = _json(run_cli("search", "--json", "sideways pictures from phones"))
+    assert found["results"][0]["session_id"] == PHOTOS

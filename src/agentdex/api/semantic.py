@@ -31,8 +31,13 @@ LEXICAL_WEIGHT = 1.0
 SEMANTIC_WEIGHT = 1.0
 #: semantic candidates read per search (records, after dedup)
 SEMANTIC_TOP = 100
-#: below this cosine a record is not shown as a semantic match
-MIN_SIMILARITY = 0.15
+#: below this cosine a record is not a match by meaning (search). Chosen on the labelled
+#: set (bench/semantic_eval.py --floors): its 48 queries' conversations score 0.287 at
+#: the least, 10 queries that mean nothing (``zzqqxx``...) 0.258 at the most; at 0.15,
+#: 9 of those 10 got "results"; at 0.27, none, and hit@1/hit@5/MRR are unchanged
+MIN_SIMILARITY = 0.27
+#: the same floor for ``similar`` (a conversation's mean vector against messages)
+SIMILAR_MIN = 0.15
 
 
 def check_mode(mode: str, *, regex: bool) -> None:
@@ -327,7 +332,7 @@ def similar(
             hit = hits.get(n.rid)
             if hit is None or hit.thash != n.thash or hit.session_id == session:
                 continue
-            if n.similarity < MIN_SIMILARITY:
+            if n.similarity < SIMILAR_MIN:
                 continue
             if hit.session_id not in best or best[hit.session_id][0] < n.similarity:
                 best[hit.session_id] = (n.similarity, hit)
