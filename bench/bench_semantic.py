@@ -158,13 +158,13 @@ store.set_meta(db, "generation", "before-the-rebuild")
 db.close()
 t = time.perf_counter()
 n = relink(root, DEFAULT.id)
-print(json.dumps({{"linked": n, "seconds": round(time.perf_counter() - t, 3)}}))
+print(json.dumps({"linked": n, "seconds": round(time.perf_counter() - t, 3)}))
 """
 
 STOP = """
 import json
 from agentdex.semantic import resident
-print(json.dumps({{"stopped": resident.stop()}}))
+print(json.dumps({"stopped": resident.stop()}))
 """
 
 
