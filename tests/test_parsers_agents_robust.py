@@ -26,6 +26,7 @@ MY_MODULES = {
     "agentdex.parsers.grok",
     "agentdex.parsers.opencode",
     "agentdex.parsers.pi",
+    "agentdex.parsers.factory_droid",
 }
 KEYS = [
     "type",
@@ -69,6 +70,7 @@ VALUES = [
     "tool_result",
     "reasoning",
     "compaction",
+    "session_start",
 ]
 
 json_leaf = st.one_of(

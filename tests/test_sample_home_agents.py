@@ -43,6 +43,7 @@ AGENTS = [
     "continue",
     "kiro-ide",
     "kiro-cli",
+    "factory-droid",
 ]
 
 

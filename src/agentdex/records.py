@@ -68,6 +68,7 @@ AGENTS: tuple[str, ...] = (
     "continue",
     "kiro-ide",
     "kiro-cli",
+    "factory-droid",
 )
 
 
