@@ -72,6 +72,13 @@ def test_mode_toggle_and_why(browser: Browser, server: dict[str, Any], size: Any
     expect(first.locator("a.ref")).to_contain_text(PHOTOS)
     toggle = page.locator(".mode-toggle")
     expect(toggle.locator('[aria-checked="true"]')).to_have_text("hybrid")
+    # the why tag and the ref stay inside the result's meta line (nothing cut off below)
+    for result in page.locator(".result").all()[:2]:
+        meta = result.locator(".meta").bounding_box()
+        for part in (result.locator(".why"), result.locator("a.ref")):
+            box = part.bounding_box()
+            assert meta and box and box["y"] + box["height"] <= meta["y"] + meta["height"] + 1
+            assert box["x"] + box["width"] <= size[0]
     page.screenshot(path=str(server["shots"] / f"hybrid-{size[0]}.png"))
     toggle.locator('[data-mode="lexical"]').click()
     expect(page.locator("#result-count")).to_have_text("0 results")
