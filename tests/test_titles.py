@@ -68,6 +68,10 @@ def test_what_is_kept_and_how() -> None:
     assert clean("## Step 4: what changed", typed=False) == "Step 4: what changed"
     assert clean("<redacted user prompt>", typed=False) == "<redacted user prompt>"
     assert clean("Мы работали над задачей", typed=True) == "Мы работали над задачей"
+    # a request in a script without spaces is a sentence; Aider's /copy-context carries one
+    assert clean("请你分析一下这个函数的处理", typed=True) == "请你分析一下这个函数的处理"
+    assert clean("/copy-context 请你分析一下我这列的处理", typed=True) == "请你分析一下我这列的处理"
+    assert clean("好的", typed=True) is None  # a two-letter answer is an echo like "OK"
     long = clean("word " * 40, typed=True)
     assert long is not None and len(long) == 80 and long.endswith("…")
 
@@ -100,6 +104,9 @@ def test_no_bad_title_on_the_real_home(tmp_path: Path) -> None:
     )
     assert titles["5e052a87-9445-4114-b898-3ffd834321d7"].startswith("fix the remaining warnings")
     afi = [c for c in listed if c["agent"] == "aider" and c["project"].endswith("afi-core")]
+    # zen-mcp-server: 'N', '/add **', then '/copy-context 请你分析…' (the request)
+    zen = [c["title"] for c in listed if (c["project"] or "").endswith("zen-mcp-server")]
+    assert any(t.startswith("请你分析一下我这列的处理") for t in zen), zen
     assert afi and all(len(c["title"].split()) >= 2 for c in afi)
     shown = json.loads(cli(env, "show", "c056cf62", "--json").stdout)
     exported = json.loads(cli(env, "export", "c056cf62", "--format", "json").stdout)

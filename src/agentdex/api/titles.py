@@ -39,7 +39,7 @@ _HARNESS = re.compile(
     re.I,
 )
 #: Aider chat modes: what follows is the request itself.
-_MODE = re.compile(r"^/(ask|code|architect|context|chat-mode \w+)\s+", re.I)
+_MODE = re.compile(r"^/(ask|code|architect|context|copy-context|chat-mode \w+)\s+", re.I)
 #: The start of a shell command typed at an agent's prompt (with shell syntax after it).
 _SHELL = re.compile(
     r"^(cd|ls|pwd|chmod|chown|git|npm|npx|pnpm|yarn|pip|python3?|make|docker|curl|wget|cat|"
@@ -49,6 +49,8 @@ _SHELL = re.compile(
 _MARKS = re.compile(r"^[#>*\-\s]+")
 #: A word of two letters or more (a title has two at least).
 _WORD = re.compile(r"[^\W\d_]{2,}")
+#: Four letters of a script written without spaces (Chinese, Japanese): a sentence, not an echo.
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]{4}")
 _SHELL_SYNTAX = re.compile(r"[;|&$`*]|~/|\s-{1,2}\w|\s\+\w|^\S+$")
 
 
@@ -79,7 +81,8 @@ def clean(text: str | None, *, typed: bool) -> str | None:
         return None
     if typed:
         line = _MODE.sub("", line)
-        if line.startswith(("/", "!")) or " " not in line or len(_WORD.findall(line)) < 2:
+        spaced = " " in line and len(_WORD.findall(line)) >= 2
+        if line.startswith(("/", "!")) or not (spaced or _CJK.search(line)):
             return None  # a command, a y/n answer, one word (`pwd`, `ncontinue`)
         if _SHELL.match(line) and _SHELL_SYNTAX.search(line):
             return None
