@@ -255,3 +255,70 @@ def test_an_aider_chat_opens_by_its_short_id(browser: Browser, server: dict[str,
     page.goto(f"{server['url']}/#/c/{ref}")
     expect(page.locator("article.msg.focus")).to_have_attribute("data-ref", ref)
     _close(page)
+
+
+@pytest.mark.parametrize("size", [DESK, PHONE], ids=["desk", "phone"])
+def test_replies_render_as_markdown_with_a_raw_switch(
+    browser: Browser, server: dict[str, Any], size: dict[str, int], tmp_path: Any
+) -> None:
+    page = _page(browser, server, size)
+    page.goto(f"{server['url']}/#/c/{LONG}%40line%3A141")  # (live: never network-idle)
+    reply = page.locator("article.role-assistant.kind-message", has_text="Step 140:")
+    md = reply.locator(".md")
+    expect(md.locator("h4")).to_have_text("Step 140: what changed")  # "## " under the head
+    expect(md.locator("p strong").first).to_have_text("case 140")
+    expect(md.locator("p em").first).to_have_text("keeps")
+    expect(md.locator("ul > li")).to_have_count(3)  # the "1." items after it: a list of their own
+    expect(md.locator("ul > li code")).to_have_text("140")
+    expect(md.locator(".md-table th")).to_have_text(["file", "lines"])
+    expect(md.locator(".md-table td.al-right").first).to_have_text("420")
+    expect(md.locator(".codeblock code")).to_contain_text("def step_140(rows):")
+    expect(md.locator("ol > li")).to_have_text(["run the tests", "check message 140 in the page"])
+    plain = page.locator("article.role-assistant.kind-message", has_text="Step 128:").locator(".md")
+    expect(plain.locator("ul > li")).to_have_count(3)
+    expect(plain.locator("ol > li")).to_have_count(2)
+    assert "**" not in (md.text_content() or "") and "|" not in (md.text_content() or "")
+    expect(reply.locator(".md-raw")).to_be_hidden()
+    page.wait_for_timeout(800)  # painted (messages off screen are skipped until then)
+    page.screenshot(path=str(tmp_path / f"markdown-{size['width']}.png"))
+    assert page.evaluate(OFF_SCREEN) == []
+    page.locator("#raw-toggle").click()  # the text as written
+    expect(md).to_be_hidden()
+    expect(reply.locator(".md-raw")).to_contain_text("## Step 140: what changed")
+    expect(reply.locator(".md-raw")).to_contain_text("| parser.py | 420 |")
+    page.reload()  # the switch is remembered
+    expect(page.locator("#raw-toggle")).to_have_attribute("aria-pressed", "true")
+    expect(page.locator("article.role-assistant .md").first).to_be_hidden()
+    page.locator("#raw-toggle").click()
+    expect(page.locator("article.role-assistant .md").first).to_be_visible()
+    _close(page)
+
+
+def test_markdown_is_sanitised_by_construction(browser: Browser, server: dict[str, Any]) -> None:
+    """Transcript text is never markup: tags stay text, only http(s)/mailto links are links."""
+    page = _page(browser, server, DESK)
+    _settled(page, f"{server['url']}/#/search")
+    found = page.evaluate(
+        """async () => {
+      const { markdown } = await import('/ui/markdown.js');
+      const el = markdown([
+        '# <img src=x onerror="window.owned=1">',
+        '[click](javascript:window.owned=1) [ok](https://example.org/a?b=1) <script>x</script>',
+        '| a | <b>b</b> |', '| - | - |', '| [x](data:text/html,hi) | **y** |',
+        '- <iframe src=/>', '> <style>body{display:none}</style>',
+      ].join('\\n'));
+      document.body.append(el);
+      return {
+        tags: [...el.querySelectorAll('*')].map((e) => e.tagName.toLowerCase()),
+        hrefs: [...el.querySelectorAll('a')].map((a) => [a.href, a.rel, a.target]),
+        text: el.textContent, owned: window.owned || 0,
+      };
+    }"""
+    )
+    assert not {"img", "script", "iframe", "style", "b"} & set(found["tags"]), found
+    assert found["hrefs"] == [
+        ["https://example.org/a?b=1", "noopener noreferrer nofollow", "_blank"]
+    ]
+    assert '<img src=x onerror="window.owned=1">' in found["text"] and found["owned"] == 0
+    assert "click (javascript:window.owned=1)" in found["text"]
+    _close(page)

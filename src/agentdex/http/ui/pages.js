@@ -28,3 +28,4 @@ import { mount as mountSecrets } from "./secrets.js";
 registerView({ name: "secrets", title: "Secrets", order: 70, mount: mountSecrets });
 import "./usage.js";
 import "./semantic.js";
+import "./markdown.js";

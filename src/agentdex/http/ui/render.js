@@ -3,6 +3,9 @@
 
 import { h } from "./dom.js";
 import { highlight } from "./highlight.js";
+// (markdown.js uses blocks() and codeBlock() from here; both are hoisted declarations, so
+// the two modules may import each other)
+import { replyBody } from "./markdown.js";
 
 const FENCE = /^(`{3,}|~{3,})[ \t]*([\w+#.-]*)[^\n]*\n([\s\S]*?)(?:^\1[ \t]*$|(?![\s\S]))/gm;
 
@@ -72,5 +75,6 @@ export function recordBody(record) {
   if (record.kind === "tool_result") {
     return blocks(text).some((b) => b.code) ? richText(text) : codeBlock(text, "text");
   }
+  if (record.kind === "message" && record.role === "assistant") return replyBody(text);
   return richText(text);
 }
