@@ -38,7 +38,9 @@ def test_the_wide_listing_shows_tokens_and_cost(home: Path, run_cli: Any) -> Non
         "message": {"role": "user", "content": "no model call here"}}])  # fmt: skip
     done = run_cli("usage", "--by", "session", "--json")
     by_session = {r["session_id"]: r for r in json.loads(done.stdout)["rows"]}
-    env = {**os.environ, "PYTHONPATH": str(SRC_DIR)}
+    # the pty's size decides the table's width (a COLUMNS of the test runner's would win)
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    env["PYTHONPATH"] = str(SRC_DIR)
     code, screen = on_terminal(env, "conversations", "--no-refresh", columns=160)
     assert code == 0, screen
     header = next(line for line in screen.splitlines() if "prompts" in line)
