@@ -94,5 +94,7 @@ def _modules_using_connect() -> list[object]:
         "agentdex.parsers.codex_titles",
         "agentdex.parsers.kiro_cli._sqlite",
         "agentdex.parsers.kiro_cli._counts",
+        "agentdex.parsers._agent_common",
+        "agentdex.parsers.warp",
     ]
     return [importlib.import_module(n) for n in names]

@@ -44,6 +44,7 @@ AGENTS = [
     "kiro-ide",
     "kiro-cli",
     "factory-droid",
+    "warp",
 ]
 
 
@@ -93,7 +94,7 @@ def test_each_agent_has_a_parsed_session(sample_home: Path, agent: str) -> None:
     assert found.sources, agent
     records = [r for s in found.sources for r in run(s)]
     kinds = {r.kind for r in records}
-    assert "prompt" in kinds and ("message" in kinds or agent == "cursor-cli"), agent
+    assert "prompt" in kinds and ("message" in kinds or agent in ("cursor-cli", "warp")), agent
     for record in records:
         assert record.timestamp is not None
         if record.cwd is not None:

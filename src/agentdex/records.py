@@ -69,6 +69,7 @@ AGENTS: tuple[str, ...] = (
     "kiro-ide",
     "kiro-cli",
     "factory-droid",
+    "warp",
 )
 
 
