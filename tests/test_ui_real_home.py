@@ -322,3 +322,17 @@ def test_markdown_is_sanitised_by_construction(browser: Browser, server: dict[st
     assert '<img src=x onerror="window.owned=1">' in found["text"] and found["owned"] == 0
     assert "click (javascript:window.owned=1)" in found["text"]
     _close(page)
+
+
+def test_emoji_are_in_the_font_stack(browser: Browser, server: dict[str, Any]) -> None:
+    """Transcripts hold emoji: the text and code fonts both end with the colour emoji fonts."""
+    page = _page(browser, server, PHONE)
+    page.goto(f"{server['url']}/#/c/{LONG}%40line%3A3")
+    expect(page.locator("article.msg.focus")).to_have_count(1)
+    fonts = page.evaluate(
+        "() => [document.body, document.querySelector('.msg-head .when'),"
+        " document.querySelector('.md code, .prose code, pre code')]"
+        ".filter(Boolean).map((el) => getComputedStyle(el).fontFamily)"
+    )
+    assert len(fonts) >= 2 and all("Noto Color Emoji" in f for f in fonts), fonts
+    _close(page)
