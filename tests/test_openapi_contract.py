@@ -41,8 +41,28 @@ def _st() -> str | None:
 @pytest.mark.timeout(900)
 @pytest.mark.skipif(_st() is None, reason="schemathesis (the test extra) is not installed")
 def test_schemathesis_finds_no_contract_mismatch(git_repo: Path, tmp_path: Path) -> None:
-    workspace = git_repo
-    env = {**os.environ, "PYTHONPATH": str(SRC_DIR)}
+    _fuzz({**os.environ, "PYTHONPATH": str(SRC_DIR)}, git_repo, tmp_path)
+
+
+@pytest.mark.serial
+@pytest.mark.timeout(900)
+@pytest.mark.skipif(_st() is None, reason="schemathesis (the test extra) is not installed")
+def test_schemathesis_finds_nothing_on_a_real_shaped_home(tmp_path: Path) -> None:
+    """Issue 26: the same run on real transcripts (Claude Code, Aider with its untypeable
+    session ids, others), indexed first, so the routes that take a reference find some."""
+    from corpus_support import render_corpus_home
+
+    home, env = render_corpus_home(tmp_path / "home", messages=60)
+    env = {**os.environ, **env, "AGENTDEX_BACKGROUND_EMBED": "0"}
+    indexed = subprocess.run(
+        [sys.executable, "-m", "agentdex", "index"], env=env, capture_output=True, text=True
+    )
+    assert indexed.returncode == 0, indexed.stderr
+    _fuzz(env, home / "src" / "afi-core", tmp_path)
+
+
+def _fuzz(env: dict[str, str], workspace: Path, tmp_path: Path) -> None:
+    """``st run --checks all`` against ``agentdex serve`` in ``env``: nothing found."""
     command = [sys.executable, "-m", "agentdex", "serve", "--port", "0", "--json"]
     server = subprocess.Popen(
         [*command, "--workspace", str(workspace)],
