@@ -63,13 +63,21 @@ class Server:
 
     def stop(self) -> None:
         if self.process.poll() is None:
-            self.process.send_signal(signal.SIGINT)  # fast shutdown
+            # fast shutdown, to the whole group: with runuser in front, postgres is its child;
+            # a durable server's shutdown checkpoint can take a while (a benchmark's GBs)
+            self._signal(signal.SIGINT)
             try:
-                self.process.wait(timeout=20)
+                self.process.wait(timeout=120)
             except subprocess.TimeoutExpired:
-                self.process.kill()
+                self._signal(signal.SIGKILL)
                 self.process.wait()
         shutil.rmtree(self.base, ignore_errors=True)
+
+    def _signal(self, sig: int) -> None:
+        try:
+            os.killpg(self.process.pid, sig)  # started in its own session: pgid == pid
+        except OSError:
+            self.process.send_signal(sig)
 
 
 def _run_as(cmd: list[str], as_postgres: bool) -> subprocess.CompletedProcess[bytes]:
