@@ -151,10 +151,19 @@ def semantic_hits(
     here: Callable[[tuple[Any, ...]], bool] | None,
     only_here: bool,
     top: int = SEMANTIC_TOP,
-) -> tuple[list[tuple[Any, float]], int]:
-    """(hit, similarity) of the records closest to ``vector``, best first; and the
-    number of embedded records searched. Only live records whose text is the text
-    that was embedded count (``thash``); the query's fields and NOT terms filter."""
+) -> tuple[list[tuple[Any, float, str | None]], int]:
+    """(hit, similarity, title) of the records closest to ``vector``, best first; and
+    the number of embedded records searched. Only live records whose text is the text
+    that was embedded count (``thash``); the query's fields and NOT terms filter.
+
+    A conversation whose *title* is close is reported as its first prompt, reply or
+    summary (its first record when it has none), with ``title`` set: a title belongs
+    to the whole conversation, and its opening record is the one hit that stands for
+    it without inventing a record that does not exist (``ref``, filters, ``--here``
+    and ``show`` all work on it unchanged). The title counts only while the index
+    still holds that title for that conversation (a forgotten conversation's title
+    is gone from the index, so never returns). A record already reported (by its
+    own text or by its conversation's title) is reported once, at its best rank."""
 
     vectors = open_vectors(index_root, generation)
     if vectors is None:
@@ -165,28 +174,74 @@ def semantic_hits(
     finally:
         vectors.close()
     near = [n for n in near if n.similarity >= MIN_SIMILARITY]
+    titles = _title_records(engine, [n.title for n in near if n.title is not None])
     flt = filter_node(node) if node is not None else None
     if flt is not None:
         engine.prepare(flt, regex=regex, word=word, case=case)
-    rows = {row[0]: row for row in engine.light(n.rid for n in near)}
+    rids = [n.rid if n.title is None else titles.get(n.title, (0, -1))[1] for n in near]
+    rows = {row[0]: row for row in engine.light(rids)}
     hits = {h.id: h for h in engine.hits(list(rows))}
-    out: list[tuple[Any, float]] = []
+    out: list[tuple[Any, float, str | None]] = []
     seen: set[int] = set()
-    for n in near:
-        row, hit = rows.get(n.rid), hits.get(n.rid)
-        if row is None or hit is None or hit.thash != n.thash:
-            continue  # forgotten, pruned or rewritten since it was embedded
-        if dedup and n.ckey in seen:
+    reported: set[int] = set()
+    for n, rid in zip(near, rids, strict=True):
+        row, hit = rows.get(rid), hits.get(rid)
+        if row is None or hit is None or rid in reported:
             continue
+        title = None
+        if n.title is not None:
+            ckey, _ = titles.get(n.title, (None, 0))
+            if ckey != n.ckey:
+                continue  # the title changed or went (forget) since it was embedded
+            title = titles_text(engine, n.title)
+        else:
+            if hit.thash != n.thash:
+                continue  # forgotten, pruned or rewritten since it was embedded
+            if dedup and n.ckey in seen:
+                continue
         if only_here and here is not None and not here(row):
             continue
         if flt is not None and not engine.matches(flt, row):
             continue
-        seen.add(n.ckey)
-        out.append((hit, n.similarity))
+        if n.title is None:
+            seen.add(n.ckey)
+        reported.add(rid)
+        out.append((hit, n.similarity, title))
         if len(out) >= top:
             break
     return out, searched
+
+
+def titles_text(engine: Engine, key: tuple[str, str]) -> str | None:
+    row = engine.db.execute(
+        "SELECT title FROM titles WHERE agent = ? AND session_id = ?", key
+    ).fetchone()
+    return None if row is None else str(row[0])
+
+
+def _title_records(
+    engine: Engine, keys: list[tuple[str, str]]
+) -> dict[tuple[str, str], tuple[int, int]]:
+    """(agent, session id) -> (content key of its title now, the record that stands for
+    it): conversations with no title or no record any more are left out."""
+    from agentdex.semantic.link import ELIGIBLE
+    from agentdex.semantic.model import DEFAULT
+    from agentdex.semantic.store import title_key
+
+    out: dict[tuple[str, str], tuple[int, int]] = {}
+    for key in dict.fromkeys(keys):
+        title = titles_text(engine, key)
+        if title is None:
+            continue
+        first = engine.db.execute(
+            "SELECT coalesce((SELECT min(id) FROM records WHERE agent = ?1 AND session_id = ?2"
+            f" AND {ELIGIBLE}), (SELECT min(id) FROM records WHERE agent = ?1"
+            " AND session_id = ?2))",
+            key,
+        ).fetchone()[0]
+        if first is not None:
+            out[key] = (title_key(DEFAULT.id, title), int(first))
+    return out
 
 
 def why_terms(text: str, needles: list[str], *, sensitive: bool, regex: bool) -> list[str]:

@@ -162,7 +162,7 @@ def _semantic_results(
         )
         needles = [t.text for t in positive_terms(node)]
         patterns = highlight_patterns(needles, regex=False, sensitive=False)
-        for hit, similarity in found:
+        for hit, similarity, title in found:
             hit.text = engine.original_text(hit)
             hit.score = round(similarity, 4)
             hit.snippet, _ = make_snippet(hit.text, patterns, kind=hit.kind)
@@ -172,5 +172,7 @@ def _semantic_results(
                 "terms": [],  # matched by meaning; words in common are not why
                 "similarity": round(similarity, 4),
             }
+            if title is not None:
+                item["why"]["title"] = title  # the conversation's title matched, not this text
             out.append(item)
     return out, searched

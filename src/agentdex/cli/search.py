@@ -89,7 +89,8 @@ def _print_rows(data: dict[str, Any], highlights: list[list[tuple[int, int]]]) -
 
 
 def why_text(why: dict[str, Any] | None) -> str:
-    """``why`` in a few words: ``meaning 0.62``, or ``exact: retry + meaning 0.62``.
+    """``why`` in a few words: ``meaning 0.62``, ``meaning 0.62 (title)`` (found by its
+    conversation's title), or ``exact: retry + meaning 0.62``.
 
     An exact match alone says nothing here: its terms are highlighted in the
     snippet already (and ``why`` is in the JSON)."""
@@ -100,6 +101,8 @@ def why_text(why: dict[str, Any] | None) -> str:
         parts.append("exact: " + ", ".join(why["terms"][:4]))
     if why.get("similarity") is not None:
         parts.append(f"meaning {why['similarity']:.2f}")
+        if why.get("title"):
+            parts[-1] += " (title)"  # the conversation's title matched, not this message
     return " + ".join(parts)
 
 

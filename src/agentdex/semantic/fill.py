@@ -1,7 +1,9 @@
 """Compute the missing embeddings of an index: newest first, resumable, one filler at a time.
 
-What is embedded: prompts, the agent's replies and summaries (titles), as the
-index stores their text (lower-cased; redacted when the index redacts); tool
+What is embedded: prompts, the agent's replies and summaries, as the
+index stores their text (lower-cased; redacted when the index redacts), and
+each conversation's title from the index's ``titles`` table (after the
+records: ``title_members`` in the store, see :mod:`agentdex.semantic.store`); tool
 calls, tool output and reasoning are not (they are most of a history's bytes,
 and whether they help recall has not been measured). A long message is cut
 into chunks of the model's window (``MAX_CHUNKS`` at most, its first
@@ -31,7 +33,7 @@ from agentdex.errors import AgentdexError
 from agentdex.index.segments import BlockFile, load_block
 from agentdex.index.store import Location, open_reader_db
 from agentdex.semantic import store
-from agentdex.semantic.link import ELIGIBLE, Live, link
+from agentdex.semantic.link import ELIGIBLE, Live, link, live_titles
 from agentdex.semantic.model import DEFAULT, Embedder, ModelSpec
 
 MAX_CHUNKS = 3
@@ -57,6 +59,7 @@ class FillStats:
     chunks_embedded: int = 0
     reused: int = 0  #: records whose text already had vectors (identical text, a rebuild)
     linked: int = 0  #: of them, linked by text hash before the fill (no text read)
+    titles_done: int = 0  #: conversations whose title got its members row in this run
     members_dropped: int = 0
     vectors_dropped: int = 0
     vectors: int = 0
@@ -189,6 +192,7 @@ def _fill(
         number = int(store.vfile(db).rsplit("-", 1)[1]) + 1
         db.execute("BEGIN IMMEDIATE")
         db.execute("DELETE FROM members")
+        db.execute("DELETE FROM title_members")
         db.execute("DELETE FROM keys")
         store.set_meta(db, "vfile", f"vec-{number:06d}")
         store.set_meta(db, "rows", 0)
@@ -231,10 +235,15 @@ def _fill(
             stats.records_done += len(batch)
             if progress:
                 progress(stats.records_done, len(todo))
+        titles = live_titles(index_db, spec.id)
         index_db.execute("ROLLBACK")
         if stats.stopped is None and (max_records is None or len(todo) < max_records):
+            # titles after the records: one short text a conversation
+            _embed_titles(db, appender, model, spec, titles, stats, should_stop, size)
+        if stats.stopped is None and (max_records is None or len(todo) < max_records):
             stats.complete = True
-            dropped = store.collect_garbage(db, live.rids, live.thash)
+            keys = {k: ckey for k, (ckey, _) in titles.items()}
+            dropped = store.collect_garbage(db, live.rids, live.thash, keys)
             stats.members_dropped, stats.vectors_dropped = dropped
         appender.close()
         store.compact(folder, db, spec.dim)
@@ -264,37 +273,17 @@ def _texts(
     return out
 
 
-def _embed_batch(
-    db: sqlite3.Connection,
+def _embed_texts(
     appender: store.Appender,
     model: Callable[[], Embedder],
     spec: ModelSpec,
-    batch: list[int],
-    texts: dict[int, bytes],
-    live: Live,
+    fresh: dict[int, str],
     stats: FillStats,
-) -> None:
-    """Members for ``batch`` and a vector for each text not stored yet, in one commit.
-
-    A text longer than the model's window is cut into up to ``MAX_CHUNKS`` chunks;
-    its vector is the normalized mean of theirs (one vector per text keeps the
-    store small: bench/bench_semantic.py)."""
+) -> tuple[int, list[int]]:
+    """Append (not commit) a vector for each text of ``fresh`` (content key -> text);
+    returns the first row written and the keys in row order."""
     import numpy as np
 
-    keys = {rid: store.content_key(spec.id, texts.get(rid, b"")) for rid in batch}
-    distinct = sorted(set(keys.values()))
-    marks = ",".join("?" * len(distinct))
-    known = {
-        ckey for (ckey,) in db.execute(f"SELECT ckey FROM keys WHERE ckey IN ({marks})", distinct)
-    }
-    fresh: dict[int, str] = {}
-    for rid in batch:
-        ckey = keys[rid]
-        if ckey in known:
-            stats.reused += 1
-        elif ckey not in fresh:
-            raw = texts.get(rid, b"")[: MAX_CHARS * 4]
-            fresh[ckey] = raw.decode("utf-8", "replace")[:MAX_CHARS]
     first = appender.rows
     new_keys: list[int] = []
     if fresh:
@@ -314,6 +303,87 @@ def _embed_batch(
         appender.sync()
         stats.texts_embedded += len(fresh)
         stats.chunks_embedded += len(flat)
+    return first, new_keys
+
+
+def _embed_titles(
+    db: sqlite3.Connection,
+    appender: store.Appender,
+    model: Callable[[], Embedder],
+    spec: ModelSpec,
+    titles: dict[tuple[str, str], tuple[int, str]],
+    stats: FillStats,
+    should_stop: Callable[[], bool] | None,
+    size: int,
+) -> None:
+    """Title members (and vectors for new title texts) for every conversation whose
+    title has none or a changed one; one commit per batch, like records."""
+    have = {
+        (agent, sid): ckey
+        for agent, sid, ckey in db.execute("SELECT agent, session_id, ckey FROM title_members")
+    }
+    todo = sorted(k for k, (ckey, _) in titles.items() if have.get(k) != ckey)
+    for at in range(0, len(todo), size):
+        if should_stop is not None and should_stop():
+            stats.stopped = "interrupted"
+            return
+        batch = todo[at : at + size]
+        distinct = sorted({titles[k][0] for k in batch})
+        marks = ",".join("?" * len(distinct))
+        sql = f"SELECT ckey FROM keys WHERE ckey IN ({marks})"
+        known = {c for (c,) in db.execute(sql, distinct)}
+        fresh = {titles[k][0]: titles[k][1][:MAX_CHARS] for k in batch if titles[k][0] not in known}
+        first, new_keys = _embed_texts(appender, model, spec, fresh, stats)
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            db.executemany(
+                "INSERT INTO keys (ckey, row) VALUES (?, ?)",
+                ((ckey, first + n) for n, ckey in enumerate(new_keys)),
+            )
+            db.executemany(
+                "INSERT OR REPLACE INTO title_members (agent, session_id, ckey) VALUES (?, ?, ?)",
+                ((agent, sid, titles[(agent, sid)][0]) for agent, sid in batch),
+            )
+            store.set_meta(db, "rows", appender.rows)
+            db.execute("COMMIT")
+        except BaseException:
+            with suppress(sqlite3.Error):
+                db.execute("ROLLBACK")
+            appender.rollback(first)
+            raise
+        stats.titles_done += len(batch)
+
+
+def _embed_batch(
+    db: sqlite3.Connection,
+    appender: store.Appender,
+    model: Callable[[], Embedder],
+    spec: ModelSpec,
+    batch: list[int],
+    texts: dict[int, bytes],
+    live: Live,
+    stats: FillStats,
+) -> None:
+    """Members for ``batch`` and a vector for each text not stored yet, in one commit.
+
+    A text longer than the model's window is cut into up to ``MAX_CHUNKS`` chunks;
+    its vector is the normalized mean of theirs (one vector per text keeps the
+    store small: bench/bench_semantic.py)."""
+    keys = {rid: store.content_key(spec.id, texts.get(rid, b"")) for rid in batch}
+    distinct = sorted(set(keys.values()))
+    marks = ",".join("?" * len(distinct))
+    known = {
+        ckey for (ckey,) in db.execute(f"SELECT ckey FROM keys WHERE ckey IN ({marks})", distinct)
+    }
+    fresh: dict[int, str] = {}
+    for rid in batch:
+        ckey = keys[rid]
+        if ckey in known:
+            stats.reused += 1
+        elif ckey not in fresh:
+            raw = texts.get(rid, b"")[: MAX_CHARS * 4]
+            fresh[ckey] = raw.decode("utf-8", "replace")[:MAX_CHARS]
+    first, new_keys = _embed_texts(appender, model, spec, fresh, stats)
     try:
         db.execute("BEGIN IMMEDIATE")
         thash, tlen = live.thash_of(batch), live.tlen_of(batch)
@@ -350,18 +420,19 @@ def drop_gone(index_root: Path) -> tuple[int, int]:
     try:
         if not lock.acquire(wait=False):
             return 0, 0
-        db = store.connect(folder, create=False)
-        if db is None:
-            return 0, 0
+        db = store.connect(folder, create=True)  # exists: adds tables newer than the store
+        assert db is not None
         try:
             if store.get_meta(db, "generation") != gen.name:
                 return 0, 0  # members of an older generation: the next fill remaps them
             index_db = open_reader_db(gen)
             try:
                 live = Live.read(index_db)
+                titles = live_titles(index_db, DEFAULT.id)
             finally:
                 index_db.close()
-            dropped = store.collect_garbage(db, live.rids, live.thash)
+            keys = {k: ckey for k, (ckey, _) in titles.items()}
+            dropped = store.collect_garbage(db, live.rids, live.thash, keys)
             store.compact(folder, db, DEFAULT.dim)
             return dropped
         finally:
@@ -374,15 +445,25 @@ def coverage(index_root: Path) -> dict[str, Any]:
     """How much of the current generation is embedded (for ``doctor`` and ``index --json``)."""
     folder = store.semantic_dir(index_root)
     gen = Location(index_root).current()
-    info: dict[str, Any] = {"eligible": 0, "embedded": 0, "vectors": 0, "bytes": 0}
+    info: dict[str, Any] = {
+        "eligible": 0,
+        "embedded": 0,
+        "titles": 0,
+        "titles_embedded": 0,
+        "vectors": 0,
+        "bytes": 0,
+    }
     if gen is None:
         return info
     index_db = open_reader_db(gen)
     try:
         live = dict(index_db.execute(f"SELECT id, thash FROM record_rows WHERE {ELIGIBLE}"))
+        titles = {k: ckey for k, (ckey, _) in live_titles(index_db, DEFAULT.id).items()}
     finally:
         index_db.close()
     info["eligible"] = len(live)
+    info["titles"] = len(titles)
+    info["titles_embedded"] = 0
     db = store.connect(folder, create=False)
     if db is None:
         return info
@@ -393,6 +474,11 @@ def coverage(index_root: Path) -> dict[str, Any]:
                 for rid, thash in db.execute("SELECT rid, thash FROM members")
                 if live.get(rid) == thash
             )
+        info["titles_embedded"] = sum(
+            1
+            for agent, sid, ckey in db.execute("SELECT agent, session_id, ckey FROM title_members")
+            if titles.get((agent, sid)) == ckey
+        )
         info["vectors"] = db.execute("SELECT count(*) FROM keys").fetchone()[0]
         info["model"] = store.get_meta(db, "model")
     except sqlite3.DatabaseError as exc:

@@ -84,6 +84,15 @@ class Live:
         return self.rids[todo][order].tolist(), int(done.sum())
 
 
+def live_titles(index_db: sqlite3.Connection, model: str) -> dict[tuple[str, str], tuple[int, str]]:
+    """Every conversation title the index holds: (agent, session id) -> (content key, title)."""
+    return {
+        (agent, sid): (store.title_key(model, title), title)
+        for agent, sid, title in index_db.execute("SELECT agent, session_id, title FROM titles")
+        if title and title.strip()
+    }
+
+
 def _column(db: sqlite3.Connection, sql: str) -> Any:
     import numpy as np
 

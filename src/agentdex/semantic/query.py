@@ -27,10 +27,14 @@ SLICE = 65_536
 
 @dataclass(slots=True)
 class Near:
+    """A record near the query (``rid``, the ``thash`` of its embedded text), or a
+    conversation whose title is (``title``: (agent, session id); ``rid`` 0)."""
+
     rid: int
     thash: int
     ckey: int
     similarity: float
+    title: tuple[str, str] | None = None
 
 
 class VectorIndex:
@@ -41,6 +45,13 @@ class VectorIndex:
         self.db = db
         self.rows = rows
         self.dim = dim
+        #: a store written before titles were embedded has no ``title_members``
+        self.has_titles = (
+            db.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'title_members'"
+            ).fetchone()
+            is not None
+        )
 
     @classmethod
     def open(cls, index_root: Path, generation: str, dim: int = 384) -> VectorIndex | None:
@@ -118,6 +129,12 @@ class VectorIndex:
                 f"SELECT rid, ckey, thash FROM members WHERE ckey IN ({marks})", part
             ):
                 out.append(Near(rid, thash, ckey, best[ckey]))
+            if self.has_titles:
+                for agent, sid, ckey in self.db.execute(
+                    f"SELECT agent, session_id, ckey FROM title_members WHERE ckey IN ({marks})",
+                    part,
+                ):
+                    out.append(Near(0, 0, ckey, best[ckey], title=(agent, sid)))
         out.sort(key=lambda n: (-n.similarity, -n.rid))
         return out
 

@@ -12,7 +12,10 @@
   redacted text is what is embedded, identical messages are embedded once and
   a rebuild reuses every vector) to its row; ``members`` says which record of
   the current generation holds which content (``rid``, ``ckey``, the record's
-  ``thash``); ``meta.rows`` is how many rows are committed.
+  ``thash``); ``title_members`` says which conversation's title has which content
+  (``agent``, ``session_id``, ``ckey``: valid while the index's title of that
+  conversation still hashes to ``ckey``, whatever the generation);
+  ``meta.rows`` is how many rows are committed.
 
 A fill appends rows, fsyncs the files, then commits the keys, members and
 ``rows`` in one SQLite transaction; a writer that opens truncates the files to
@@ -55,6 +58,13 @@ CREATE TABLE IF NOT EXISTS members (
     tlen INTEGER
 );
 CREATE INDEX IF NOT EXISTS members_ckey ON members(ckey);
+CREATE TABLE IF NOT EXISTS title_members (
+    agent TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    ckey INTEGER NOT NULL,
+    PRIMARY KEY (agent, session_id)
+);
+CREATE INDEX IF NOT EXISTS title_members_ckey ON title_members(ckey);
 """
 
 #: columns added since the first stores (NULL in rows written before): table -> columns
@@ -248,29 +258,47 @@ def _itemsize(dtype: str) -> int:
 # -- consistency ---------------------------------------------------------------------------------
 
 
-def collect_garbage(db: sqlite3.Connection, rids: np.ndarray, thash: np.ndarray) -> tuple[int, int]:
-    """Drop members whose record is gone (or changed) and keys no member holds.
+def collect_garbage(
+    db: sqlite3.Connection,
+    rids: np.ndarray,
+    thash: np.ndarray,
+    titles: dict[tuple[str, str], int],
+) -> tuple[int, int]:
+    """Drop members whose record is gone (or changed), title members whose
+    conversation's title is gone (or changed), and keys no member holds.
 
-    ``rids`` (sorted) and ``thash``: every embeddable record the index holds now.
-    Returns (members dropped, vectors dropped).
+    ``rids`` (sorted) and ``thash``: every embeddable record the index holds now;
+    ``titles``: (agent, session id) -> content key of every title it holds now.
+    Returns (members dropped, vectors dropped); title members count as members.
     """
     import numpy as np
 
     rows = db.execute("SELECT rid, thash FROM members").fetchall()
-    if not rows:
+    stale: list[tuple[int]] = []
+    if rows:
+        mine = np.array(rows, dtype=np.int64)
+        at = np.minimum(np.searchsorted(rids, mine[:, 0]), max(len(rids) - 1, 0))
+        alive = (
+            (rids[at] == mine[:, 0]) & (thash[at] == mine[:, 1])
+            if len(rids)
+            else np.zeros(len(mine), bool)
+        )
+        stale = [(int(rid),) for rid in mine[~alive, 0]]
+    gone_titles = [
+        (agent, sid)
+        for agent, sid, ckey in db.execute("SELECT agent, session_id, ckey FROM title_members")
+        if titles.get((agent, sid)) != ckey
+    ]
+    if not rows and not gone_titles:
         return 0, 0
-    mine = np.array(rows, dtype=np.int64)
-    at = np.minimum(np.searchsorted(rids, mine[:, 0]), max(len(rids) - 1, 0))
-    alive = (
-        (rids[at] == mine[:, 0]) & (thash[at] == mine[:, 1])
-        if len(rids)
-        else np.zeros(len(mine), bool)
-    )
-    stale = [(int(rid),) for rid in mine[~alive, 0]]
     db.execute("BEGIN IMMEDIATE")
     try:
         db.executemany("DELETE FROM members WHERE rid = ?", stale)
-        cursor = db.execute("DELETE FROM keys WHERE ckey NOT IN (SELECT ckey FROM members)")
+        db.executemany("DELETE FROM title_members WHERE agent = ? AND session_id = ?", gone_titles)
+        cursor = db.execute(
+            "DELETE FROM keys WHERE ckey NOT IN (SELECT ckey FROM members)"
+            " AND ckey NOT IN (SELECT ckey FROM title_members)"
+        )
         dropped = max(cursor.rowcount, 0)
         set_meta(db, "dead", int(get_meta(db, "dead") or 0) + dropped)
         db.execute("COMMIT")
@@ -278,7 +306,12 @@ def collect_garbage(db: sqlite3.Connection, rids: np.ndarray, thash: np.ndarray)
         with suppress(sqlite3.Error):
             db.execute("ROLLBACK")
         raise
-    return len(stale), dropped
+    return len(stale) + len(gone_titles), dropped
+
+
+def title_key(model_id: str, title: str) -> int:
+    """The content key of a conversation's title: lower-cased like a record's text."""
+    return content_key(model_id, title.lower().encode("utf-8", "surrogatepass"))
 
 
 def compact(folder: Path, db: sqlite3.Connection, dim: int, *, force: bool = False) -> bool:

@@ -51,11 +51,12 @@ export function whyMark(hit) {
     parts.push(`exact: ${why.terms.slice(0, 4).join(", ")}`);
   }
   if (why.similarity !== null && why.similarity !== undefined) {
-    parts.push(`meaning ${why.similarity.toFixed(2)}`);
+    parts.push(`meaning ${why.similarity.toFixed(2)}${why.title ? " (title)" : ""}`);
   }
   if (!parts.length) return null;
-  const title =
-    why.match === "semantic"
+  const title = why.title
+    ? `Found by meaning: close to the conversation's title "${why.title}"`
+    : why.match === "semantic"
       ? "Found by meaning: cosine similarity of the query and this message"
       : why.match === "both"
         ? "Matched exactly and close in meaning"
