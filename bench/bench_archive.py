@@ -43,7 +43,15 @@ SRC = Path(__file__).resolve().parent.parent / "src"
 
 
 def dir_size(path: Path) -> int:
-    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) if path.exists() else 0
+    """Bytes on disk under ``path``, each file once (the archive hard-links the index's
+    text blocks: the same bytes under two names)."""
+    sizes: dict[tuple[int, int], int] = {}
+    if path.exists():
+        for p in path.rglob("*"):
+            if p.is_file():
+                st = p.stat()
+                sizes[(st.st_dev, st.st_ino)] = st.st_size
+    return sum(sizes.values())
 
 
 def environment(work: Path, name: str, archive: bool) -> dict[str, str]:

@@ -134,7 +134,15 @@ def percentiles(samples: list[float]) -> dict[str, float]:
 
 
 def dir_size(path: Path) -> int:
-    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+    """Bytes on disk under ``path``, each file once (the archive hard-links the index's
+    text blocks: the same bytes under two names)."""
+    sizes: dict[tuple[int, int], int] = {}
+    if path.exists():
+        for p in path.rglob("*"):
+            if p.is_file():
+                st = p.stat()
+                sizes[(st.st_dev, st.st_ino)] = st.st_size
+    return sum(sizes.values())
 
 
 def pick_queries(home: Path) -> dict[str, list[str]]:

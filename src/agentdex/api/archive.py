@@ -46,8 +46,22 @@ def _reading(root: Path) -> Iterator[ArchiveStore | None]:
             store.close()
 
 
-def _dir_bytes(path: Path) -> int:
-    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) if path.is_dir() else 0
+def _dir_bytes(path: Path, leave_out: frozenset[int] = frozenset()) -> int:
+    """Bytes of the files under ``path``, each file (inode) once, those in ``leave_out``
+    not at all."""
+    if not path.is_dir():
+        return 0
+    seen: dict[int, int] = {}
+    for p in path.rglob("*"):
+        if p.is_file():
+            st = p.stat()
+            if st.st_ino not in leave_out:
+                seen[st.st_ino] = st.st_size
+    return sum(seen.values())
+
+
+def _inodes(path: Path) -> frozenset[int]:
+    return frozenset(p.stat().st_ino for p in path.rglob("*") if p.is_file())
 
 
 # -- status ------------------------------------------------------------------------------------
@@ -64,10 +78,14 @@ def status(
     base = _root(root, home)
     folder = archive_path(base)
     current = Location(base).current()
+    in_index = _inodes(current) if current is not None else frozenset()
+    own = _dir_bytes(folder, in_index)
     info: dict[str, Any] = {
         "path": str(folder),
         "enabled": archive_enabled(),
-        "bytes": _dir_bytes(folder),
+        # the text blocks the archive shares with the current generation count once: there
+        "bytes": own,
+        "shared_bytes": _dir_bytes(folder) - own,
         "index_bytes": _dir_bytes(current) if current is not None else 0,
         "records": 0,
         "conversations": 0,
@@ -82,11 +100,19 @@ def status(
             return info
         db = store.db
         info["forgotten"] = db.execute("SELECT count(*) FROM tombstones").fetchone()[0]
+        # texts in index blocks the archive shares (negative chunks): their share of them
+        shared, shared_text = db.execute(
+            "SELECT (SELECT coalesce(sum(lower_size + original_size), 0) FROM blocks),"
+            " coalesce(sum(text_size), 0) FROM entries WHERE text_chunk < 0"
+        ).fetchone()
         rows = db.execute(
             "SELECT c.agent, count(*), count(DISTINCT c.session_id), sum(e.text_size),"
-            " sum(e.text_size * 1.0 * k.size / max(k.raw_size, 1)), sum(e.raw_chunk IS NOT NULL)"
+            " sum(CASE WHEN e.text_chunk < 0 THEN e.text_size * ?"
+            "  ELSE e.text_size * 1.0 * k.size / max(k.raw_size, 1) END),"
+            " sum(e.raw_chunk IS NOT NULL)"
             " FROM entries e JOIN contexts c ON c.id = e.context_id"
-            " JOIN chunks k ON k.id = e.text_chunk GROUP BY c.agent ORDER BY c.agent"
+            " LEFT JOIN chunks k ON k.id = e.text_chunk GROUP BY c.agent ORDER BY c.agent",
+            (shared / max(shared_text, 1),),
         ).fetchall()
         raw = dict(
             db.execute(

@@ -14,6 +14,7 @@ transaction. A raw line that is no longer JSON after masking is dropped.
 from __future__ import annotations
 
 from agentdex.archive.keys import record_key
+from agentdex.archive.shared import drop_links, move_into_chunks
 from agentdex.archive.store import RAW, ArchiveStore
 from agentdex.index.segments import text_hash
 from agentdex.secrets import redact
@@ -79,4 +80,14 @@ def redact_archive(store: ArchiveStore) -> int:
         store.set_meta("redacted", 1)
         return len(rows)
 
-    return store.rewrite_all(mask_piece, rekey)
+    def mask_shared_then_rekey() -> int:
+        # texts the archive shares with an index built without redaction: masked copies
+        # go into its chunks (the next rebuild points the live ones at masked blocks)
+        files = [str(r[0]) for r in store.db.execute("SELECT DISTINCT file FROM blocks")]
+        move_into_chunks(store, files, mask_piece)
+        store.sync()
+        return rekey()
+
+    changed = store.rewrite_all(mask_piece, mask_shared_then_rekey)
+    drop_links(store)
+    return changed

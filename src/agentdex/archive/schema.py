@@ -115,6 +115,39 @@ def m002_usage(db: sqlite3.Connection) -> None:
     create(db)
 
 
+@migration
+def m003_shared_text(db: sqlite3.Connection) -> None:
+    """One copy of a record's text: an entry may point at a text block of the index
+    (``text_chunk`` negative: minus the id of a row of ``blocks``; ``text_start``: the
+    record's position in it) instead of a chunk (:mod:`agentdex.archive.shared`). An
+    archive that already holds entries keeps their text in its chunks until the next
+    refresh rebuilds the index once and the entries move to its blocks
+    (``meta.text_shared`` 0 until then)."""
+    _run(
+        db,
+        """
+        -- index text blocks the archive's entries point at: where they are in the file
+        -- (a hard link in the archive folder to a generation's text.blocks)
+        CREATE TABLE IF NOT EXISTS blocks (
+            id INTEGER PRIMARY KEY,
+            file TEXT NOT NULL,
+            offset INTEGER NOT NULL,
+            lower_size INTEGER NOT NULL,
+            original_size INTEGER NOT NULL,
+            count INTEGER NOT NULL,
+            lower_starts BLOB NOT NULL,
+            original_starts BLOB NOT NULL
+        );
+        CREATE INDEX IF NOT EXISTS blocks_file ON blocks(file);
+        """,
+    )
+    has_entries = db.execute("SELECT 1 FROM entries LIMIT 1").fetchone() is not None
+    db.execute(
+        "INSERT OR REPLACE INTO meta (key, value) VALUES ('text_shared', ?)",
+        ("0" if has_entries else "1",),
+    )
+
+
 #: the tables a complete archive has: a reader treats a database missing one as no archive yet
 TABLES = tuple(re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", _INITIAL))
 

@@ -5,8 +5,10 @@ rebuild never touches it)::
 
     archive.db            SQLite (WAL): entries (one per distinct record), their
                           contexts and source paths, titles, tombstones, the chunk list
-    chunks-000001.blobs   compressed chunks (zstd) of ~256 KiB: record texts, and (in
-                          chunks of their own) the raw source lines kept for records
+    chunks-000001.blobs   compressed chunks (zstd) of ~256 KiB: the texts no index block
+                          holds, and (in chunks of their own) raw source lines kept for records
+    text-gen-*.blocks     hard links to index generations' text.blocks: the one copy of
+                          the texts the index holds (:mod:`agentdex.archive.shared`)
 
 Crash safety, the pattern of the index's ``text.blocks``: a batch's chunks
 are appended and fsynced *before* the SQLite transaction that references
@@ -36,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from agentdex.archive.schema import TABLES, migrate
+from agentdex.archive.shared import SharedBlocks
 from agentdex.errors import CorruptError
 from agentdex.index import codec
 from agentdex.records import Record, record_from_columns
@@ -71,7 +74,8 @@ LOOKUP_DDL = (
 )
 
 #: key, the record's columns in :data:`agentdex.records.RECORD_COLUMNS` order (1-15),
-#: text (16-18) and raw line (19-21) places, archived_at (22)
+#: text (16-18: a negative chunk is a shared index block, :meth:`ArchiveStore.text`) and
+#: raw line (19-21) places, archived_at (22)
 ENTRY_COLUMNS = (
     "e.key, c.agent, c.store, s.path, e.locator, c.session_id, e.role, e.kind, e.timestamp,"
     " c.model, c.cwd, c.project, c.branch, c.worktree, c.host, e.offset, e.text_chunk,"
@@ -129,6 +133,8 @@ class ArchiveStore:
         self.transformed: set[int] = set()
         self._cache: OrderedDict[int, bytes] = OrderedDict()
         self._chunk_rows: dict[int, tuple[int, int]] = {}
+        #: the index text blocks entries point at (one copy of the text)
+        self.shared = SharedBlocks(self.dir, self.db)
         if write:
             self._open_blobs_for_writing()
         else:
@@ -195,20 +201,29 @@ class ArchiveStore:
         for other in self.dir.glob("chunks-*.blobs"):
             if other.name != self.blob_file:
                 other.unlink(missing_ok=True)
+        for stale in self.shared.unreferenced_links():
+            stale.unlink(missing_ok=True)  # a release killed before it deleted them
 
     def _open_blobs_for_reading(self) -> None:
-        """Open the chunk file this read snapshot names (a removal may switch files meanwhile)."""
+        """Open the chunk file and the text links this read snapshot names (a removal or a
+        release may switch or delete files meanwhile: then try again on a newer snapshot)."""
         for _attempt in range(5):
             self.db.execute("BEGIN")
             self.blob_file = self._meta("blob_file") or _blob_name(1)
             try:
-                self._fd = os.open(self.dir / self.blob_file, os.O_RDONLY)
+                try:
+                    self._fd = os.open(self.dir / self.blob_file, os.O_RDONLY)
+                except FileNotFoundError:
+                    if self.db.execute("SELECT 1 FROM chunks LIMIT 1").fetchone():
+                        raise
+                self.shared.open_listed()
                 return
-            except FileNotFoundError:
+            except (FileNotFoundError, ArchiveCorruptError):
+                self.shared.close()
+                if self._fd >= 0:
+                    os.close(self._fd)
+                    self._fd = -1
                 self.db.execute("ROLLBACK")
-                if not self.db.execute("SELECT 1 FROM chunks LIMIT 1").fetchone():
-                    self.db.execute("BEGIN")
-                    return
         raise ArchiveCorruptError(f"{self.dir / self.blob_file} is missing")
 
     def append_chunk(
@@ -275,6 +290,11 @@ class ArchiveStore:
             self._cache.popitem(last=False)
 
     def text(self, chunk_id: int, start: int, size: int) -> str:
+        """An entry's text: ``size`` bytes at ``start`` in a chunk, or (``chunk_id``
+        negative: minus a ``blocks`` row) the record at position ``start`` of an index
+        text block the archive shares (:mod:`agentdex.archive.shared`)."""
+        if chunk_id < 0:
+            return self.shared.text(-chunk_id, start)
         return self.chunk(chunk_id)[start : start + size].decode("utf-8", "surrogatepass")
 
     def raw(self, chunk_id: int | None, start: int | None, size: int | None) -> bytes | None:
@@ -305,7 +325,7 @@ class ArchiveStore:
                     f"SELECT text_chunk, raw_chunk FROM entries WHERE {inside}"
                 )
                 for c in row
-                if c is not None
+                if c is not None and c > 0  # negative: a shared index block
             }
             self.db.execute(f"DELETE FROM entries WHERE {inside}")
             self.db.execute("DELETE FROM doomed")
@@ -325,6 +345,17 @@ class ArchiveStore:
             return then()
 
         return self._in_new_file(rewrite)
+
+    def repack_chunks(self, chunk_ids: Iterable[int]) -> None:
+        """Re-pack these chunks from the entries still in them (texts that moved to the
+        index's blocks leave the disk), in a new chunk file. Its own transaction."""
+        affected = set(chunk_ids)
+
+        def repack() -> int:
+            self._rewrite_without(affected)
+            return 0
+
+        self._in_new_file(repack)
 
     def _in_new_file(self, body: Callable[[], int]) -> int:
         """Run ``body`` (which rewrites the chunk file) in one transaction: on failure the
@@ -522,6 +553,7 @@ class ArchiveStore:
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
+        self.shared.close()
         self.db.close()
 
 

@@ -1,9 +1,14 @@
 """The write side of the archive during a refresh: every indexed record, once.
 
-The refresh offers each record it indexes (:meth:`ArchiveWriter.offer`). A
+The refresh offers each record it indexes (:meth:`ArchiveWriter.offer`),
+with the index block and position where the index stored its text. A
 record whose key (:func:`agentdex.archive.keys.record_key`) is already
-archived costs one ignored insert and nothing else; a new one gets an entry
-row and its text appended to the open text chunk.
+archived costs one lookup and nothing else (unless its text lies outside
+the current generation: then the entry moves to the new block); a new one
+gets an entry row that points at the index's block: the text is stored once
+(:mod:`agentdex.archive.shared`). Only without such a block (no hard link
+possible, or a record the index does not hold) is the text appended to the
+archive's own open text chunk.
 
 Raw source bytes are kept where that is cheap and useful: the source line of
 each *prompt* (what a person typed) read from a JSONL store, up to
@@ -28,18 +33,24 @@ import time
 from collections import deque
 from typing import TYPE_CHECKING
 
+from agentdex.archive import shared
 from agentdex.archive.keys import record_key
 from agentdex.archive.store import CHUNK_BYTES, LEVEL, RAW, TEXT, ArchiveStore
 from agentdex.index import codec
 from agentdex.index.segments import ContextIds
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
     from concurrent.futures import Future, ThreadPoolExecutor
+    from pathlib import Path
 
     from agentdex.archive.usage import CallRow
     from agentdex.index.segments import Prepared
     from agentdex.records import Usage
+
+    #: the index's rows of these block ids (id, offset, lower_size, original_size, count,
+    #: lower_starts, original_starts), written and fsynced
+    BlockRows = Callable[[list[int]], Iterable[tuple[object, ...]]]
 
 #: a prompt's raw source line is kept up to this size (its text is kept whatever its size)
 RAW_MAX = 64 * 1024
@@ -67,7 +78,14 @@ class _OpenChunk:
 class ArchiveWriter:
     """Adds one refresh's records to the archive; the caller holds the index writer lock."""
 
-    def __init__(self, store: ArchiveStore, *, redact: bool = True) -> None:
+    def __init__(
+        self,
+        store: ArchiveStore,
+        *,
+        redact: bool = True,
+        gen: Path | None = None,
+        block_rows: BlockRows | None = None,
+    ) -> None:
         #: mask secrets in the raw source lines kept (record texts come masked already)
         self.redact = redact
         self.store = store
@@ -85,8 +103,23 @@ class ArchiveWriter:
         self._source_path: str | None = None
         self._raw_fd = -1
         self._lines: dict[int, tuple[int, int, int]] = {}
-        self._batch: list[tuple[int, Prepared]] = []
+        self._batch: list[tuple[int, Prepared, tuple[int, int] | None]] = []
         self._now = int(time.time())
+        #: the archive's link to the generation's text file (None: texts go to chunks)
+        self.text_file: str | None = None
+        self._block_rows = block_rows
+        if gen is not None and block_rows is not None:
+            self.text_file = shared.link(store.dir, gen)
+        #: index block id -> the archive's row id for it (rows inserted at commit)
+        self._block_ids: dict[int, int] = {}
+        self._unsaved_blocks: list[int] = []
+        self._next_block_row = (
+            int(self.db.execute("SELECT coalesce(max(id), 0) FROM blocks").fetchone()[0]) + 1
+        )
+        #: chunks whose texts moved to the index's blocks (re-packed when the writer closes)
+        self.vacated_chunks: set[int] = set()
+        #: entries moved from chunks or older generations to this generation's blocks
+        self.moved = 0
         #: entries added in this writer's lifetime, and their text bytes (for stats)
         self.added = 0
         self.text_bytes = 0
@@ -179,46 +212,117 @@ class ArchiveWriter:
         return ref
 
     # -- records -------------------------------------------------------------------------------
-    def offer(self, prepared: Prepared) -> None:
-        """Archive one record unless its key is already there (checked in batches)."""
+    def offer(self, prepared: Prepared, text_at: tuple[int, int] | None = None) -> None:
+        """Archive one record unless its key is already there (checked in batches).
+
+        ``text_at``: (index block id, position) where the index stored the record's text
+        in this generation; the entry points there instead of storing the text again."""
         meta = prepared.meta
         key = record_key(
             meta[0], meta[2], meta[3], meta[4], meta[5], prepared.thash, len(prepared.lower)
         )
-        self._batch.append((key, prepared))
+        self._batch.append((key, prepared, text_at if self.text_file is not None else None))
         if len(self._batch) >= BATCH:
             self._flush()
 
     def _flush(self) -> None:
-        """Insert the batch's records that are not archived yet (one lookup, one insert)."""
+        """Insert the batch's records that are not archived yet (one lookup, one insert);
+        move known ones whose text lies outside this generation to its blocks."""
         batch, self._batch = self._batch, []
         if not batch:
             return
-        keys = [key for key, _ in batch]
+        keys = [key for key, _, _ in batch]
         known = {
-            int(row[0])
+            int(row[0]): (int(row[1]), row[2])
             for row in self.db.execute(
-                f"SELECT key FROM entries WHERE key IN ({','.join('?' * len(keys))})", keys
+                "SELECT e.key, e.text_chunk, b.file FROM entries e"
+                " LEFT JOIN blocks b ON b.id = -e.text_chunk"
+                f" WHERE e.key IN ({','.join('?' * len(keys))})",
+                keys,
             )
         }
         rows = []
-        for key, prepared in batch:
-            if key in known:
+        moves = []
+        for key, prepared, text_at in batch:
+            place = known.get(key)
+            if place is not None:
+                if text_at is not None and self._elsewhere(place):
+                    moves.append((-self._block_row(text_at[0]), text_at[1], key))
+                    if place[0] > 0:
+                        self.vacated_chunks.add(place[0])
+                    known[key] = (-1, self.text_file)
                 continue
-            known.add(key)  # the same record twice in one batch is archived once
-            rows.append(self._entry_row(key, prepared))
+            known[key] = (-1, self.text_file)  # the same record twice in a batch: once
+            rows.append(self._entry_row(key, prepared, text_at))
         if rows:
             self.db.executemany(_INSERT_ENTRY, rows)
             self.added += len(rows)
+        if moves:
+            self.db.executemany(
+                "UPDATE entries SET text_chunk = ?, text_start = ? WHERE key = ?",
+                moves,
+            )
+            self.moved += len(moves)
 
-    def _entry_row(self, key: int, prepared: Prepared) -> tuple[object, ...]:
+    def point_at(self, key: int, chunk: int, text_at: tuple[int, int]) -> None:
+        """The index re-imported an archived entry (``chunk``: where its text is now) and
+        stored its text at ``text_at``: the entry points there (one copy of the text)."""
+        if self.text_file is None:
+            return
+        self.db.execute(
+            "UPDATE entries SET text_chunk = ?, text_start = ? WHERE key = ?",
+            (-self._block_row(text_at[0]), text_at[1], key),
+        )
+        if chunk > 0:
+            self.vacated_chunks.add(chunk)
+        self.moved += 1
+
+    def _elsewhere(self, place: tuple[int, object]) -> bool:
+        """Is a known entry's text outside this generation's blocks (a chunk, or the file
+        of another generation)? (A block row not saved yet is one of this writer's.)"""
+        chunk, file = place
+        if chunk > 0:
+            return True
+        return file is not None and file != self.text_file
+
+    def _block_row(self, index_block: int) -> int:
+        """The archive's row id for an index block of this generation (saved at commit)."""
+        found = self._block_ids.get(index_block)
+        if found is None:
+            found = self._block_ids[index_block] = self._next_block_row
+            self._next_block_row += 1
+            self._unsaved_blocks.append(index_block)
+        return found
+
+    def _save_blocks(self) -> None:
+        """Copy the rows of the index blocks new entries point at (after the index wrote
+        and fsynced them), in the open transaction."""
+        if not self._unsaved_blocks or self._block_rows is None:
+            return
+        wanted, self._unsaved_blocks = self._unsaved_blocks, []
+        rows = {int(str(row[0])): row[1:] for row in self._block_rows(wanted)}
+        missing = [b for b in wanted if b not in rows]
+        if missing:
+            raise RuntimeError(f"index blocks {missing[:5]} are not written")
+        self.db.executemany(
+            "INSERT INTO blocks (id, file, offset, lower_size, original_size, count,"
+            " lower_starts, original_starts) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [(self._block_ids[b], self.text_file, *rows[b]) for b in wanted],
+        )
+
+    def _entry_row(
+        self, key: int, prepared: Prepared, text_at: tuple[int, int] | None
+    ) -> tuple[object, ...]:
         agent, store, session, role, kind, timestamp = prepared.meta[:6]
         model, cwd, project, branch, worktree, host, locator, offset = prepared.meta[6:]
         context = (agent, store, session, model, cwd, project, branch, worktree, host)
         context_id = self.contexts.get_or_add(context)
         text = prepared.text.encode("utf-8", "surrogatepass")
-        text_chunk, text_start = self._next(TEXT)
-        self._append(TEXT, text)
+        if text_at is not None:  # the index's copy (a negative chunk: a shared block)
+            text_chunk, text_start = -self._block_row(text_at[0]), text_at[1]
+        else:
+            text_chunk, text_start = self._next(TEXT)
+            self._append(TEXT, text)
         self.text_bytes += len(text)
         raw = None
         if (
@@ -304,6 +408,7 @@ class ArchiveWriter:
     def commit(self) -> None:
         """Write every open chunk, fsync the chunk file, then commit the batch's rows."""
         self._flush()
+        self._save_blocks()
         for kind in (TEXT, RAW):
             self._seal(kind)
         while self._pending:
@@ -311,6 +416,34 @@ class ArchiveWriter:
         self.store.sync()
         self.db.execute("COMMIT")
         self.db.execute("BEGIN IMMEDIATE")
+
+    def release_other_files(self) -> int:
+        """Copy into chunks the texts entries keep in other generations' files (or in this
+        one's, without a link: :attr:`text_file` None), forget those files and delete the
+        archive's links to them; how many entries moved. Call at the end of a complete
+        refresh: every record the generation holds was offered (and moved to its blocks).
+        """
+        self._flush()
+        others = [
+            str(r[0])
+            for r in self.db.execute("SELECT DISTINCT file FROM blocks")
+            if r[0] != self.text_file
+        ]
+        if not others:
+            return 0
+        from agentdex.archive.redaction import is_redacted, mask_piece
+
+        self.commit()  # every open chunk written: chunk ids are not reserved any more
+        mask = mask_piece if self.redact and is_redacted(self.store) else None
+        moved = shared.move_into_chunks(self.store, others, mask)
+        self._next_chunk = (
+            int(self.db.execute("SELECT coalesce(max(id), 0) FROM chunks").fetchone()[0]) + 1
+        )
+        self.store.sync()
+        self.db.execute("COMMIT")
+        self.db.execute("BEGIN IMMEDIATE")
+        shared.drop_links(self.store)
+        return moved
 
     def close(self, ok: bool) -> None:
         """Commit (``ok``) or drop the open batch; release the file handles and the thread."""

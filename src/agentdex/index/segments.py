@@ -185,11 +185,13 @@ class ContextIds:
 class BlockWriter:
     """Packs records into blocks; the caller commits (``flush`` then ``db.commit``)."""
 
-    def __init__(self, db: sqlite3.Connection, file: BlockFile) -> None:
+    def __init__(self, db: sqlite3.Connection, file: BlockFile, *, keep_end: int = 0) -> None:
         self.db = db
         self.file = file
         row = db.execute("SELECT max(offset + lower_size + original_size) FROM blocks").fetchone()
-        file.truncate(row[0] or 0)  # drop what a writer killed before its commit appended
+        # drop what a writer killed before its commit appended (but never bytes another
+        # store points at: ``keep_end``, :func:`agentdex.archive.shared.referenced_end`)
+        file.truncate(max(row[0] or 0, keep_end))
         row = db.execute("SELECT max(id) FROM blocks").fetchone()
         self.next_block = (row[0] + 1) if row[0] is not None else 0
         row = db.execute(
@@ -206,6 +208,7 @@ class BlockWriter:
         self._pool: ThreadPoolExecutor | None = None
         self._pending: deque[tuple[int, int, int, bytes, bytes, Future[tuple[bytes, bytes, int]]]]
         self._pending = deque()
+        self.last_ref = (-1, -1)
 
     def add_prepared(self, prepared: Prepared, file_id: int) -> tuple[int, int]:
         """Add one prepared record; returns its record id and context id."""
@@ -247,6 +250,8 @@ class BlockWriter:
         self._lower.append(lower)
         self._original.append(prepared.text)
         self._size += len(lower) + 1
+        #: (block id, position in it) of the record just added
+        self.last_ref = (self.next_block, len(self._rows) - 1)
         if self._size >= BLOCK_BYTES:
             self.seal()
         return rid, context_id

@@ -86,11 +86,13 @@ class IndexWriter(ConversationEdits):
     The index knows nothing of who registers them (:mod:`agentdex.ingest.archiving`).
     """
 
-    def __init__(self, gen: Path, *, postings_threads: int = 2) -> None:
+    def __init__(self, gen: Path, *, postings_threads: int = 2, keep_text_end: int = 0) -> None:
+        """``keep_text_end``: bytes of ``text.blocks`` another store points at (kept even
+        when this generation's committed blocks end before them)."""
         self.gen = gen
         self.db = open_writer_db(gen)
         self.block_file = BlockFile(gen, write=True)
-        self.blocks = BlockWriter(self.db, self.block_file)
+        self.blocks = BlockWriter(self.db, self.block_file, keep_end=keep_text_end)
         #: model calls' token usage (:mod:`agentdex.index.usage`)
         self.usage = UsageTable(self.db, self.blocks.contexts)
         self._postings: PostingsWriter | None = None
@@ -205,14 +207,16 @@ class IndexWriter(ConversationEdits):
         coverage.write(self.db, value)
 
     # -- records ------------------------------------------------------------------------
-    def add(self, prepared: Prepared, file_id: int) -> None:
+    def add(self, prepared: Prepared, file_id: int) -> tuple[int, int]:
+        """Add one record; returns where its text is stored: (block id, position)."""
         rid, context_id = self.blocks.add_prepared(prepared, file_id)
+        ref = self.blocks.last_ref
         self.added_contexts.add(context_id)
         if prepared.chars and not self.text_chars.issuperset(prepared.chars):
             self.text_chars.update(prepared.chars)
             self._chars_grew = True
         if not self.in_postings:
-            return  # the tail: verified by readers until catch_up() indexes it
+            return ref  # the tail: verified by readers until catch_up() indexes it
         timestamp = prepared.meta[5]
         self.postings.add(
             rid,
@@ -230,6 +234,23 @@ class IndexWriter(ConversationEdits):
             if self._new_text_bytes > VOCAB_DELTA_BYTES:
                 self._new_texts = None
                 self.vocab_stale = True
+        return ref
+
+    def block_rows(self, block_ids: list[int]) -> list[tuple[object, ...]]:
+        """``(id, offset, lower_size, original_size, count, lower_starts, original_starts)``
+        of these text blocks, written and fsynced first (another store may point at them
+        and commit before this writer does: :mod:`agentdex.archive.shared`)."""
+        self.blocks.flush()
+        self.block_file.sync()
+        found: list[tuple[object, ...]] = []
+        for start in range(0, len(block_ids), 900):
+            part = block_ids[start : start + 900]
+            found += self.db.execute(
+                "SELECT id, offset, lower_size, original_size, count, lower_starts,"
+                f" original_starts FROM blocks WHERE id IN ({','.join('?' * len(part))})",
+                part,
+            ).fetchall()
+        return found
 
     def add_usage(self, file_id: int, usage: list[Usage], *, resumed: bool) -> int:
         """Add the model calls' usage one read of a file found; ``resumed``: the read went on

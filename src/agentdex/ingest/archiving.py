@@ -77,7 +77,12 @@ class IndexingArchive:
         if self.enabled and self.store is not None:
             from agentdex.archive.writer import ArchiveWriter
 
-            self.writer = ArchiveWriter(self.store, redact=self.redact)
+            self.writer = ArchiveWriter(
+                self.store,
+                redact=self.redact,
+                gen=self.index.gen,
+                block_rows=self.index.block_rows,
+            )
             self.index.before_commit.append(self._commit_first)
         if self.writer is not None:
             changed = sync.backfill(self.index, self.writer) > 0 or changed
@@ -106,6 +111,13 @@ class IndexingArchive:
         if index.touched_contexts:  # records left: what the archive holds may be missing
             index.set_meta("archive_fresh", 0)
 
+    def needs_text_move(self) -> bool:
+        """Does the archive still keep its own copy of texts from before they were shared
+        with the index? (One rebuild of the index moves them: :meth:`_share_text`.)"""
+        return (
+            self.enabled and self.store is not None and self.store.meta_int("text_shared", 1) == 0
+        )
+
     def store_has_entries(self) -> bool:
         return self.store is not None and self.store.has_entries()
 
@@ -132,9 +144,11 @@ class IndexingArchive:
         """Is this record in a forgotten conversation (never indexed nor archived)?"""
         return bool(self.forgotten) and self.forgotten.holds(prepared.meta[0], prepared.meta[2])
 
-    def offer(self, prepared: Prepared) -> None:
+    def offer(self, prepared: Prepared, text_at: tuple[int, int] | None = None) -> None:
+        """Archive a record the index took; ``text_at``: where the index stored its text
+        (block id, position), which the archive points at instead of storing it again."""
         if self.writer is not None:
-            self.writer.offer(prepared)
+            self.writer.offer(prepared, text_at)
 
     def offer_usage(self, path: str, usage: list[Usage]) -> None:
         """Keep the model calls one read of ``path`` found (forgotten ones left out)."""
@@ -169,6 +183,7 @@ class IndexingArchive:
             # the archive only holds what this generation offered and never lost: nothing
             # to re-import (a first build skips comparing every conversation)
             index.set_meta("archive_synced", 1)
+            self._share_text()
             return
         if index.meta_int("archive_synced", 0) != 1:
             sessions = None
@@ -179,14 +194,28 @@ class IndexingArchive:
                 added = index.sessions_of_contexts(index.added_contexts)
                 sessions |= added & index.sessions_of_files(files)
         if sessions is None or sessions:
-            result = sync.reconcile(index, self.store, sessions)
+            result = sync.reconcile(index, self.store, sessions, self.writer)
             self.restored += result.restored
         index.set_meta("archive_synced", 1)
+        self._share_text()
+
+    def _share_text(self) -> None:
+        """One copy of the text: every record this generation holds was offered (its entry
+        points at the generation's blocks now); texts still in other generations' files
+        move into the archive's chunks and those files leave the archive."""
+        assert self.writer is not None and self.store is not None
+        self.writer.release_other_files()
+        if self.store.meta_int("text_shared", 1) != 1:
+            self.store.set_meta("text_shared", 1)
+        self.index.commit()
 
     def close(self, ok: bool) -> None:
         try:
             if self.writer is not None:
                 self.writer.close(ok)
+                if ok and self.store is not None and self.writer.vacated_chunks:
+                    # texts that moved to the index's blocks leave the chunks
+                    self.store.repack_chunks(self.writer.vacated_chunks)
         finally:
             if self.store is not None:
                 self.store.close()

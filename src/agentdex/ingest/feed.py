@@ -80,6 +80,7 @@ class Refresher:
         archive: bool,
         redact: bool = True,
     ) -> None:
+        from agentdex.archive.shared import referenced_end
         from agentdex.ingest.archiving import IndexingArchive
 
         self.stats = stats
@@ -91,7 +92,8 @@ class Refresher:
         #: ``[privacy] redact``: secrets masked in texts, titles and the archive's raw lines
         self.redact = redact
         self.stages = stages(redact_secrets=redact)
-        self.index = IndexWriter(gen)
+        # blocks the archive points at survive a writer killed between the two commits
+        self.index = IndexWriter(gen, keep_text_end=referenced_end(gen.parent, gen))
         #: files whose usage this refresh read (the usage backfill skips them)
         self.usage_read: set[int] = set()
         try:
@@ -113,8 +115,7 @@ class Refresher:
         """Index (and archive) one record unless its conversation is forgotten."""
         if self.archive.skips(prepared):
             return False
-        self.index.add(prepared, file_id)
-        self.archive.offer(prepared)
+        self.archive.offer(prepared, self.index.add(prepared, file_id))
         return True
 
     def add_usage(self, file_id: int, usage: list[Usage], *, resumed: bool, path: str) -> None:

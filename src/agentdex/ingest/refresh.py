@@ -159,6 +159,13 @@ def _open_refresher(
             # marked as being built before readers see it: never taken for a complete index;
             # migrated: readers now see progress as it commits
             _start_first_build(refresher, location, gen)
+        if not full and location.building() is None and refresher.archive.needs_text_move():
+            refresher.close(False)
+            warn(
+                f"the archive in {gen.parent} keeps its own copy of each record's text; it now"
+                " shares one copy with the index: rebuilding the index once to move it there"
+            )
+            raise _Rebuild
         if not _same_redaction(refresher, redact):
             refresher.close(False)
             warn(

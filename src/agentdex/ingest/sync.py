@@ -112,13 +112,18 @@ def apply_tombstones(index: IndexWriter, store: ArchiveStore) -> int:
 
 
 def reconcile(
-    index: IndexWriter, store: ArchiveStore, sessions: Iterable[Session] | None
+    index: IndexWriter,
+    store: ArchiveStore,
+    sessions: Iterable[Session] | None,
+    writer: ArchiveWriter | None = None,
 ) -> SyncStats:
     """Bring the archived rows of ``sessions`` (None: every conversation) in line.
 
     Per conversation: the keys its live records have; archived entries with
     other keys are wanted in the index; archived rows whose key is live again,
-    or no longer archived (pruned, forgotten), are dropped.
+    or no longer archived (pruned, forgotten), are dropped. With the refresh's
+    archive ``writer``, a re-imported entry's text then points at the index's new
+    copy (one copy of the text).
     """
     stats = SyncStats()
     files = index.archived_files()
@@ -135,7 +140,7 @@ def reconcile(
     if drops:
         stats.dropped = index.drop_by_file(drops)
     for agent, session_id, keys, live_at in missing:
-        stats.restored += _restore(index, store, agent, session_id, keys, live_at)
+        stats.restored += _restore(index, store, agent, session_id, keys, live_at, writer)
     return stats
 
 
@@ -180,6 +185,7 @@ def _restore(
     session_id: str,
     keys: list[int],
     live_at: dict[tuple[str, str], list[int]],
+    writer: ArchiveWriter | None = None,
 ) -> int:
     """Add archived entries to the index as records of archived file rows; how many.
 
@@ -198,7 +204,9 @@ def _restore(
         if any(record.text in index.record_text(rid) for rid in here):
             continue
         fid = index.archived_file(record.source_path, record.agent, record.store)
-        index.add(prepare(record), fid)
+        text_at = index.add(prepare(record), fid)
+        if writer is not None:
+            writer.point_at(int(entry[0]), int(entry[16]), text_at)
         counts[fid] = counts.get(fid, 0) + 1
     index.count_file_records(counts)
     title = None if index.has_title(agent, session_id) else store.title(agent, session_id)
@@ -208,5 +216,8 @@ def _restore(
 
 
 def _entry_order(entry: tuple[Any, ...]) -> tuple[Any, ...]:
-    """Source path, then byte offset (line-based sources), then archive chunk position."""
-    return (entry[3], entry[15] if entry[15] is not None else -1, entry[16], entry[17])
+    """Source path, then byte offset (line-based sources), then where the text was stored
+    (chunk position; a shared index block, a negative chunk: block, then position)."""
+    chunk = int(entry[16])
+    offset = entry[15] if entry[15] is not None else -1
+    return (entry[3], offset, chunk < 0, abs(chunk), entry[17])

@@ -1,0 +1,58 @@
+"""What an index dir holds on disk, by part, each file (inode) counted once.
+
+Usage: python bench/bench_sizes.py INDEX_DIR CORPUS_DIR
+
+INDEX_DIR is ``<data dir>/homes/<home key>/index``. The archive hard-links
+the index generation's ``text.blocks`` (one copy of the text): the same
+bytes under two names are counted once, with the index. Prints JSON: bytes
+per part, the total, and the total over the corpus's bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+
+def main() -> None:
+    root, corpus = Path(sys.argv[1]), Path(sys.argv[2])
+    seen: set[tuple[int, int]] = set()
+    parts: dict[str, int] = {}
+
+    def count(name: str, path: Path) -> None:
+        st = path.stat()
+        if (st.st_dev, st.st_ino) in seen:
+            return
+        seen.add((st.st_dev, st.st_ino))
+        parts[name] = parts.get(name, 0) + st.st_size
+
+    gens = sorted(root.glob("gen-*"))
+    for gen in gens:  # the index first: what the archive shares is counted there
+        for path in gen.rglob("*"):
+            if path.is_file():
+                part = "postings" if "postings" in path.parts else path.name
+                part = "index.db" if part.startswith("index.db") else part
+                count(f"index {part}", path)
+    for path in (root / "archive").rglob("*"):
+        if path.is_file():
+            name = path.name
+            part = "archive.db" if name.startswith("archive.db") else name.split("-")[0]
+            count(f"archive {part}", path)
+    for path in root.iterdir():
+        if path.is_file():
+            count("other", path)
+    total = sum(parts.values())
+    corpus_bytes = sum(p.stat().st_size for p in corpus.rglob("*") if p.is_file())
+    report = {
+        "generations": [g.name for g in gens],
+        "parts_mb": {k: round(v / 1e6, 1) for k, v in sorted(parts.items())},
+        "total_mb": round(total / 1e6, 1),
+        "corpus_mb": round(corpus_bytes / 1e6, 1),
+        "ratio": round(total / corpus_bytes, 3),
+    }
+    print(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()
