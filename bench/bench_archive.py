@@ -36,22 +36,14 @@ import statistics
 import subprocess
 import sys
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from pathlib import Path
 from typing import Any
 
+from bench_search import dir_size
+
 SRC = Path(__file__).resolve().parent.parent / "src"
-
-
-def dir_size(path: Path) -> int:
-    """Bytes on disk under ``path``, each file once (the archive hard-links the index's
-    text blocks: the same bytes under two names)."""
-    sizes: dict[tuple[int, int], int] = {}
-    if path.exists():
-        for p in path.rglob("*"):
-            if p.is_file():
-                st = p.stat()
-                sizes[(st.st_dev, st.st_ino)] = st.st_size
-    return sum(sizes.values())
 
 
 def environment(work: Path, name: str, archive: bool) -> dict[str, str]:

@@ -23,20 +23,8 @@ from agentdex.index import codec
 from agentdex.index.segments import BLOCK_FILE, BlockFile, BlockWriter, prepare
 from agentdex.index.store import Location, index_root, open_writer_db
 from agentdex.records import Record
-from test_index_fixtures import ROWS, register, store_dir, write_file
-
-
-@pytest.fixture(autouse=True)
-def _parser() -> None:
-    register()
-
-
-def rec(text: str, session: str = "s1", **extra: Any) -> dict[str, Any]:
-    return {"session": session, "role": "user", "kind": "prompt", "text": text, **extra}
-
-
-def refresh(home: Path, **kw: Any) -> Any:
-    return api.refresh(home=str(home), rows=ROWS, **kw)
+from test_archive import _parser, rec, refresh  # noqa: F401  (_parser: autouse fixture)
+from test_index_fixtures import store_dir, write_file
 
 
 def archive_rows(sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
