@@ -6,10 +6,14 @@
   ``user.message`` ``data.content`` is a prompt; ``assistant.message`` has
   ``content`` and ``toolRequests[{name, arguments}]``; ``assistant.reasoning``;
   ``tool.execution_complete`` ``result.content``; ``session.model_change``
-  ``newModel``. Other events (turn markers, info) carry no conversation.
+  ``newModel``. Other events (turn markers, info, usage, compaction, hooks,
+  subagents: ``_QUIET_EVENTS``) carry no conversation; any other type is format
+  drift, reported with ``session.start``'s ``copilotVersion``.
 - ``command-history-state.json``: the prompt recall list, newest first.
 - ``history-session-state/*.json`` (before session-state): one document
-  ``{sessionId, startTime, chatMessages[{role, content, tool_calls?}]}``.
+  ``{sessionId, startTime, chatMessages[{role, content, tool_calls?}]}``;
+  ``system`` messages give nothing, a role other than user/assistant/tool/system
+  is drift.
 """
 
 from __future__ import annotations
@@ -47,6 +51,41 @@ _CONVERSATION_EVENTS = (
     "assistant.reasoning",
     "tool.execution_complete",
 )
+#: Known event types that carry no conversation (skipped on purpose, not drift).
+_QUIET_EVENTS = frozenset(
+    {
+        "session.start",
+        "session.model_change",
+        "session.info",
+        "session.error",
+        "session.resume",
+        "session.truncation",
+        "session.compaction_start",
+        "session.compaction_complete",
+        "session.usage_info",
+        "session.shutdown",
+        "session.handoff",
+        "assistant.turn_start",
+        "assistant.turn_end",
+        "assistant.intent",
+        "assistant.usage",
+        "assistant.message_delta",
+        "assistant.reasoning_delta",
+        "tool.execution_start",
+        "tool.execution_partial_result",
+        "tool.execution_progress",
+        "tool.user_requested",
+        "subagent.started",
+        "subagent.completed",
+        "subagent.failed",
+        "subagent.selected",
+        "hook.start",
+        "hook.end",
+        "system.message",
+        "abort",
+    }
+)
+_HISTORY_ROLES = ("user", "assistant", "tool", "system")
 
 
 def _session_id(path: Path) -> str:
@@ -72,11 +111,16 @@ def parse_events(ref: SourceRef, cursor: ParseCursor, diagnostics: Diagnostics) 
                     state[key] = context[key]
             if isinstance(data.get("selectedModel"), str):
                 state["model"] = data["selectedModel"]
+            if isinstance(data.get("copilotVersion"), str):
+                state["version"] = data["copilotVersion"]
             continue
         if kind == "session.model_change" and isinstance(data.get("newModel"), str):
             state["model"] = data["newModel"]
             continue
         if kind not in _CONVERSATION_EVENTS:
+            if kind not in _QUIET_EVENTS:
+                diagnostics.unrecognised("event type", kind, version=state.get("version"),
+                                         path=ref.path, locator=f"line:{line.lineno}")  # fmt: skip
             continue
         sid, loc = state["session_id"], f"line:{line.lineno}"
         common: dict[str, Any] = {
@@ -223,6 +267,8 @@ def parse_history_json(
             records.append(
                 make_record(ref, loc, sid, "tool", "tool_result", clip(text), timestamp=ts)
             )
+        elif role not in _HISTORY_ROLES:
+            diagnostics.unrecognised("message role", role, path=ref.path, locator=loc)
         if records:
             cursor.units += 1
             yield from number_parts(records)

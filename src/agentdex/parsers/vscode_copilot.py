@@ -38,7 +38,8 @@ When a request has no tool parts (older sessions), the calls in
 with tool_result from ``toolCallResults[<id>].content`` when saved.
 ``result.errorDetails.message`` -> system/message. UI-only parts (progress,
 undo stops, code-block URIs...) are skipped and never split the reply;
-unknown kinds are listed in one diagnostic per file. ``customTitle`` is
+unknown kinds are listed in one diagnostic per file and reported as format
+drift ("response part", with the request's ``agent.extensionVersion``). ``customTitle`` is
 the session title. Every record of a request carries the request's
 ``timestamp``: the store has no other, so order comes from the parts.
 
@@ -228,6 +229,7 @@ class _Session:
         self.session_id = ref.path.stem
         self.cwd: str | None = None
         self.unknown: Counter[str] = Counter()
+        self.version: str | None = None  # the Copilot Chat extension's, per request
 
     def record(
         self,
@@ -278,6 +280,9 @@ class _Session:
         stamp = parse_timestamp(request.get("timestamp")) or fallback
         model = request.get("modelId") if isinstance(request.get("modelId"), str) else None
         base = {"request_id": request.get("requestId")}
+        agent = request.get("agent")
+        version = agent.get("extensionVersion") if isinstance(agent, dict) else None
+        self.version = version if isinstance(version, str) else None
         prompt = message_text(request.get("message"))
         if prompt.strip():
             self.cursor.units += 1
@@ -420,6 +425,8 @@ class _Session:
                     )
             else:
                 self.unknown[str(kind)] += 1
+                self.diagnostics.unrecognised("response part", str(kind), version=self.version,
+                    path=self.ref.path, locator=f"json:/requests/{i}/response/{j}")  # fmt: skip
         end_thinking()
         end_reply()
         placed.sort(key=lambda item: item[0])

@@ -35,6 +35,10 @@ Databases reach gigabytes, so keys are listed first (key ranges use the
 :data:`BATCH`: memory holds one composer and one batch, never the file.
 The project of a composer comes from the workspace DB that lists it (the
 sibling ``workspace.json`` names the folder); models from ``modelConfig``.
+
+Drift. A bubble ``type`` other than :data:`BUBBLE_TYPES` is reported as
+format drift (``bubble type``; Cursor records no app version there) and its
+text still kept, as an assistant's.
 """
 
 from __future__ import annotations
@@ -63,6 +67,9 @@ BUBBLE_PREFIX = "bubbleId:"
 CHATDATA_KEY = "workbench.panel.aichat.view.aichat.chatdata"
 PROMPTS_KEY = "aiService.prompts"
 COMPOSERS_KEY = "composer.composerData"
+#: Bubble ``type`` values: 1 the user, 2 the assistant (older inline composers: strings).
+#: Any other is format drift (its text is still kept, as an assistant's).
+BUBBLE_TYPES = (1, 2, "user", "ai", "assistant")
 #: Session-id suffix of a composer's abandoned branch.
 ABANDONED = ":abandoned"
 
@@ -165,9 +172,14 @@ class _Composer:
     """Turns one composer (any era) into records."""
 
     def __init__(
-        self, ref: SourceRef, cursor: ParseCursor, data: dict[str, Any], cwd: str | None
+        self,
+        ref: SourceRef,
+        cursor: ParseCursor,
+        data: dict[str, Any],
+        cwd: str | None,
+        diagnostics: Diagnostics,
     ) -> None:
-        self.ref, self.cursor, self.cwd = ref, cursor, cwd
+        self.ref, self.cursor, self.cwd, self.diagnostics = ref, cursor, cwd, diagnostics
         self.cid: str = data["composerId"]
         self.name = data.get("name") if isinstance(data.get("name"), str) else None
         self.model = opt_str(dict_of(data.get("modelConfig")).get("modelName"))
@@ -184,6 +196,10 @@ class _Composer:
             if not isinstance(bubble, dict):
                 continue
             carried = bubble_time(bubble) or carried
+            if bubble.get("type") not in BUBBLE_TYPES:
+                self.diagnostics.unrecognised(
+                    "bubble type", bubble.get("type"), path=self.ref.path, locator=locate(bid)
+                )
             produced = bubble_records(
                 self.ref,
                 locate(bid),
@@ -254,7 +270,8 @@ def _disk_composers(
         data.setdefault("composerId", key[len(COMPOSER_PREFIX) :])
         if not isinstance(data["composerId"], str):
             continue
-        composer = _Composer(ref, cursor, data, projects.get(data["composerId"], folder))
+        cwd = projects.get(data["composerId"], folder)
+        composer = _Composer(ref, cursor, data, cwd, diagnostics)
         inline = data.get("conversation")
         if isinstance(inline, list) and inline:
             yield from composer.inline(inline, f"row:cursorDiskKV/{key}")
@@ -266,6 +283,7 @@ def _legacy_items(
     ref: SourceRef,
     conn: sqlite3.Connection,
     cursor: ParseCursor,
+    diagnostics: Diagnostics,
     folder: str | None,
 ) -> Iterator[Record]:
     composers = _item(conn, COMPOSERS_KEY)
@@ -275,7 +293,8 @@ def _legacy_items(
             continue
         if isinstance(entry.get("conversation"), list):
             where = f"row:ItemTable/{COMPOSERS_KEY}/allComposers/{index}"
-            yield from _Composer(ref, cursor, entry, folder).inline(entry["conversation"], where)
+            composer = _Composer(ref, cursor, entry, folder, diagnostics)
+            yield from composer.inline(entry["conversation"], where)
     chat = _item(conn, CHATDATA_KEY)
     tabs = chat.get("tabs") if isinstance(chat, dict) else None
     for t_index, tab in enumerate(tabs if isinstance(tabs, list) else []):
@@ -348,7 +367,7 @@ def parse_state_vscdb(
             projects = composer_projects(path.parent.parent, diagnostics) if is_global else {}
             streams.append(_disk_composers(ref, conn, cursor, diagnostics, projects, folder))
         if "ItemTable" in tables:
-            streams.append(_legacy_items(ref, conn, cursor, folder))
+            streams.append(_legacy_items(ref, conn, cursor, diagnostics, folder))
         for stream in streams:
             for record in stream:
                 if record.timestamp is None:  # legacy eras kept no times: mtime, as a last resort
