@@ -305,6 +305,10 @@ class _Emitter:
                     )
         else:
             self.unknown_types.add(str(kind_of))
+            # format drift (the chat files record no CLI version)
+            self.diagnostics.unrecognised(
+                "message type", msg.get("type"), path=self.ref.path, locator=locator
+            )
         if out:
             self.cursor.units += 1
         return out

@@ -73,6 +73,24 @@ def _is_injected(part: dict[str, Any]) -> bool:
     )
 
 
+#: Part types that give no record on purpose (step markers, snapshots, patches, files...).
+_SKIPPED_PARTS = frozenset(
+    {"step-start", "step-finish", "snapshot", "patch", "file", "agent", "subtask", "retry",
+     "compaction"}
+)  # fmt: skip
+_KNOWN_PARTS = frozenset({"text", "reasoning", "tool"})
+
+
+def _drift(
+    diag: Diagnostics, ref: SourceRef, what: str, name: object, locator: str, version: object
+) -> None:
+    """Report a part type (or 2.x message type) this parser does not know: format drift."""
+    known = ("user", "assistant") if what == "message type" else _KNOWN_PARTS | _SKIPPED_PARTS
+    if name not in known:
+        label = version if isinstance(version, str) and version else None
+        diag.unrecognised(what, name, version=label, path=ref.path, locator=locator)
+
+
 def _part_records(
     ref: SourceRef, loc: str, sid: str, role: str, part: dict[str, Any], **common: Any
 ) -> Iterator[Record]:
@@ -122,11 +140,20 @@ def _tables(conn: sqlite3.Connection) -> set[str]:
     return {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
 
 
+def _version_column(conn: sqlite3.Connection, table: str) -> str:
+    """``version`` when ``table`` has that column (the OpenCode that wrote the session)."""
+    columns = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+    return "version" if "version" in columns else "NULL"
+
+
 def _sessions_v1(
     ref: SourceRef, conn: sqlite3.Connection, cursor: ParseCursor, diag: Diagnostics
 ) -> Iterator[Record]:
-    sessions = conn.execute("SELECT id, directory, title FROM session ORDER BY time_created, id")
-    for sid, directory, title in sessions.fetchall():
+    sessions = conn.execute(
+        f"SELECT id, directory, title, {_version_column(conn, 'session')} FROM session"
+        " ORDER BY time_created, id"
+    )
+    for sid, directory, title, version in sessions.fetchall():
         if isinstance(title, str) and title:
             cursor.titles[sid] = title
         for mid, data, created in conn.execute(
@@ -142,6 +169,7 @@ def _sessions_v1(
         )
         for part_id, part_data, part_time, msg_data, msg_time in rows:
             part, msg = _loads(part_data), _loads(msg_data)
+            _drift(diag, ref, "part type", part.get("type"), f"row:part/{part_id}", version)
             role = "user" if msg.get("role") == "user" else "assistant"
             model = opt_str(msg.get("modelID"))
             ts = parse_timestamp(part_time) or parse_timestamp(msg_time)
@@ -164,11 +192,14 @@ def _sessions_v1(
                 yield from produced
 
 
-def _sessions_v2(ref: SourceRef, conn: sqlite3.Connection, cursor: ParseCursor) -> Iterator[Record]:
+def _sessions_v2(
+    ref: SourceRef, conn: sqlite3.Connection, cursor: ParseCursor, diag: Diagnostics
+) -> Iterator[Record]:
     sessions = conn.execute(
-        "SELECT id, directory, title FROM session_v2 ORDER BY time_created, id"
+        f"SELECT id, directory, title, {_version_column(conn, 'session_v2')} FROM session_v2"
+        " ORDER BY time_created, id"
     ).fetchall()
-    for sid, directory, title in sessions:
+    for sid, directory, title, version in sessions:
         if isinstance(title, str) and title:
             cursor.titles[sid] = title
         rows = conn.execute(
@@ -183,6 +214,7 @@ def _sessions_v2(ref: SourceRef, conn: sqlite3.Connection, cursor: ParseCursor) 
                 msg_time
             )
             produced: list[Record] = []
+            _drift(diag, ref, "message type", mtype, loc, version)
             if mtype == "user":
                 produced.extend(
                     _part_records(
@@ -205,6 +237,8 @@ def _sessions_v2(ref: SourceRef, conn: sqlite3.Connection, cursor: ParseCursor) 
                 content = data.get("content")
                 for j, part in enumerate(content if isinstance(content, list) else []):
                     if isinstance(part, dict):
+                        _drift(diag, ref, "part type", part.get("type"), f"{loc}/content/{j}",
+                               version)  # fmt: skip
                         produced.extend(
                             number_parts(
                                 [
@@ -237,7 +271,7 @@ def parse_db(ref: SourceRef, cursor: ParseCursor, diagnostics: Diagnostics) -> I
         if {"session", "message", "part"} <= tables:
             yield from _sessions_v1(ref, conn, cursor, diagnostics)
         if {"session_v2", "session_message"} <= tables:
-            yield from _sessions_v2(ref, conn, cursor)
+            yield from _sessions_v2(ref, conn, cursor, diagnostics)
         if not ({"session", "part"} <= tables or "session_message" in tables):
             diagnostics.add(ref.path, "", "no OpenCode session tables; skipped")
     except sqlite3.DatabaseError as exc:
@@ -353,6 +387,8 @@ def parse_storage_message(
         part = read_json(part_file, diagnostics)
         if not isinstance(part, dict):
             continue
+        _drift(diagnostics, ref, "part type", part.get("type"), f"part:{part_file.name}",
+               info.get("version"))  # fmt: skip
         pts = parse_timestamp(dict_of(part.get("time")).get("start")) or ts
         produced = number_parts(
             [

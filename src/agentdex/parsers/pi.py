@@ -34,6 +34,40 @@ from agentdex.readers import Diagnostics, JsonlReader
 from agentdex.records import Record, parse_timestamp
 
 _SKIPPED_ROLES = {"developer", "system"}
+#: Entry types that give no record on purpose (settings changes, extension data, labels).
+_SKIPPED_TYPES = {"model_change", "thinking_level_change", "custom", "custom_message", "label"}
+_KNOWN_TYPES = {"session", "message", "compaction", "branch_summary", "session_info"}
+_KNOWN_ROLES = {"user", "assistant", "toolResult", "bashExecution"}
+_BLOCK_TYPES = {"text", "thinking", "toolCall"}
+
+
+def _unknown(entry: dict[str, Any]) -> list[tuple[str, object]]:
+    """(what, name) of each part of ``entry`` this parser does not know (format drift)."""
+    kind = entry.get("type")
+    if kind not in _KNOWN_TYPES:
+        return [] if kind in _SKIPPED_TYPES else [("record type", kind)]
+    message = entry.get("message")
+    if kind != "message" or not isinstance(message, dict):
+        return []
+    role = message.get("role")
+    if role not in _KNOWN_ROLES:
+        return [] if role in _SKIPPED_ROLES else [("message role", role)]
+    content = message.get("content")
+    if role != "assistant" or not isinstance(content, list):
+        return []
+    return [
+        ("content block", block.get("type"))
+        for block in content
+        if isinstance(block, dict) and block.get("type") not in _BLOCK_TYPES
+    ]
+
+
+def _drift(
+    diagnostics: Diagnostics, ref: SourceRef, locator: str, version: Any, entry: dict[str, Any]
+) -> None:
+    label = str(version) if isinstance(version, (str, int)) and version != "" else None
+    for what, name in _unknown(entry):
+        diagnostics.unrecognised(what, name, version=label, path=ref.path, locator=locator)
 
 
 def _message_records(
@@ -140,7 +174,10 @@ def parse_session(
                 state["cwd"] = entry["cwd"]
             if isinstance(entry.get("title"), str) and entry["title"]:
                 cursor.titles[state["session_id"]] = entry["title"]
+            if isinstance(entry.get("version"), (str, int)):
+                state["version"] = entry["version"]
             continue
+        _drift(diagnostics, ref, locator, state.get("version"), entry)
         sid, cwd = state["session_id"], state.get("cwd")
         produced = 0
         if kind == "message" and isinstance(entry.get("message"), dict):

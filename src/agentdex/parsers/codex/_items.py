@@ -53,6 +53,11 @@ ITEM_TYPES = ("message", "reasoning", "agent_message", *TOOL_CALLS, *TOOL_OUTPUT
 HELD_MAX = 256
 USER_ITEM_TYPES = ("UserMessage", "userMessage", "user_message")
 MESSAGE_ROLES = ("user", "assistant", "developer", "system", "tool")
+#: Rollout line types this parser reads; ``event_msg`` payloads are mostly echoes, read
+#: only for user text and token counts, so their other types are not drift.
+LINE_TYPES = ("session_meta", "turn_context", "response_item", "event_msg", "compacted")
+#: Response item types that give no record on purpose (undo snapshots, encrypted compaction).
+SKIPPED_ITEM_TYPES = ("ghost_snapshot", "compaction", "compaction_summary")
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$", re.I)
 
 Item = tuple[Role, Kind, str, dict[str, Any]]
@@ -205,6 +210,19 @@ def items_of(payload: dict[str, Any], subagent: bool) -> list[Item]:
         extra = {"call_id": payload.get("call_id")}
         return [("tool", "tool_result", clip(output_text(payload.get("output")), extra), extra)]
     return []
+
+
+def unknown_item(payload: dict[str, Any]) -> tuple[str, object] | None:
+    """(what, name) of a response item this parser does not know (format drift), else None."""
+    ptype = payload.get("type")
+    if ptype is None and isinstance(payload.get("role"), str):
+        ptype = "message"
+    if ptype == "message":
+        role = payload.get("role")
+        return None if role in MESSAGE_ROLES else ("message role", role)
+    if ptype in ITEM_TYPES or ptype in SKIPPED_ITEM_TYPES:
+        return None
+    return ("payload type", ptype)
 
 
 def event_user_text(payload: dict[str, Any]) -> str | None:

@@ -10,7 +10,7 @@ from typing import Any
 from agentdex.parsers._agent_common import number_parts
 from agentdex.parsers._jsonl import LineStream
 from agentdex.parsers.base import ParseCursor, SourceRef
-from agentdex.parsers.codex._items import items_of, session_from_name
+from agentdex.parsers.codex._items import items_of, session_from_name, unknown_item
 from agentdex.readers import Diagnostics, read_json
 from agentdex.records import Record, parse_timestamp
 
@@ -48,6 +48,9 @@ def parse_legacy(ref: SourceRef, cursor: ParseCursor, diag: Diagnostics) -> Iter
     for index, payload in enumerate(items):
         if not isinstance(payload, dict):
             continue
+        unknown = unknown_item(payload)
+        if unknown is not None:  # format drift
+            diag.unrecognised(*unknown, path=ref.path, locator=f"json:/items/{index}")
         given = items_of(payload, False)
         if not given:
             continue

@@ -36,6 +36,7 @@ from agentdex.parsers.codex._items import (
     DELEGATION_PREFIX,
     HELD_MAX,
     ITEM_TYPES,
+    LINE_TYPES,
     Item,
     blocks_text,
     event_user_text,
@@ -44,6 +45,7 @@ from agentdex.parsers.codex._items import (
     items_of,
     session_from_name,
     text_key,
+    unknown_item,
     user_items,
 )
 from agentdex.parsers.codex._usage import is_token_count, note_token_count
@@ -133,6 +135,7 @@ _INITIAL: dict[str, Any] = {
     "copying": False,
     "events": False,  # a user event has been seen (so items need a twin to be typed)
     "usage_total": None,
+    "version": None,  # cli_version of the session_meta
 }
 
 
@@ -156,6 +159,8 @@ def _context(state: dict[str, Any], payload: dict[str, Any], ltype: str, path: A
         if isinstance(git, dict) and isinstance(git.get("branch"), str):
             state["branch"] = git["branch"] or None
         state["subagent"] = is_subagent(payload)
+        version = payload.get("cli_version")
+        state["version"] = version if isinstance(version, str) and version else None
     elif isinstance(meta_id, str) and meta_id != state["session"]:
         state["copying"] = True
 
@@ -249,6 +254,20 @@ class _Rollout:
             yield from self.end_turn()
 
 
+def _drift(
+    diag: Diagnostics, ref: SourceRef, lineno: int, version: str | None, ltype: str | None,
+    payload: dict[str, Any],
+) -> None:  # fmt: skip
+    """Report a line or response item type this parser does not know (format drift)."""
+    found: tuple[str, object] | None = None
+    if ltype not in LINE_TYPES:
+        found = ("record type", ltype)
+    elif ltype == "response_item":
+        found = unknown_item(payload)
+    if found is not None:
+        diag.unrecognised(*found, version=version, path=ref.path, locator=f"line:{lineno}")
+
+
 def parse_rollout(ref: SourceRef, cursor: ParseCursor, diag: Diagnostics) -> Iterator[Record]:
     """Stream the records of one JSONL rollout."""
     run = _Rollout(ref, cursor, diag)
@@ -259,6 +278,7 @@ def parse_rollout(ref: SourceRef, cursor: ParseCursor, diag: Diagnostics) -> Ite
             if "payload" in obj:
                 diag.add(ref.path, f"line:{line.lineno}", "payload is not an object")
             continue
+        _drift(diag, ref, line.lineno, state["version"], ltype, payload)
         if ltype == "session_meta":
             yield from run.end_turn()  # a turn never straddles a session header
         if ltype in ("session_meta", "turn_context"):
