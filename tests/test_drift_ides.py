@@ -1,7 +1,7 @@
-"""Format drift in the IDE/CLI parsers that predate it (Copilot CLI, VS Code Copilot, Cursor):
-an unknown event type, response part or bubble type is listed by ``audit`` under ``drift``
-with its agent (and version when the file records one), the known records still parse, and
-the sample home's own files report no drift."""
+"""Format drift in the IDE/CLI parsers that predate it (Copilot CLI, VS Code Copilot, Cursor,
+Cursor CLI, Grok): an unknown event type, response part, bubble type, content block or line
+type is listed by ``audit`` under ``drift`` with its agent (and version when the file records
+one), the known records still parse, and the sample home's own files report no drift."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from agentdex.discovery import discover
 from agentdex.parsers import run
 from test_sample_home_agents import render
 
-AGENTS = ("copilot-cli", "vscode-copilot", "cursor")
+AGENTS = ("copilot-cli", "vscode-copilot", "cursor", "cursor-cli", "grok")
 CURSOR_DB = Path(".config/Cursor/User/globalStorage/state.vscdb")
 BUBBLE = "bubbleId:7d1f2c3a-0b4e-4c5d-9e6f-a1b2c3d4e5f6:b-0002"
 
@@ -103,3 +103,25 @@ def test_cursor_unknown_bubble_type_is_drift(sample_home: Path) -> None:
     conn.close()
     assert _drift(sample_home, "cursor") == [("bubble type", "9", "", 1)]
     assert _kinds(sample_home, "cursor") == before >= {"prompt", "message"}
+
+
+def _append(path: Path, *lines: object) -> None:
+    with path.open("a", encoding="utf-8") as out:
+        out.writelines(json.dumps(line) + "\n" for line in lines)
+
+
+def test_cursor_cli_unknown_content_block_is_drift(sample_home: Path) -> None:
+    [transcript] = sample_home.glob(".cursor/projects/*/agent-transcripts/*/*.jsonl")
+    before = _kinds(sample_home, "cursor-cli")
+    block = {"type": "hologram", "text": "x"}
+    _append(transcript, {"role": "assistant", "message": {"content": [block]}})
+    assert _drift(sample_home, "cursor-cli") == [("content block", "hologram", "", 1)]
+    assert _kinds(sample_home, "cursor-cli") == before >= {"prompt", "tool_call"}
+
+
+def test_grok_unknown_line_type_is_drift(sample_home: Path) -> None:
+    [history] = sample_home.glob(".grok/sessions/*/*/chat_history.jsonl")
+    before = _kinds(sample_home, "grok")
+    _append(history, {"type": "hologram", "content": "x"})
+    assert _drift(sample_home, "grok") == [("line type", "hologram", "", 1)]
+    assert _kinds(sample_home, "grok") == before >= {"prompt", "message"}

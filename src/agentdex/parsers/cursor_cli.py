@@ -6,6 +6,9 @@
   wrapped in ``<user_query>``. ``<slug>`` is the cwd with ``/`` as ``-``
   (lossy): it is resolved against the disk when that is unambiguous.
 - ``~/.config/cursor/prompt_history.json``: a JSON array of prompt strings.
+
+A content block type other than text/tool_use/tool_result, or a role other
+than user/assistant, is format drift (the transcripts record no version).
 """
 
 from __future__ import annotations
@@ -37,6 +40,9 @@ from agentdex.parsers.base import (
 )
 from agentdex.readers import Diagnostics, JsonlReader, read_json
 from agentdex.records import Record
+
+_BLOCK_TYPES = (None, "text", "output_text", "tool_use", "tool_result")
+_ROLES = ("user", "assistant")
 
 
 @lru_cache(maxsize=256)
@@ -90,7 +96,12 @@ def parse_transcript(
         extra = {"project_slug": slug_dir.name} if slug_dir is not None and not cwd else {}
         common = {"timestamp": mtime, "cwd": cwd, "offset": line.offset}
         records: list[Record] = []
+        if role not in _ROLES:
+            diagnostics.unrecognised("message role", role, path=ref.path, locator=loc)
         for block in blocks:
+            if isinstance(block, dict) and block.get("type") not in _BLOCK_TYPES:
+                diagnostics.unrecognised("content block", block.get("type"), path=ref.path,
+                                         locator=loc)  # fmt: skip
             if isinstance(block, dict) and block.get("type") == "tool_use":
                 records.append(
                     make_record(

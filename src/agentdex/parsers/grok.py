@@ -5,7 +5,8 @@
   ``reasoning`` (``summary[{text}]``), ``tool_use``, ``tool_result``,
   ``backend_tool_call``. Injected user lines carry ``synthetic_reason``
   (kept as messages, not prompts). Most versions write no timestamps: the
-  file's mtime stands in.
+  file's mtime stands in. Any other ``type`` is format drift (``line type``;
+  the history records no Grok version).
 - ``prompt_history.jsonl`` per project: ``{timestamp, session_id, prompt, is_bash}``.
 - ``<session>/subagents/<id>/meta.json``: the delegated ``prompt``.
 """
@@ -40,6 +41,10 @@ from agentdex.parsers.base import (
 )
 from agentdex.readers import Diagnostics, JsonlReader, read_json
 from agentdex.records import Record, parse_timestamp
+
+_LINE_TYPES = frozenset(
+    ("system", "user", "assistant", "reasoning", "tool_use", "tool_result", "backend_tool_call")
+)
 
 
 def project_of(project_dir: str) -> str | None:
@@ -96,6 +101,9 @@ def parse_chat_history(
             continue
         kind = entry.get("type")
         loc = f"line:{line.lineno}"
+        if kind not in _LINE_TYPES:
+            diagnostics.unrecognised("line type", kind, path=ref.path, locator=loc)
+            continue
         common: dict[str, Any] = {
             "timestamp": parse_timestamp(entry.get("timestamp")) or mtime,
             "cwd": cwd,
