@@ -345,7 +345,8 @@ def run_live(dest: Path, readme: Path = README) -> int:
     if shutil.which("bash") is None:
         print("sample_home: the tour needs bash", file=sys.stderr)
         return 1
-    env = {**os.environ, "AGENTDEX_PAGER": "cat"}  # the tour prints straight, never waits
+    # the tour prints straight, never waits, and leaves nothing running (no resident embedder)
+    env = {**os.environ, "AGENTDEX_PAGER": "cat", "AGENTDEX_RESIDENT_EMBEDDER": "0"}
     return subprocess.run(
         ["bash", "-c", "\n".join(script)], cwd=REPO, check=False, env=env
     ).returncode
