@@ -120,3 +120,28 @@ def test_random_json_never_raises(lines: list[object], junk: bytes) -> None:
                 assert isinstance(record.text, str) and record.text
             assert count_raw(pid, path) >= 0
             assert cursor.units >= 0
+
+
+#: Where a type or role name belongs, a list or an object: a parser that looks it up in a
+#: set must not raise (hypothesis found it in Grok's drift check).
+UNHASHABLE_NAMES = [
+    {"type": ["message"], "role": {"a": 1}, "data": {}},
+    {"type": "message", "message": {"role": ["user"], "content": [{"type": {"t": 1}}]}},
+    {"type": {"x": 1}, "data": {"x": 1}, "message": {"role": "assistant",
+                                                     "content": [{"type": ["text"]}]}},
+]  # fmt: skip
+
+
+def test_unhashable_type_names_are_drift_not_errors() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(tmp)
+        for pid in TEXT_PARSERS:
+            folder = base / pid / "a" / "b" / "c"
+            folder.mkdir(parents=True)
+            path = folder / "data.json"
+            if pid.endswith(("jsonl.v1", "md.v1", "input_history.v1")):
+                path.write_bytes(b"\n".join(orjson.dumps(v) for v in UNHASHABLE_NAMES) + b"\n")
+            else:
+                path.write_text(json.dumps(UNHASHABLE_NAMES[0]))
+            records, _, _ = parse(pid, path, root=base / pid)
+            assert all(r.role in ROLES and r.kind in KINDS for r in records), pid

@@ -72,13 +72,22 @@ def test_mode_toggle_and_why(browser: Browser, server: dict[str, Any], size: Any
     expect(first.locator("a.ref")).to_contain_text(PHOTOS)
     toggle = page.locator(".mode-toggle")
     expect(toggle.locator('[aria-checked="true"]')).to_have_text("hybrid")
-    # the why tag and the ref stay inside the result's meta line (nothing cut off below)
-    for result in page.locator(".result").all()[:2]:
-        meta = result.locator(".meta").bounding_box()
-        for part in (result.locator(".why"), result.locator("a.ref")):
-            box = part.bounding_box()
-            assert meta and box and box["y"] + box["height"] <= meta["y"] + meta["height"] + 1
-            assert box["x"] + box["width"] <= size[0]
+    # the why tag and the ref stay inside the result's meta line (nothing cut off below);
+    # measured in one evaluation, so a re-render of the list cannot fall between them
+    rows = page.evaluate(
+        """() => [...document.querySelectorAll('.result')].slice(0, 2).map(r =>
+            ['.meta', '.why', 'a.ref'].map(s => r.querySelector(s)).map(e => {
+                if (!e) return null;
+                const b = e.getBoundingClientRect();
+                return {x: b.x, y: b.y, width: b.width, height: b.height};
+            }))"""
+    )
+    assert rows
+    for meta, *parts in rows:
+        for box in parts:
+            assert meta and box, rows
+            assert box["y"] + box["height"] <= meta["y"] + meta["height"] + 1, rows
+            assert box["x"] + box["width"] <= size[0], rows
     page.screenshot(path=str(server["shots"] / f"hybrid-{size[0]}.png"))
     toggle.locator('[data-mode="lexical"]').click()
     expect(page.locator("#result-count")).to_have_text("0 results")

@@ -14,7 +14,7 @@ import fnmatch
 import os
 import re
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -69,6 +69,15 @@ def is_read_failure(message: str) -> bool:
     """Does this diagnostic say the file could not be read (as opposed to parsed)?"""
     lowered = message.lower()
     return lowered.startswith("unreadable") or any(mark in lowered for mark in TRANSIENT_SQLITE)
+
+
+def is_one_of(value: object, names: Collection[object]) -> bool:
+    """``value in names`` for a value read from a file: a list or an object (unhashable)
+    where a type name belongs is never one of them, and never a TypeError."""
+    try:
+        return value in names
+    except TypeError:
+        return False
 
 
 class SecretPathError(PermissionError):

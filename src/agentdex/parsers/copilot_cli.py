@@ -42,7 +42,7 @@ from agentdex.parsers.base import (
     add_role,
     prompts_by_session,
 )
-from agentdex.readers import Diagnostics, JsonlReader, read_json
+from agentdex.readers import Diagnostics, JsonlReader, is_one_of, read_json
 from agentdex.records import Record, parse_timestamp
 
 _CONVERSATION_EVENTS = (
@@ -118,7 +118,7 @@ def parse_events(ref: SourceRef, cursor: ParseCursor, diagnostics: Diagnostics) 
             state["model"] = data["newModel"]
             continue
         if kind not in _CONVERSATION_EVENTS:
-            if kind not in _QUIET_EVENTS:
+            if not is_one_of(kind, _QUIET_EVENTS):
                 diagnostics.unrecognised("event type", kind, version=state.get("version"),
                                          path=ref.path, locator=f"line:{line.lineno}")  # fmt: skip
             continue

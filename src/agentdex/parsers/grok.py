@@ -39,7 +39,7 @@ from agentdex.parsers.base import (
     SourceRef,
     prompts_by_session,
 )
-from agentdex.readers import Diagnostics, JsonlReader, read_json
+from agentdex.readers import Diagnostics, JsonlReader, is_one_of, read_json
 from agentdex.records import Record, parse_timestamp
 
 _LINE_TYPES = frozenset(
@@ -101,7 +101,7 @@ def parse_chat_history(
             continue
         kind = entry.get("type")
         loc = f"line:{line.lineno}"
-        if kind not in _LINE_TYPES:
+        if not is_one_of(kind, _LINE_TYPES):
             diagnostics.unrecognised("line type", kind, path=ref.path, locator=loc)
             continue
         common: dict[str, Any] = {

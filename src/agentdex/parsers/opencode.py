@@ -49,7 +49,7 @@ from agentdex.parsers._agent_common import (
 )
 from agentdex.parsers._opencode_usage import note_usage
 from agentdex.parsers.base import ParseCursor, ParserSpec, RoleCounts, SourceRef, add_role
-from agentdex.readers import Diagnostics, connect_readonly, read_json
+from agentdex.readers import Diagnostics, connect_readonly, is_one_of, read_json
 from agentdex.records import Record, parse_timestamp
 
 _NARRATION_RE = re.compile(r"^Called the \S+ tool with the following input:")
@@ -86,7 +86,7 @@ def _drift(
 ) -> None:
     """Report a part type (or 2.x message type) this parser does not know: format drift."""
     known = ("user", "assistant") if what == "message type" else _KNOWN_PARTS | _SKIPPED_PARTS
-    if name not in known:
+    if not is_one_of(name, known):
         label = version if isinstance(version, str) and version else None
         diag.unrecognised(what, name, version=label, path=ref.path, locator=locator)
 

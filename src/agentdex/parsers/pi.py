@@ -30,7 +30,7 @@ from agentdex.parsers._agent_common import (
 from agentdex.parsers._jsonl import raw_objects
 from agentdex.parsers._pi_usage import note_usage
 from agentdex.parsers.base import ParseCursor, ParserSpec, RoleCounts, SourceRef
-from agentdex.readers import Diagnostics, JsonlReader
+from agentdex.readers import Diagnostics, JsonlReader, is_one_of
 from agentdex.records import Record, parse_timestamp
 
 _SKIPPED_ROLES = {"developer", "system"}
@@ -44,21 +44,21 @@ _BLOCK_TYPES = {"text", "thinking", "toolCall"}
 def _unknown(entry: dict[str, Any]) -> list[tuple[str, object]]:
     """(what, name) of each part of ``entry`` this parser does not know (format drift)."""
     kind = entry.get("type")
-    if kind not in _KNOWN_TYPES:
-        return [] if kind in _SKIPPED_TYPES else [("record type", kind)]
+    if not is_one_of(kind, _KNOWN_TYPES):
+        return [] if is_one_of(kind, _SKIPPED_TYPES) else [("record type", kind)]
     message = entry.get("message")
     if kind != "message" or not isinstance(message, dict):
         return []
     role = message.get("role")
-    if role not in _KNOWN_ROLES:
-        return [] if role in _SKIPPED_ROLES else [("message role", role)]
+    if not is_one_of(role, _KNOWN_ROLES):
+        return [] if is_one_of(role, _SKIPPED_ROLES) else [("message role", role)]
     content = message.get("content")
     if role != "assistant" or not isinstance(content, list):
         return []
     return [
         ("content block", block.get("type"))
         for block in content
-        if isinstance(block, dict) and block.get("type") not in _BLOCK_TYPES
+        if isinstance(block, dict) and not is_one_of(block.get("type"), _BLOCK_TYPES)
     ]
 
 
@@ -182,7 +182,7 @@ def parse_session(
         produced = 0
         if kind == "message" and isinstance(entry.get("message"), dict):
             note_usage(ref, cursor, diagnostics, entry, (locator, line.offset, sid, cwd, ts))
-            if entry["message"].get("role") in _SKIPPED_ROLES:
+            if is_one_of(entry["message"].get("role"), _SKIPPED_ROLES):
                 continue
             records = list(
                 _message_records(ref, locator, line.offset, sid, cwd, ts, entry["message"])
