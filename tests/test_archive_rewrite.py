@@ -21,7 +21,8 @@ from agentdex.api import search as api
 from agentdex.archive import shared
 from agentdex.archive import store as archive_store
 from agentdex.archive import writer as archive_writer
-from agentdex.archive.store import CHUNK_USERS, LOOKUP_INDEXES, SCANS_BEFORE_LOOKUP, archive_path
+from agentdex.archive.rewrite import CHUNK_USERS, LOOKUP_INDEXES, SCANS_BEFORE_LOOKUP
+from agentdex.archive.store import archive_path
 from agentdex.index.store import index_root
 from test_index_fixtures import ROWS, register, store_dir, write_file
 

@@ -38,7 +38,8 @@ from agentdex.errors import CorruptError
 from agentdex.index.segments import BLOCK_FILE, Block
 
 if TYPE_CHECKING:
-    from agentdex.archive.store import ArchiveStore, Transform
+    from agentdex.archive.rewrite import Transform
+    from agentdex.archive.store import ArchiveStore
 
 #: link files in the archive folder: ``text-<generation>-<inode>.blocks``
 LINK_GLOB = "text-*.blocks"

@@ -23,7 +23,7 @@ fsyncs it, then switches ``meta.blob_file`` to it in the same transaction
 that deletes the entries; the old file is deleted after the commit (or, if
 the process died first, by the next writer). ``secure_delete`` zeroes the
 deleted rows' pages and the WAL is truncated after the commit, so removed
-text leaves every archive file.
+text leaves every archive file (:mod:`agentdex.archive.rewrite`).
 """
 
 from __future__ import annotations
@@ -32,19 +32,19 @@ import os
 import sqlite3
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
+from agentdex.archive.rewrite import RAW as RAW
+from agentdex.archive.rewrite import TEXT as TEXT
+from agentdex.archive.rewrite import ChunkRewrites, blob_name
 from agentdex.archive.schema import TABLES, migrate
 from agentdex.archive.shared import SharedBlocks
 from agentdex.errors import CorruptError
 from agentdex.index import codec
 from agentdex.records import Record, record_from_columns
-
-#: changes one text or raw line (``kind``, its bytes) while the chunks are rewritten
-Transform = Callable[[int, bytes], bytes | None]
 
 ARCHIVE_DIR = "archive"
 DB_NAME = "archive.db"
@@ -54,25 +54,7 @@ CHUNK_BYTES = 256 * 1024
 #: zstd level 3 (:mod:`agentdex.index.codec`): smaller than zlib 4 and several times faster;
 #: chunks written by an earlier agentdex (zlib) are still read
 LEVEL = codec.LEVEL
-TEXT, RAW = 0, 1
 CHUNK_CACHE = 8
-#: the entries whose text (``column`` text) or raw line (raw) lies in one chunk
-CHUNK_USERS = (
-    "SELECT id, {column}_start, {column}_size FROM entries WHERE {column}_chunk = ?"
-    " ORDER BY {column}_start"
-)
-#: Without an index, :data:`CHUNK_USERS` reads every entry: re-packing many chunks would read
-#: the whole table once per chunk (a one-time redaction of a 1 GB history's archive, 2,586
-#: chunks x 1.25 M entries, ran for more than half an hour). A rewrite that re-packs more
-#: than this many chunks builds these indexes inside its transaction (seconds, once) and
-#: drops them before it commits, so the archive's writes never pay for them.
-SCANS_BEFORE_LOOKUP = 8
-LOOKUP_INDEXES = ("rewrite_text_chunk", "rewrite_raw_chunk")
-LOOKUP_DDL = (
-    "CREATE INDEX IF NOT EXISTS rewrite_text_chunk ON entries(text_chunk, text_start)",
-    "CREATE INDEX IF NOT EXISTS rewrite_raw_chunk ON entries(raw_chunk, raw_start)",
-)
-
 #: key, the record's columns in :data:`agentdex.records.RECORD_COLUMNS` order (1-15),
 #: text (16-18: a negative chunk is a shared index block, :meth:`ArchiveStore.text`) and
 #: raw line (19-21) places, archived_at (22)
@@ -94,11 +76,7 @@ def archive_path(root: Path) -> Path:
     return root / ARCHIVE_DIR
 
 
-def _blob_name(number: int) -> str:
-    return f"chunks-{number:06d}.blobs"
-
-
-class ArchiveStore:
+class ArchiveStore(ChunkRewrites):
     """An open archive: ``write=True`` for the one writer (under the index writer lock)."""
 
     def __init__(self, root: Path, *, write: bool) -> None:
@@ -121,7 +99,7 @@ class ArchiveStore:
                 if not self._schema_complete():
                     self.db.close()
                     raise FileNotFoundError(self.dir / DB_NAME)
-            self.blob_file = self._meta("blob_file") or _blob_name(1)
+            self.blob_file = self._meta("blob_file") or blob_name(1)
         except sqlite3.DatabaseError as exc:
             raise ArchiveCorruptError(
                 f"archive database {self.dir / DB_NAME} is unreadable: {exc}"
@@ -209,7 +187,7 @@ class ArchiveStore:
         release may switch or delete files meanwhile: then try again on a newer snapshot)."""
         for _attempt in range(5):
             self.db.execute("BEGIN")
-            self.blob_file = self._meta("blob_file") or _blob_name(1)
+            self.blob_file = self._meta("blob_file") or blob_name(1)
             try:
                 try:
                     self._fd = os.open(self.dir / self.blob_file, os.O_RDONLY)
@@ -301,175 +279,6 @@ class ArchiveStore:
         if chunk_id is None or start is None or size is None:
             return None
         return self.chunk(chunk_id)[start : start + size]
-
-    # -- removal ----------------------------------------------------------------------------
-    def remove_entries(self, keys: Iterable[int]) -> int:
-        """Delete entries (by key) and every byte of their text from the archive's files;
-        how many. Runs its own transaction (the caller holds the writer lock, no batch open).
-        """
-        doomed = sorted(set(keys))
-        if not doomed:
-            return 0
-
-        def remove() -> int:
-            self.db.execute("CREATE TEMP TABLE IF NOT EXISTS doomed (id INTEGER PRIMARY KEY)")
-            self.db.execute("DELETE FROM doomed")
-            self.db.executemany(
-                "INSERT OR IGNORE INTO doomed (id) VALUES (?)", ((i,) for i in doomed)
-            )
-            inside = "key IN (SELECT id FROM doomed)"
-            removed = self.db.execute(f"SELECT count(*) FROM entries WHERE {inside}").fetchone()[0]
-            affected = {
-                int(c)
-                for row in self.db.execute(
-                    f"SELECT text_chunk, raw_chunk FROM entries WHERE {inside}"
-                )
-                for c in row
-                if c is not None and c > 0  # negative: a shared index block
-            }
-            self.db.execute(f"DELETE FROM entries WHERE {inside}")
-            self.db.execute("DELETE FROM doomed")
-            self._rewrite_without(affected)
-            return int(removed)
-
-        return self._in_new_file(remove)
-
-    def rewrite_all(self, transform: Transform, then: Callable[[], int]) -> int:
-        """Pass every text and raw line through ``transform`` into a new chunk file, then
-        run ``then()`` (which sees :attr:`transformed`) in the same transaction; its result.
-        The old file's bytes leave the disk with the old file."""
-
-        def rewrite() -> int:
-            self.transformed.clear()
-            self._rewrite_without(set(), transform)
-            return then()
-
-        return self._in_new_file(rewrite)
-
-    def repack_chunks(self, chunk_ids: Iterable[int]) -> None:
-        """Re-pack these chunks from the entries still in them (texts that moved to the
-        index's blocks leave the disk), in a new chunk file. Its own transaction."""
-        affected = set(chunk_ids)
-
-        def repack() -> int:
-            self._rewrite_without(affected)
-            return 0
-
-        self._in_new_file(repack)
-
-    def _in_new_file(self, body: Callable[[], int]) -> int:
-        """Run ``body`` (which rewrites the chunk file) in one transaction: on failure the
-        new file is removed and the old one stays; on success the old one is deleted."""
-        old_fd, old_name, old_end = self._fd, self.blob_file, self._end
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
-            result = body()
-            self.db.execute("COMMIT")
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            if self._fd != old_fd:
-                os.close(self._fd)
-                (self.dir / self.blob_file).unlink(missing_ok=True)
-            self._fd, self.blob_file, self._end = old_fd, old_name, old_end
-            self._cache.clear()
-            self._chunk_rows.clear()
-            raise
-        if self._fd != old_fd:
-            os.close(old_fd)
-            (self.dir / old_name).unlink(missing_ok=True)
-        self.checkpoint()
-        return result
-
-    def _rewrite_without(self, affected: set[int], transform: Transform | None = None) -> None:
-        """Inside a transaction: write a new chunk file, re-packing the ``affected`` chunks
-        from the entries still in them and copying every other chunk as it is (with a
-        ``transform``, every chunk is re-packed through it)."""
-        old_fd, old_name = self._fd, self.blob_file
-        number = int(old_name.removeprefix("chunks-").removesuffix(".blobs") or 0) + 1
-        new_name = _blob_name(number)
-        new_path = self.dir / new_name
-        new_path.unlink(missing_ok=True)
-        self._fd = os.open(new_path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
-        self.blob_file = new_name
-        self._end = 0
-        self._cache.clear()
-        self._chunk_rows.clear()
-        chunks = self.db.execute("SELECT id, kind, offset, size FROM chunks ORDER BY id")
-        listed = chunks.fetchall()
-        repacked = len(listed) if transform is not None else len(affected)
-        lookup = repacked > SCANS_BEFORE_LOOKUP
-        if lookup:
-            for statement in LOOKUP_DDL:
-                self.db.execute(statement)
-        for chunk_id, kind, offset, size in listed:
-            if chunk_id in affected or transform is not None:
-                self._repack(old_fd, chunk_id, kind, offset, size, transform)
-                continue
-            data = os.pread(old_fd, size, offset)
-            self.db.execute("UPDATE chunks SET offset = ? WHERE id = ?", (self._end, chunk_id))
-            self._write(data)
-        if lookup:
-            for name in LOOKUP_INDEXES:
-                self.db.execute(f"DROP INDEX IF EXISTS {name}")
-        os.fsync(self._fd)
-        self.set_meta("blob_file", new_name)
-
-    def _repack(
-        self,
-        old_fd: int,
-        chunk_id: int,
-        kind: int,
-        offset: int,
-        size: int,
-        transform: Transform | None = None,
-    ) -> None:
-        """Re-pack one chunk from the entries still in it; ``transform(kind, piece)`` may
-        change each piece (None drops a raw line: the entries keep no raw line)."""
-        data = codec.decompress(os.pread(old_fd, size, offset))
-        column = "text" if kind == TEXT else "raw"
-        users = self.db.execute(CHUNK_USERS.format(column=column), (chunk_id,)).fetchall()
-        self.db.execute("DELETE FROM chunks WHERE id = ?", (chunk_id,))
-        if not users:
-            return
-        parts: list[bytes] = []
-        moves: list[tuple[int, int, int]] = []
-        dropped: list[int] = []
-        position = 0
-        # raw lines are shared by a line's records: (start, length) -> (new start, length)
-        placed: dict[tuple[int, int], tuple[int, int] | None] = {}
-        for entry_id, start, length in users:
-            if (start, length) not in placed:
-                piece: bytes | None = data[start : start + length]
-                if transform is not None and piece is not None:
-                    changed = transform(kind, piece)
-                    if changed != piece:
-                        self.transformed.add(entry_id)
-                    piece = changed
-                if piece is None:
-                    placed[(start, length)] = None
-                else:
-                    placed[(start, length)] = (position, len(piece))
-                    parts.append(piece)
-                    position += len(piece)
-            where = placed[(start, length)]
-            if where is None:
-                dropped.append(entry_id)
-            else:
-                moves.append((entry_id, *where))
-        if dropped:
-            self.db.executemany(
-                "UPDATE entries SET raw_chunk = NULL, raw_start = NULL, raw_size = NULL"
-                " WHERE id = ?",
-                [(entry_id,) for entry_id in dropped],
-            )
-        if not moves:
-            return
-        new_id = self.append_chunk(kind, b"".join(parts))
-        self.db.executemany(
-            f"UPDATE entries SET {column}_chunk = ?, {column}_start = ?, {column}_size = ?"
-            " WHERE id = ?",
-            [(new_id, at, length, entry_id) for entry_id, at, length in moves],
-        )
 
     def checkpoint(self) -> None:
         """Fold the WAL into the database and truncate it (removed rows leave the WAL too)."""

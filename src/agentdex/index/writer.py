@@ -40,18 +40,17 @@ from agentdex.index import context_stats, coverage, stored
 from agentdex.index import postings as postings_mod
 from agentdex.index.conversations import ConversationEdits
 from agentdex.index.coverage import BuildCoverage
+from agentdex.index.deletes import RecordDeletes
 from agentdex.index.files import READ_ERROR_KEY, FileRows
 from agentdex.index.memory import release_free_memory
-from agentdex.index.postings import LONG_TOKEN, PostingsWriter, role_kind, rust_safe
-from agentdex.index.scores import level_of
+from agentdex.index.postings import PostingsWriter
 from agentdex.index.segments import (
     BlockFile,
     BlockWriter,
     Prepared,
-    has_long_token,
-    prepare,
 )
 from agentdex.index.store import open_writer_db
+from agentdex.index.tail import PostingsTail
 from agentdex.index.usage import UsageTable
 from agentdex.records import Record, Usage
 
@@ -77,7 +76,7 @@ def upsert_titles(db: sqlite3.Connection, agent: str, titles: dict[str, str]) ->
         )
 
 
-class IndexWriter(ConversationEdits):
+class IndexWriter(ConversationEdits, RecordDeletes, PostingsTail):
     """Writes one generation; the caller holds the writer lock.
 
     ``before_commit`` hooks run inside each batch's SQLite transaction, just
@@ -133,15 +132,6 @@ class IndexWriter(ConversationEdits):
         #: record (no tail); a small refresh leaves new records as the tail instead (readers
         #: verify the tail directly) and :meth:`catch_up` indexes it later in one go
         self.in_postings = self.tail_size() == 0
-
-    def tail_size(self) -> int:
-        """Records not in the postings yet (a deferred tail, or a writer killed mid-commit)."""
-        deletes = self.db.execute("SELECT count(*) FROM postings_deletes").fetchone()[0]
-        return max(0, self.blocks.next_record - self.meta_int("postings_rid", 1)) + deletes
-
-    def defer_postings(self) -> None:
-        """This refresh's new records stay out of the postings (a small refresh: no tantivy)."""
-        self.in_postings = False
 
     @property
     def postings(self) -> PostingsWriter:
@@ -262,47 +252,6 @@ class IndexWriter(ConversationEdits):
         one); returns how many."""
         return self.usage.add_rows(file_id, rows)
 
-    def delete_records(self, file_id: int, from_offset: int | None) -> int:
-        """Delete a file's records (those at byte offsets >= ``from_offset``), and its calls'
-        usage read there (both are read again, or the file is gone); returns how many records."""
-        self.usage.delete_file(file_id, from_offset)
-        where = "file_id = ?" + (" AND offset >= ?" if from_offset is not None else "")
-        args: tuple[int, ...] = (file_id,) if from_offset is None else (file_id, from_offset)
-        return self._delete(file_id, where, args, whole=from_offset is None)
-
-    def delete_from_rid(self, file_id: int, from_rid: int) -> int:
-        """Delete a file's records with ids >= ``from_rid``; returns how many."""
-        return self._delete(file_id, "file_id = ? AND id >= ?", (file_id, from_rid), whole=False)
-
-    def _delete(self, file_id: int, where: str, args: tuple[int, ...], *, whole: bool) -> int:
-        """Delete the file's records matching ``where``: SQLite now, the postings journaled
-        as the file's records from the first deleted id on (every one, when ``whole``)."""
-        count, dead, first = self.db.execute(
-            f"SELECT count(*), coalesce(sum(tlen + 1), 0), min(id) FROM record_rows WHERE {where}",
-            args,
-        ).fetchone()
-        if not count:
-            return 0
-        self._contexts_changing(where, args)
-        self.db.execute(f"DELETE FROM record_rows WHERE {where}", args)
-        from_rid = None if whole else int(first)
-        self.db.execute(
-            "INSERT INTO postings_deletes (file_id, from_rid) VALUES (?, ?)", (file_id, from_rid)
-        )
-        if self._postings is None:
-            self._queued_deletes.append((file_id, from_rid))
-        else:
-            self._postings.delete_file(file_id, from_rid)
-        self.dead_bytes += dead
-        return int(count)
-
-    def remove_file(self, file_id: int, path: str) -> int:
-        """Delete a file's row and its records; returns how many records."""
-        removed = self.delete_records(file_id, None)
-        self.db.execute("DELETE FROM files WHERE id = ?", (file_id,))
-        self.files.pop(path, None)
-        return removed
-
     def note_read_failure(self, path: str, failure: str | None) -> None:
         """Remember why the last read of ``path`` failed, or forget it once a read succeeds."""
         key = READ_ERROR_KEY + path
@@ -311,43 +260,6 @@ class IndexWriter(ConversationEdits):
         else:
             value = orjson.dumps({"message": failure, "at": time.time()}).decode()
             self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
-
-    def _contexts_changing(self, where: str, args: tuple[Any, ...]) -> None:
-        """Note the contexts of the records matching ``where``, about to be deleted or moved
-        to the archive: the archive sync checks their conversations, and their
-        ``context_stats`` are summed again at the next commit."""
-        ids = {
-            row[0]
-            for row in self.db.execute(
-                f"SELECT DISTINCT context_id FROM record_rows WHERE {where}", args
-            )
-        }
-        self.touched_contexts |= ids
-        self._stats_recount |= ids
-
-    def drop_records(self, file_id: int, rids: set[int]) -> int:
-        """Delete the records ``rids`` of one file, keeping its others; returns how many.
-
-        The postings journal deletes a file's records from an id on, so the
-        file's records past the first dropped one are deleted and the kept ones
-        re-added from their stored text (new ids, same file, same order): a
-        kill between the commits is recovered like any other batch.
-        """
-        if not rids:
-            return 0
-        self.blocks.flush()  # records added in this batch are read back from their blocks
-        first = min(rids)
-        kept = [
-            (record, path)
-            for rid, record, path in self.stored_records(
-                "r.file_id = ? AND r.id >= ?", (file_id, first)
-            )
-            if rid not in rids
-        ]
-        dropped = self.delete_from_rid(file_id, first) - len(kept)
-        for record, _path in kept:
-            self.add(prepare(record), file_id)
-        return dropped
 
     def flush(self) -> None:
         """Write this batch's open block, so its records read back like committed ones."""
@@ -479,65 +391,6 @@ class IndexWriter(ConversationEdits):
                 self._postings.close(wait_merges=False)
                 self._postings = None
         self.db.close()
-
-    def _append_vocabulary(self, texts: list[str]) -> None:
-        if not texts:
-            return
-        analyzer = postings_mod.analyzer()
-        terms: set[str] = set()
-        for text in texts:
-            terms.update(analyzer.analyze(text))
-        postings_mod.append_vocabulary(self.gen, sorted(terms))
-
-    # -- the tail ----------------------------------------------------------------------------
-    def catch_up(self) -> None:
-        """Bring the postings level with SQLite: index the tail and replay journaled deletes.
-
-        The tail is what small refreshes left out of the postings, or what a
-        writer killed between its commit steps did not get to; either way the
-        records are in SQLite and readers verify them until this runs.
-        """
-        self.in_postings = True
-        postings_rid = self.meta_int("postings_rid", 1)
-        last = self.db.execute("SELECT max(id) FROM record_rows").fetchone()[0]
-        deletes = self.db.execute(
-            "SELECT file_id, from_rid FROM postings_deletes ORDER BY id"
-        ).fetchall()
-        if not deletes and (last is None or last < postings_rid):
-            return
-        self.postings.delete_from_rid(postings_rid)
-        for file_id, from_rid in deletes:
-            self.postings.delete_file(file_id, from_rid)
-        readded: list[str] = []
-        for row, lowered in stored.lowered_rows(self.db, self.block_file, postings_rid):
-            rid, file_id, context_id, role, kind, timestamp, tlen = row
-            flags = LONG_TOKEN if has_long_token(lowered, len(lowered)) else 0
-            text = rust_safe(lowered)
-            if not lowered.isascii():
-                self.text_chars.update(c for c in set(lowered) if c > "\x7f")
-                self._chars_grew = True
-            self.postings.add(
-                rid,
-                file_id,
-                context_id,
-                role_kind(role, kind),
-                flags,
-                text,
-                timestamp,
-                level_of(kind, role, tlen),
-            )
-            readded.append(text)
-        self.postings.commit()
-        self.set_meta("postings_rid", self.blocks.next_record)
-        if self._chars_grew:
-            self.set_meta("text_chars", "".join(sorted(self.text_chars)))
-            self._chars_grew = False
-        self.db.execute("DELETE FROM postings_deletes")
-        if self.meta_int("vocab_rid", 1) < self.blocks.next_record:
-            self._append_vocabulary(readded)
-            self.set_meta("vocab_rid", self.blocks.next_record)
-        self.db.execute("COMMIT")
-        self.db.execute("BEGIN IMMEDIATE")
 
     # -- files -----------------------------------------------------------------------------------
     def new_file(self, path: str, agent: str, store: str, parser: str | None) -> int:
