@@ -34,6 +34,8 @@ and mark a condensed-context message ``isSummary`` (a ``summary``, not a
 prompt; Roo-Code ``condense/index.ts``). Block types outside
 :data:`KNOWN_BLOCKS` are reported as format drift.
 
+**Usage** (:mod:`._usage`): the requests the task's UI log counted, one call each.
+
 **Units** (``cursor.units``, ``count_raw``): messages that give a record.
 **Roles** (``count_roles``, :mod:`._counts`): from the UI log when present
 (the task plus each ``user_feedback``; each ``text`` said by the agent),
@@ -61,6 +63,7 @@ from agentdex.parsers._agent_common import (
 from agentdex.parsers.base import ParseCursor, ParserSpec, SourceRef
 from agentdex.parsers.cline._counts import count_raw, count_roles
 from agentdex.parsers.cline._text import INTERRUPTED, user_text_parts
+from agentdex.parsers.cline._usage import note_task_usage
 from agentdex.readers import Diagnostics, read_json
 from agentdex.records import Record, parse_timestamp
 
@@ -256,6 +259,7 @@ def parse_task(ref: SourceRef, cursor: ParseCursor, diagnostics: Diagnostics) ->
     task = _Task(ref, task_id, info)
     ui_times = ui_message_times(path.parent)
     previous = parse_timestamp(task_id) or parse_timestamp(info.get("ts"))
+    last_model: str | None = None
     for index, msg in enumerate(data):
         if not isinstance(msg, dict):
             continue
@@ -265,6 +269,7 @@ def parse_task(ref: SourceRef, cursor: ParseCursor, diagnostics: Diagnostics) ->
         loc = f"json:/{index}/{prefix}"
         single = not prefix.endswith("/")
         model = opt_str(dict_of(msg.get("modelInfo")).get("modelId"))
+        last_model = model or last_model
         _drift(blocks, path, loc, diagnostics)
         if msg.get("role") == "assistant":
             records = list(task.assistant(loc, blocks, single, model))
@@ -278,6 +283,7 @@ def parse_task(ref: SourceRef, cursor: ParseCursor, diagnostics: Diagnostics) ->
             for record in records:
                 record.timestamp, record.cwd = stamp, task.cwd
                 yield record
+    note_task_usage(ref, cursor, diagnostics, task_id, task.cwd, task.task_model or last_model)
 
 
 PARSERS = (
