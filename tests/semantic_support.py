@@ -3,6 +3,7 @@ in other words (the full labelled set is bench/semantic_set.py)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from mcp_support import write_claude_session
@@ -13,6 +14,10 @@ DOCKER = "5e3a0000-0000-4000-8000-000000000003"
 PHOTOS = "5e3a0000-0000-4000-8000-000000000004"
 NOTES = "5e3a0000-0000-4000-8000-000000000005"
 TWIN = "5e3a0000-0000-4000-8000-000000000006"
+# a conversation whose messages say nothing of what it was about; its title does
+TITLED = "5e3a0000-0000-4000-8000-0000000000aa"
+TITLE = "Sourdough starter feeding schedule for the bakery"
+TITLE_QUERY = "bread yeast culture timetable"
 
 CONVERSATIONS: dict[str, list[tuple[str, str]]] = {
     THROTTLE: [
@@ -64,3 +69,17 @@ def write_history(home: Path) -> None:
         write_claude_session(
             home, session, home / "work" / f"p{n}", turns, start=f"2026-10-{n + 1:02d}T09:00"
         )
+
+
+def write_titled(home: Path) -> Path:
+    """TITLED: two turns that say nothing, then Claude's ``ai-title`` line with TITLE."""
+    path = write_claude_session(
+        home,
+        TITLED,
+        home / "work" / "titled",
+        [("user", "ok, go ahead with what we agreed"), ("assistant", "Done, it is in place.")],
+        start="2026-10-20T09:00",
+    )
+    with path.open("a", encoding="utf-8") as out:
+        out.write(json.dumps({"type": "ai-title", "sessionId": TITLED, "aiTitle": TITLE}) + "\n")
+    return path

@@ -54,6 +54,38 @@ def test_embedding_runs_with_no_network_at_all(tmp_path: Path) -> None:
     assert done.stdout.strip() == "no network (1, 384)"
 
 
+def test_the_runtime_keeps_its_telemetry_off(tmp_path: Path) -> None:
+    """onnxruntime >= 1.29 starts a telemetry uploader on Linux unless told not to: it
+    writes a device id and an event cache under ``~/.cache/Microsoft`` at once, then
+    looks up its collector host. agentdex turns it off, so neither file appears."""
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {
+        **child_env(),
+        "HOME": str(home),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+        "ORT_DISABLE_TELEMETRY": "0",  # agentdex decides, whatever the caller's env says
+    }
+    code = (
+        "import os\n"
+        "from agentdex.semantic.model import embedder\n"
+        "v = embedder().embed(['the upstream service is throttling us'])\n"
+        "print(v.shape, os.environ['ORT_DISABLE_TELEMETRY'])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "(1, 384) 1"
+    written = sorted(str(p.relative_to(home)) for p in home.rglob("*"))
+    assert written == [], written
+
+
 def test_help_and_lexical_search_never_load_the_runtime(home: Path) -> None:
     write_history(home)
     code = (

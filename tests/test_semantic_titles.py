@@ -13,12 +13,8 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from mcp_support import write_claude_session
-from semantic_support import write_history
-
-TITLED = "5e3a0000-0000-4000-8000-0000000000aa"
-TITLE = "Sourdough starter feeding schedule for the bakery"
-QUERY = "bread yeast culture timetable"
+from semantic_support import TITLE, TITLED, write_history, write_titled
+from semantic_support import TITLE_QUERY as QUERY
 
 
 def _json(done: Any) -> dict[str, Any]:
@@ -26,21 +22,9 @@ def _json(done: Any) -> dict[str, Any]:
     return json.loads(done.stdout)
 
 
-def _write_titled(home: Path) -> None:
-    path = write_claude_session(
-        home,
-        TITLED,
-        home / "work" / "titled",
-        [("user", "ok, go ahead with what we agreed"), ("assistant", "Done, it is in place.")],
-        start="2026-10-20T09:00",
-    )
-    with path.open("a", encoding="utf-8") as out:
-        out.write(json.dumps({"type": "ai-title", "sessionId": TITLED, "aiTitle": TITLE}) + "\n")
-
-
 def test_a_conversation_is_found_by_its_title_and_forget_drops_it(home: Path, run_cli: Any) -> None:
     write_history(home)
-    _write_titled(home)
+    write_titled(home)
     done = run_cli("index", "--semantic", "--json", timeout=180)
     assert done.returncode == 0, done.stderr
     run = json.loads(done.stdout)["semantic"]["run"]

@@ -8,6 +8,11 @@ WordPiece over the vocabulary vendored beside this file (``vocab/SOURCES.md``).
 numpy, onnxruntime and tokenizers are imported on first use only, so
 ``agentdex --help`` and lexical searches never load them.
 
+onnxruntime 1.29 and later sends usage telemetry from Linux too (a device id and
+an event cache under ``~/.cache/Microsoft``, an uploader that looks up and calls a
+collector host): :func:`import_runtime` sets ``ORT_DISABLE_TELEMETRY=1`` before the
+runtime starts, its documented full opt-out, so none of that is created or sent.
+
 ``AGENTDEX_MODEL_PATH`` points at another copy of the same file (a machine that
 cannot install the package); its sha256 is checked all the same.
 """
@@ -130,6 +135,21 @@ def check(spec: ModelSpec = DEFAULT) -> str | None:
     return None
 
 
+def import_runtime() -> Any:
+    """``onnxruntime``, imported with its telemetry off (no device id, cache or uploader).
+
+    The variable must be in the environment before the runtime initialises (it latches
+    its choice for the process), and children such as the resident embedder inherit it.
+    """
+    os.environ["ORT_DISABLE_TELEMETRY"] = "1"
+    import onnxruntime
+
+    disable = getattr(onnxruntime, "disable_telemetry_events", None)
+    if disable is not None:
+        disable()
+    return onnxruntime
+
+
 class _Reading(threading.Thread):
     """:func:`read_verified` on a thread; :meth:`result` returns the bytes or raises."""
 
@@ -164,7 +184,7 @@ class Embedder:
         # file reads let go of the GIL): the check stays whole, its time mostly hidden
         reading = _Reading(spec, path)
         try:
-            import onnxruntime as ort
+            ort = import_runtime()
             from tokenizers import BertWordPieceTokenizer
         except ImportError as exc:
             reading.join()

@@ -87,6 +87,8 @@ WHY = obj(
         "match": {"type": "string", "enum": ["exact", "semantic", "both"]},
         "terms": array(STR),
         "similarity": nullable(NUMBER),
+        # present when the conversation was found by its title (docs/search.md)
+        "title": STR,
     },
     ("match",),
 )
