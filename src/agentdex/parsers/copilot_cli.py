@@ -8,7 +8,8 @@
   ``tool.execution_complete`` ``result.content``; ``session.model_change``
   ``newModel``. Other events (turn markers, info, usage, compaction, hooks,
   subagents: ``_QUIET_EVENTS``) carry no conversation; any other type is format
-  drift, reported with ``session.start``'s ``copilotVersion``.
+  drift, reported with ``session.start``'s ``copilotVersion``. Token usage: the
+  per-model totals of ``session.shutdown`` (:mod:`._copilot_usage`).
 - ``command-history-state.json``: the prompt recall list, newest first.
 - ``history-session-state/*.json`` (before session-state): one document
   ``{sessionId, startTime, chatMessages[{role, content, tool_calls?}]}``;
@@ -33,6 +34,7 @@ from agentdex.parsers._agent_common import (
     tool_call_text,
     typed_prompts,
 )
+from agentdex.parsers._copilot_usage import new_run, note_shutdown
 from agentdex.parsers._jsonl import raw_objects
 from agentdex.parsers.base import (
     ParseCursor,
@@ -113,7 +115,14 @@ def parse_events(ref: SourceRef, cursor: ParseCursor, diagnostics: Diagnostics) 
                 state["model"] = data["selectedModel"]
             if isinstance(data.get("copilotVersion"), str):
                 state["version"] = data["copilotVersion"]
+            new_run(state)
             continue
+        if kind == "session.resume":
+            new_run(state)
+        elif kind == "session.shutdown":
+            where = (f"line:{line.lineno}", line.offset, state["session_id"], state.get("cwd"),
+                     state.get("branch"))  # fmt: skip
+            note_shutdown(ref, cursor, diagnostics, event, where)
         if kind == "session.model_change" and isinstance(data.get("newModel"), str):
             state["model"] = data["newModel"]
             continue
