@@ -8,19 +8,27 @@ with (e.g. a worktree of the commit before usage was stored). Cold builds of
 HOME alternate, before and now (``--builds`` of each, every one into a fresh
 data dir under ``--work``), so both see the same machine; then, on the last
 "now" index, ``--runs`` fresh ``agentdex usage`` processes per view (with
-the refresh check, and ``--no-refresh``). Prints one JSON document.
+the refresh check, and ``--no-refresh``; ``--json``, the table on a 160-column
+pty, the table to a pipe). Prints one JSON document.
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
+import fcntl
 import json
 import os
+import pty
+import resource
+import select
 import shutil
 import sqlite3
 import statistics
+import struct
 import subprocess
 import sys
+import termios
 import time
 from pathlib import Path
 from typing import Any
@@ -40,11 +48,45 @@ def _timed(args: list[str], env: dict[str, str]) -> float:
     return time.perf_counter() - started
 
 
-def cold_build(home: Path, src: Path, data: Path) -> float:
+def _timed_on_terminal(args: list[str], env: dict[str, str], columns: int = 160) -> float:
+    """Seconds of ``args`` writing to a pty of ``columns`` x 50 (no pager), output drained."""
+    main, replica = pty.openpty()
+    fcntl.ioctl(replica, termios.TIOCSWINSZ, struct.pack("HHHH", 50, columns, 0, 0))
+    term_env = {**env, "TERM": "xterm-256color", "AGENTDEX_PAGER": "cat"}
+    term_env.pop("COLUMNS", None)
+    term_env.pop("LINES", None)
+    started = time.perf_counter()
+    proc = subprocess.Popen(args, stdin=replica, stdout=replica, stderr=replica, env=term_env)
+    os.close(replica)
+    while True:
+        ready, _, _ = select.select([main], [], [], 0.5)
+        if ready:
+            try:
+                if not os.read(main, 65536):
+                    break
+            except OSError:  # the child closed its end
+                break
+        elif proc.poll() is not None:
+            break
+    code = proc.wait()
+    seconds = time.perf_counter() - started
+    os.close(main)
+    if code != 0:
+        raise SystemExit(f"{args} on a terminal exited {code}")
+    return seconds
+
+
+def cold_build(home: Path, src: Path, data: Path) -> tuple[float, float]:
+    """Wall and CPU (user + system, the build's processes) seconds of one cold build."""
     shutil.rmtree(data, ignore_errors=True)
     data.mkdir(parents=True)
     command = [sys.executable, "-m", "agentdex", "--home", str(home), "index", "--json"]
-    return _timed(command, _env(src, data))
+    env = {**_env(src, data), "AGENTDEX_BACKGROUND_BUILD": "0"}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    wall = _timed(command, env)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return wall, cpu
 
 
 def usage_tables(data: Path) -> dict[str, Any]:
@@ -82,33 +124,53 @@ def main() -> None:
     parser.add_argument("--builds", type=int, default=2, help="0: time usage on --work/now-0")
     parser.add_argument("--runs", type=int, default=11)
     parser.add_argument("--data", type=Path, help="with --builds 0: the data dir to time usage on")
+    parser.add_argument("--views", default="day,model,project,session", help="--by values")
     args = parser.parse_args()
+    # as an installed package runs: from bytecode (this machine's PYTHONDONTWRITEBYTECODE=1
+    # would otherwise make every fresh process compile what changed since the last one)
+    for src in (SRC, args.before):
+        if src is not None:
+            compileall.compile_dir(str(src), quiet=1)
     builds: dict[str, list[float]] = {"before": [], "now": []}
+    cpu: dict[str, list[float]] = {"before": [], "now": []}
     for i in range(args.builds):
-        for label, src in (("before", args.before), ("now", SRC)):
-            seconds = cold_build(args.home, src, args.work / f"{label}-{i}")
+        # alternate which goes first, so neither always follows the other's page cache
+        order = (("before", args.before), ("now", SRC))
+        for label, src in order if i % 2 == 0 else order[::-1]:
+            seconds, cpu_s = cold_build(args.home, src, args.work / f"{label}-{i}")
             builds[label].append(round(seconds, 2))
-            print(f"cold build {label} #{i}: {seconds:.1f} s", file=sys.stderr)
+            cpu[label].append(round(cpu_s, 2))
+            load = os.getloadavg()[0]
+            print(f"cold build {label} #{i}: {seconds:.1f} s, CPU {cpu_s:.1f} s, load {load:.2f}",
+                  file=sys.stderr)  # fmt: skip
     data = args.data or args.work / f"now-{max(0, args.builds - 1)}"
     env = _env(SRC, data)
     # what any fresh Python process costs on this machine (site-packages' .pth files included)
-    startup = [_timed([sys.executable, "-c", "pass"], env) for _ in range(args.runs)]
-    base = [sys.executable, "-m", "agentdex", "--home", str(args.home), "usage", "--json"]
+    startup = [_timed([sys.executable, "-c", "pass"], env) for _ in range(max(1, args.runs))]
+    base = [sys.executable, "-m", "agentdex", "--home", str(args.home), "usage"]
     views: dict[str, Any] = {}
-    for by in ("day", "model", "project", "session"):
+    for by in args.views.split(",") if args.runs else ():
         for refresh in (True, False):
-            command = [*base, "--by", by] + ([] if refresh else ["--no-refresh"])
-            samples = [_timed(command, env) for _ in range(args.runs)]
-            key = f"{by}{'' if refresh else ' --no-refresh'}"
-            views[key] = round(statistics.median(samples) * 1000, 1)
-    ratio = None
+            for output in ("--json", "terminal", "pipe"):
+                command = [*base, "--by", by] + ([] if refresh else ["--no-refresh"])
+                if output == "--json":
+                    command.append("--json")
+                timed = _timed_on_terminal if output == "terminal" else _timed
+                samples = [timed(command, env) for _ in range(args.runs)]
+                key = f"{by} {output}{'' if refresh else ' --no-refresh'}"
+                views[key] = round(statistics.median(samples) * 1000, 1)
+                print(f"usage {key}: {views[key]} ms", file=sys.stderr)
+    ratio = cpu_ratio = None
     if args.builds:
         before, now = statistics.median(builds["before"]), statistics.median(builds["now"])
         ratio = round(now / before, 3)
+        cpu_ratio = round(statistics.median(cpu["now"]) / statistics.median(cpu["before"]), 3)
     result = {
         "home": str(args.home),
         "cold_build_s": builds,
         "cold_build_ratio": ratio,
+        "cold_build_cpu_s": cpu,
+        "cold_build_cpu_ratio": cpu_ratio,
         "python_startup_ms_median": round(statistics.median(startup) * 1000, 1),
         "usage_fresh_ms_median": views,
         **usage_tables(data),

@@ -13,11 +13,11 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from agentdex.errors import UsageError
+from agentdex.errors import AgentdexError, UsageError
 
 if TYPE_CHECKING:
     from agentdex.api.usage_prices import PriceTable
@@ -80,12 +80,15 @@ def _timezone() -> str:
 
 
 class _Row:
+    """One row's sums (``counts`` in :data:`TOKEN_FIELDS` order); a session view has
+    thousands, so adding and writing one is kept to a few operations."""
+
     __slots__ = ("calls", "cost", "counts", "key", "models", "unpriced_calls", "unpriced_tokens")
 
     def __init__(self, key: tuple[Any, ...]) -> None:
         self.key = key
         self.calls = 0
-        self.counts = [0] * len(TOKEN_FIELDS)
+        self.counts = [0, 0, 0, 0, 0, 0]
         self.cost = 0.0
         self.unpriced_calls = 0
         self.unpriced_tokens = 0
@@ -96,8 +99,12 @@ class _Row:
     ) -> None:
         self.calls += calls
         mine = self.counts
-        for i, value in enumerate(counts):
-            mine[i] += value
+        mine[0] += counts[0]
+        mine[1] += counts[1]
+        mine[2] += counts[2]
+        mine[3] += counts[3]
+        mine[4] += counts[4]
+        mine[5] += counts[5]
         self.models.add(model)
         if cost is None:
             self.unpriced_calls += calls
@@ -114,16 +121,29 @@ class _Row:
         self.models |= other.models
 
     def to_json(self, names: tuple[str, ...]) -> dict[str, Any]:
-        out: dict[str, Any] = dict(zip(names, self.key, strict=False))
-        out["calls"] = self.calls
-        out.update(zip(TOKEN_FIELDS, self.counts, strict=True))
-        out["total_tokens"] = _total(self.counts)
-        out["cost_usd"] = None if self.unpriced_calls else round(self.cost, 8)
-        out["priced_cost_usd"] = round(self.cost, 8)
-        out["unpriced_calls"] = self.unpriced_calls
-        out["unpriced_tokens"] = self.unpriced_tokens
-        out["models"] = sorted(self.models, key=lambda m: (m is None, m or ""))
-        return out
+        c = self.counts
+        cost = round(self.cost, 8)
+        models = self.models
+        return dict(
+            zip(names, self.key, strict=False),
+            calls=self.calls,
+            input_tokens=c[0],
+            cache_read_tokens=c[1],
+            cache_write_tokens=c[2],
+            cache_write_1h_tokens=c[3],
+            output_tokens=c[4],
+            reasoning_tokens=c[5],
+            total_tokens=c[0] + c[1] + c[2] + c[4],
+            cost_usd=None if self.unpriced_calls else cost,
+            priced_cost_usd=cost,
+            unpriced_calls=self.unpriced_calls,
+            unpriced_tokens=self.unpriced_tokens,
+            models=(list(models) if len(models) == 1 else sorted(models, key=_model_order)),
+        )
+
+
+def _model_order(model: str | None) -> tuple[bool, str]:
+    return (model is None, model or "")
 
 
 def _total(counts: list[int] | tuple[int, ...]) -> int:
@@ -143,8 +163,12 @@ def usage(
     refresh_first: bool = True,
     rows: Iterable[StoreRow] | None = None,
     split: str | None = None,
+    limit: int | None = None,
 ) -> dict[str, Any]:
     """Token usage and cost grouped ``by`` one of :data:`BY`, with the totals row.
+
+    ``limit`` keeps that many rows (the largest; of a time view, the latest); the totals
+    are always every row's, and ``stats`` says how many rows were ``returned`` of ``total``.
 
     ``split`` (``model`` or ``agent``) adds to each row its ``parts``: the same
     counts per model or agent, which add up to the row.
@@ -155,6 +179,8 @@ def usage(
         raise UsageError(f"--by must be one of {', '.join(BY)}, not {by!r}")
     if split is not None and split not in SPLIT:
         raise UsageError(f"split must be one of {', '.join(SPLIT)}, not {split!r}")
+    if limit is not None and limit < 1:
+        raise UsageError(f"limit must be at least 1, not {limit}")
     first, last = parse_day(since, "--since"), parse_day(until, "--until")
     table = load_prices(prices)
     result: dict[str, Any] = {
@@ -167,15 +193,55 @@ def usage(
         "prices": table.describe(),
         "stats": {},
     }
-    from agentdex.api.index import maybe_refresh
 
-    maybe_refresh(refresh_first, root, home, rows, result["stats"])
-    found = _read(by, first, last, agent, table, root, home, split)
+    def read() -> dict[str, Any] | None:
+        return _read(by, first, last, agent, table, root, home, split, limit)
+
+    found = _answer(read, result["stats"], refresh_first, root, home, rows)
     if found is None:
         result.update(status="no-index", rows=[], totals=_Row(()).to_json(()), unpriced=[])
+        result["stats"].update(returned=0, total=0)
         return result
+    result["stats"].update(found.pop("stats"))
     result.update(found)
     return result
+
+
+def _answer(
+    read: Callable[[], dict[str, Any] | None],
+    stats: dict[str, Any],
+    refresh_first: bool,
+    root: str | os.PathLike[str] | None,
+    home: str | None,
+    rows: Iterable[StoreRow] | None,
+) -> dict[str, Any] | None:
+    """What ``read()`` finds after the refresh ``refresh_first`` asks for.
+
+    A fresh process reads the committed index while a forked child checks the
+    store files for changes (:mod:`agentdex.api.check_ahead`, as ``search``
+    does: one ``stat`` per store file, 30-70 ms on the 1 GB corpus, on the
+    other core); the answer is kept when nothing changed, else the refresh
+    reads what did and ``read()`` runs again.
+    """
+    from agentdex.api.index import maybe_refresh
+
+    known = None
+    if refresh_first and rows is None:
+        from agentdex.api.check_ahead import answered_ahead
+
+        def early(_budget: object) -> tuple[dict[str, Any] | None] | None:
+            try:
+                return (read(),)
+            except (AgentdexError, sqlite3.Error):
+                return None  # an index the refresh rebuilds first (another format): after it
+
+        ahead = answered_ahead(root, home, None, early)
+        if ahead is not None and ahead.answer is not None:
+            stats["refresh"] = ahead.refresh
+            return ahead.answer[0]
+        known = ahead.changes if ahead is not None else None
+    maybe_refresh(refresh_first, root, home, rows, stats, known=known)
+    return read()
 
 
 def _where(first: date | None, last: date | None, agent: str | None) -> tuple[str, list[Any]]:
@@ -202,6 +268,7 @@ def _read(
     root: str | os.PathLike[str] | None,
     home: str | None,
     split: str | None = None,
+    limit: int | None = None,
 ) -> dict[str, Any] | None:
     from agentdex.index.coverage import read as read_coverage
     from agentdex.index.store import Location, index_root, open_reader_db
@@ -222,30 +289,60 @@ def _read(
             columns = (*columns, SPLIT[split])
         where, params = _where(first, last, agent)
         keys = ", ".join(columns)
+        # a conversation's project: the largest of its calls' (one more sum, not a query)
+        project = ", max(coalesce(c.project, c.cwd))" if by == "session" else ""
         query = (
-            f"SELECT {keys}, c.model, r.size, {_SUMS}"
+            f"SELECT {keys}, c.model, r.size, {_SUMS}{project}"
             " FROM usage_rollup r JOIN contexts c ON c.id = r.context_id"
             f" WHERE {where} GROUP BY {keys}, c.model, r.size"
         )
         unpriced: dict[str | None, list[int]] = {}
-        grouped = _group(db.execute(query, params).fetchall(), len(columns), table, unpriced)
+        found = db.execute(query, params).fetchall()
+        grouped = _group(found, len(columns), table, unpriced)
+        parts: dict[tuple[Any, ...], list[_Row]] = {}
         if split is not None:
             grouped, parts = _fold(grouped)
-        out_rows = [row.to_json(names) for row in grouped.values()]
+        projects = _session_projects(found) if by == "session" else {}
+        ordered = _ordered(by, list(grouped.values()), projects)
+        # the rows asked for are written out (a session view can have thousands)
+        shown = ordered if limit is None else _first(by, ordered, limit)
+        out_rows = [row.to_json(names) for row in shown]
         if split is not None:
-            for row, key in zip(out_rows, grouped, strict=True):
+            for row, part_of in zip(out_rows, shown, strict=True):
                 row["parts"] = [
                     {"name": part.key[-1], **part.to_json(())}
-                    for part in sorted(parts[key], key=lambda p: -_total(p.counts))
+                    for part in sorted(parts[part_of.key], key=lambda p: -_total(p.counts))
                 ]
         if by == "session":
-            _describe_sessions(db, out_rows)
+            _describe_sessions(db, out_rows, projects)
     finally:
         db.close()
-    found = _finish(by, out_rows, grouped, unpriced)
+    result = _finish(out_rows, grouped, unpriced)
+    result["stats"] = {"returned": len(out_rows), "total": len(ordered)}
     if covered is not None:  # the index is still being built: the newest files' calls so far
-        found.update(status="partial", coverage=covered.to_json())
-    return found
+        result.update(status="partial", coverage=covered.to_json())
+    return result
+
+
+def _ordered(by: str, rows: list[_Row], projects: dict[tuple[str, str], str]) -> list[_Row]:
+    """Time views oldest first; the others by total tokens, largest first (then by name)."""
+    if by in ("day", "week", "month"):
+        return sorted(rows, key=lambda r: (r.key[0] is None, r.key[0] or ""))
+
+    def name(row: _Row) -> str:
+        if by == "session":
+            return str(projects.get((row.key[0], row.key[1])))
+        return str((row.key[1] or row.key[0]) if by == "branch" else row.key[0])
+
+    return sorted(rows, key=lambda r: (-_total(r.counts), name(r)))
+
+
+def _first(by: str, ordered: list[_Row], limit: int) -> list[_Row]:
+    """The ``limit`` rows a limited view shows: the latest days (weeks, months) of a time view
+    (calls without a time are left out), else the largest."""
+    if by in ("day", "week", "month"):
+        return [row for row in ordered if row.key[0] is not None][-limit:]
+    return ordered[:limit]
 
 
 def _group(
@@ -256,22 +353,21 @@ def _group(
 ) -> dict[tuple[Any, ...], _Row]:
     """Rows by key; ``unpriced`` gets [calls, tokens] per model that could not be priced."""
     grouped: dict[tuple[Any, ...], _Row] = {}
+    cost_of = table.cost_of
     for row in found:
-        key, model, size = row[:width], row[width], int(row[width + 1])
-        calls, inp, read, write, write_1h, out, reasoning = (v or 0 for v in row[width + 2 :])
-        cost = None
-        if table.rates(model, size) is not None:
-            counts = {"input": inp, "cache_read": read, "cache_write": write,
-                      "cache_write_1h": write_1h, "output": out}  # fmt: skip
-            cost = table.cost(model, size, counts)
+        key, model, size = row[:width], row[width], row[width + 1]
+        # input, cache read, cache write, its 1 h part, output, reasoning
+        counts = row[width + 3 : width + 9]
+        cost = cost_of(model, size, *counts[:5])
         entry = grouped.get(key)
         if entry is None:
             entry = grouped[key] = _Row(key)
-        entry.add(calls, (inp, read, write, write_1h, out, reasoning), model, cost)
+        calls = row[width + 2]
+        entry.add(calls, counts, model, cost)
         if cost is None:
             missing = unpriced.setdefault(model, [0, 0])
             missing[0] += calls
-            missing[1] += inp + read + write + out
+            missing[1] += _total(counts)
     return grouped
 
 
@@ -291,35 +387,35 @@ def _fold(
     return rows, parts
 
 
-def _describe_sessions(db: sqlite3.Connection, out_rows: list[dict[str, Any]]) -> None:
-    """Each conversation's title and project (two grouped queries, not two per row: the
-    1 GB corpus has 5,776 conversations with usage)."""
-    wanted = {(row["agent"], row["session_id"]) for row in out_rows}
+def _session_projects(found: list[tuple[Any, ...]]) -> dict[tuple[str, str], str]:
+    """Each conversation's project: the largest of the projects (else working directories)
+    its calls were made in (the session query's last column)."""
+    projects: dict[tuple[str, str], str] = {}
+    for row in found:
+        key, project = (row[0], row[1]), row[-1]
+        if project is not None and (key not in projects or project > projects[key]):
+            projects[key] = project
+    return projects
+
+
+def _describe_sessions(
+    db: sqlite3.Connection, out_rows: list[dict[str, Any]], projects: dict[tuple[str, str], str]
+) -> None:
+    """Each row's conversation title and project."""
     titles: dict[tuple[str, str], str] = {}
-    projects: dict[tuple[str, str], str | None] = {}
-    if len(wanted) <= 64:  # a few rows (--agent, a short range): look each one up
-        for agent, session in wanted:
-            found = db.execute(
-                "SELECT title FROM titles WHERE agent = ? AND session_id = ?", (agent, session)
+    if len(out_rows) <= 64:  # a few rows (--agent, a short range, -n): look each one up
+        for row in out_rows:
+            title = db.execute(
+                "SELECT title FROM titles WHERE agent = ? AND session_id = ?",
+                (row["agent"], row["session_id"]),
             ).fetchone()
-            if found:
-                titles[(agent, session)] = found[0]
-            project = db.execute(
-                "SELECT max(coalesce(project, cwd)) FROM contexts"
-                " WHERE agent = ? AND session_id = ?",
-                (agent, session),
-            ).fetchone()
-            projects[(agent, session)] = project[0] if project else None
-    else:
+            if title:
+                titles[(row["agent"], row["session_id"])] = title[0]
+    else:  # one pass over the titles (the 1 GB corpus has 5,776 conversations with usage)
+        wanted = {(row["agent"], row["session_id"]) for row in out_rows}
         for agent, session, title in db.execute("SELECT agent, session_id, title FROM titles"):
             if (agent, session) in wanted:
                 titles[(agent, session)] = title
-        for agent, session, project in db.execute(
-            "SELECT agent, session_id, max(coalesce(project, cwd)) FROM contexts"
-            " GROUP BY agent, session_id"
-        ):
-            if (agent, session) in wanted:
-                projects[(agent, session)] = project
     for row in out_rows:
         key = (row["agent"], row["session_id"])
         row["title"] = titles.get(key)
@@ -327,21 +423,23 @@ def _describe_sessions(db: sqlite3.Connection, out_rows: list[dict[str, Any]]) -
 
 
 def _finish(
-    by: str,
     out_rows: list[dict[str, Any]],
     grouped: dict[tuple[Any, ...], _Row],
     unpriced: dict[str | None, list[int]],
 ) -> dict[str, Any]:
+    """The rows with the totals of every row (shown or not) and the unpriced models."""
     totals = _Row(())
-    for row in grouped.values():
-        totals.merge(row)
-    if by in ("day", "week", "month"):
-        out_rows.sort(key=lambda r: (r[by] is None, r[by] or ""))
-    else:
-        out_rows.sort(key=lambda r: (-r["total_tokens"], str(r.get(by) or r.get("project"))))
+    rows = grouped.values()
+    if rows:  # column sums (a session view has thousands of rows)
+        totals.calls = sum(row.calls for row in rows)
+        totals.counts = [sum(column) for column in zip(*(row.counts for row in rows), strict=True)]
+        totals.cost = sum(row.cost for row in rows)
+        totals.unpriced_calls = sum(row.unpriced_calls for row in rows)
+        totals.unpriced_tokens = sum(row.unpriced_tokens for row in rows)
+        totals.models = set().union(*(row.models for row in rows))
     result_unpriced = [
         {"model": m, "calls": unpriced[m][0], "tokens": unpriced[m][1]}
-        for m in sorted(unpriced, key=lambda m: (m is None, m or ""))
+        for m in sorted(unpriced, key=_model_order)
     ]
     return {"rows": out_rows, "totals": totals.to_json(()), "unpriced": result_unpriced}
 

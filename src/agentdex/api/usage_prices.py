@@ -34,6 +34,8 @@ SHIPPED = Path(__file__).with_name("prices.json")
 RATE_NAMES = ("input", "output", "cache_read", "cache_write", "cache_write_1h")
 #: tiers by prompt size class (``index/usage.py``: how many thresholds the prompt is over)
 TIERS = ("above_128k", "above_200k", "above_272k")
+#: not looked up yet (a model without a price is cached as None)
+_UNSEEN: Any = object()
 
 
 @dataclass(slots=True)
@@ -44,6 +46,8 @@ class PriceTable:
     path: str | None = None
     _lower: dict[str, str] = field(default_factory=dict)
     _rates: dict[tuple[str | None, int], dict[str, float] | None] = field(default_factory=dict)
+    #: per model and size: its five rates in RATE_NAMES order when it has all of them
+    _every: dict[tuple[str | None, int], tuple[float, ...] | None] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self._lower = {name.lower(): name for name in self.models}
@@ -81,24 +85,63 @@ class PriceTable:
         ``counts``: ``input``, ``cache_read``, ``cache_write`` (one-hour writes
         included), ``cache_write_1h``, ``output``.
         """
+        return self.cost_of(
+            model,
+            size,
+            counts["input"],
+            counts["cache_read"],
+            counts["cache_write"],
+            counts["cache_write_1h"],
+            counts["output"],
+        )
+
+    def cost_of(
+        self,
+        model: str | None,
+        size: int,
+        inp: int,
+        cache_read: int,
+        cache_write: int,
+        cache_write_1h: int,
+        output: int,
+    ) -> float | None:
+        """:meth:`cost` of counts given one by one (``usage --by session`` prices thousands
+        of rows)."""
+        key = (model, size)
+        every = self._every.get(key, _UNSEEN)
+        if every is _UNSEEN:
+            rates = self.rates(model, size)
+            every = self._every[key] = (
+                None
+                if rates is None or any(name not in rates for name in RATE_NAMES)
+                else tuple(rates[name] for name in RATE_NAMES)
+            )
+        if every is not None:  # the same sum as below: a term of 0 tokens adds exactly 0.0
+            rate_in, rate_out, rate_read, rate_write, rate_1h = every
+            return (
+                0.0
+                + inp * rate_in
+                + output * rate_out
+                + cache_read * rate_read
+                + (cache_write - cache_write_1h) * rate_write
+                + cache_write_1h * rate_1h
+            ) / 1_000_000
         rates = self.rates(model, size)
         if rates is None:
             return None
-        parts = {
-            "input": counts["input"],
-            "output": counts["output"],
-            "cache_read": counts["cache_read"],
-            "cache_write": counts["cache_write"] - counts["cache_write_1h"],
-            "cache_write_1h": counts["cache_write_1h"],
-        }
         total = 0.0
-        for name, tokens in parts.items():
-            if not tokens:
-                continue
-            rate = rates.get(name)
-            if rate is None:
-                return None
-            total += tokens * rate
+        for name, tokens in (
+            ("input", inp),
+            ("output", output),
+            ("cache_read", cache_read),
+            ("cache_write", cache_write - cache_write_1h),
+            ("cache_write_1h", cache_write_1h),
+        ):
+            if tokens:
+                rate = rates.get(name)
+                if rate is None:
+                    return None
+                total += tokens * rate
         return total / 1_000_000
 
     def describe(self) -> dict[str, Any]:

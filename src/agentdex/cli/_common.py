@@ -63,6 +63,8 @@ def json_bytes(data: Any, option: int = 0) -> bytes:
     ones; DEL and C1 (which it writes as UTF-8) become ``\\u007f``, ``\\u009b``... too.
     In JSON text those bytes can only be inside strings, so the escape is exact."""
     raw = orjson.dumps(data, option=option | orjson.OPT_NON_STR_KEYS, default=str)
+    if b"\x7f" not in raw and b"\xc2" not in raw:
+        return raw  # two byte searches: the regex scan costs ~7 ns a byte (20 ms for 3 MB)
     return _RAW_CONTROLS.sub(lambda m: b"\\u%04x" % ord(m.group().decode()), raw)
 
 

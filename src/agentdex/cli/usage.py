@@ -23,6 +23,8 @@ NUMBERS = (
 UNPRICED_MARK = "*"
 #: columns that give way first on a narrow terminal
 DROPPABLE = ("calls", "cache write")
+#: rows a table of ``--by session`` shows unless ``-n`` says (the largest first)
+SESSION_ROWS = 50
 
 
 @click.command("usage")
@@ -42,6 +44,14 @@ DROPPABLE = ("calls", "cache write")
     type=click.Path(dir_okay=False),
     help="Price table to use instead of the shipped one (JSON, see docs/usage.md).",
 )
+@click.option(
+    "-n",
+    "--limit",
+    type=click.IntRange(min=1),
+    help="Show this many rows: the largest (of a day, week or month view, the latest)."
+    f" Default: all, {SESSION_ROWS} with --by session (--json: all unless given)."
+    " The totals are always every row's.",
+)
 @json_option
 @click.option("--no-refresh", is_flag=True, help="Read the index as it is (no refresh).")
 @click.pass_context
@@ -52,6 +62,7 @@ def usage(
     until: str | None,
     agent: str | None,
     prices: str | None,
+    limit: int | None,
     as_json: bool,
     no_refresh: bool,
 ) -> None:
@@ -62,10 +73,13 @@ def usage(
     columns; output includes reasoning. Cost is priced offline from the
     shipped table (or --prices); a model without a price has no cost and
     is listed as unpriced (a row with such calls shows the priced part, marked
-    *). Days are local days.
+    *). Days are local days. A table of conversations (--by session) shows the
+    largest 50 unless -n says; --json has every row unless -n is given.
     """
     from agentdex.api.usage import usage as api_usage
 
+    if limit is None and by == "session" and not as_json:
+        limit = SESSION_ROWS
     result = api_usage(
         by,
         since=since,
@@ -74,6 +88,7 @@ def usage(
         prices=prices,
         home=home_of(ctx),
         refresh_first=not no_refresh,
+        limit=limit,
     )
     if as_json:
         emit_json(result)
@@ -84,8 +99,20 @@ def usage(
 
         with paged():
             _human(result, home_of(ctx))
+        _footer(result)
     if result["status"] == "partial":
         _partial(result)
+
+
+def _footer(result: dict[str, Any]) -> None:
+    """How many rows were left out, as ``conversations`` says it (stderr, after the table)."""
+    total, returned = result["stats"].get("total", 0), result["stats"].get("returned", 0)
+    if total > returned:
+        what = "conversations" if result["by"] == "session" else "rows"
+        click.echo(
+            f"({returned:,} of {total:,} {what}; -n for more; the total row counts all {total:,})",
+            err=True,
+        )
 
 
 def _partial(result: dict[str, Any]) -> None:
