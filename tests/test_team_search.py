@@ -54,6 +54,15 @@ QUERIES: list[tuple[str, dict[str, Any]]] = [
     ("path:/nonexistent", {}),
     ("the", {"sort": "time"}),
     ("retry", {"dedup": False}),
+    # a plain term's i is not cut (only a run's last: İ lower-cases to i + a dot), a regex's is
+    ("merci", {}),
+    ("merci beaucoup", {}),
+    ("istanbul", {}),
+    ("stanbul timeout", {}),
+    ("kelvin sign", {}),
+    ("secret", {}),
+    ("secret", {"regex": True}),
+    ("ISTANBUL", {"regex": True, "case": "insensitive"}),
 ]
 
 
@@ -69,6 +78,7 @@ def pushed(home: Path, rendered_sample: Path, pg_server: Any, team_db: str) -> T
             "the \u212aelvin sign",
             "İstanbul timeout",
             "ſecret",
+            "MERCİ beaucoup",
             "a" * 40 + "!",
         ],
     )
@@ -187,3 +197,98 @@ def test_a_runaway_regex_stops_at_the_time_budget(pushed: Team, run_cli: Any) ->
     data = json.loads(done.stdout)
     assert data["status"] == "partial" and data["stats"]["stopped"] == "time-budget"
     assert "time budget" in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("path", "settings"),
+    [
+        ("_ordered", {"FULL_VERIFIED": 5}),
+        ("_walks", {"FULL_VERIFIED": 5, "ORDERED_MAX": 6}),
+        ("_walks", {"FULL_VERIFIED": 5, "WALK_LEVELS": 0}),
+    ],
+)
+def test_each_paging_path_equals_local(
+    pushed: Team, monkeypatch: Any, path: str, settings: dict[str, int]
+) -> None:
+    """A first page from the probe's sorted candidates, or from walks of the (level, ts)
+    index (past ORDERED_MAX candidates, or dense by the planner's estimates): as locally."""
+    from agentdex.team import search as team_search
+
+    for name, value in settings.items():
+        monkeypatch.setattr(team_search, name, value)
+    used: list[str] = []
+    for method in ("_ordered", "_walks"):
+        original = getattr(team_search.TeamRun, method)
+
+        def spy(self: Any, *args: Any, _original: Any = original, _name: str = method) -> Any:
+            used.append(_name)
+            return _original(self, *args)
+
+        monkeypatch.setattr(team_search.TeamRun, method, spy)
+    for query, options in QUERIES:
+        args = {"now": NOW, "limit": 10, **options}
+        theirs = api.search(query, url=pushed.reader, **args)
+        mine = local.search(query, refresh_first=False, **args)
+        _same(theirs, mine, (query, options, path))
+    assert path in used
+
+
+def test_literal_patterns_keep_what_only_ascii_can_match() -> None:
+    """The ILIKE pattern of a plain term keeps its i and s (a regex's are cut: ı, İ, ſ)."""
+    from agentdex.team.plan import literal_sql
+
+    def pattern(literal: str, regex: bool) -> object:
+        sql = literal_sql(literal, sensitive=False, regex=regex)
+        return None if sql is None else sql.params[0]
+
+    assert pattern("Timeout", regex=False) == "%timeout%"
+    assert pattern("Timeout", regex=True) == "%t%meout%"
+    assert pattern("buffer commit sedistimel", regex=False) == "%buffer commit sedistimel%"
+    assert pattern("merci", regex=False) == "%merc%"  # MERCİ lower-cases to merci + a dot
+    assert pattern("kelvin", regex=False) == "%elvin%"  # the Kelvin sign lower-cases to k
+    assert pattern("sk", regex=False) is None
+
+
+def test_a_readers_plan_sees_the_statistics(pushed: Team) -> None:
+    """Through ``records_read`` (m003) a reader's trigram condition is estimated from the
+    column's statistics; on the table itself row security hides them from ILIKE."""
+    import psycopg
+
+    pushed.sql("ANALYZE agentdex.records")
+    (count,) = pushed.sql("SELECT count(*) FROM agentdex.records WHERE text ILIKE %s", ("%the%",))[
+        0
+    ]
+    assert count > 100
+
+    def estimate(table: str) -> int:
+        with psycopg.connect(pushed.reader) as conn:
+            plan = conn.execute(
+                f"EXPLAIN (FORMAT JSON) SELECT id FROM agentdex.{table} WHERE text ILIKE %s",
+                ("%the%",),
+            ).fetchone()[0]
+        return int(plan[0]["Plan"]["Plan Rows"])
+
+    assert count / 2 <= estimate("records_read") <= count * 2
+    assert estimate("records_read") > estimate("records")
+
+
+def test_an_older_schema_is_refused_until_init_upgrades_it(
+    home: Path, pg_server: Any, team_db: str, monkeypatch: Any
+) -> None:
+    from agentdex.errors import UnsupportedError
+    from agentdex.team import schema
+
+    random_home(home, sessions=3, per_session=4, seed=5)
+    before = schema.MIGRATIONS[:2]
+    assert [name for name, _ in before] == ["m001_initial", "m002_roles_and_row_security"]
+    with monkeypatch.context() as patched:
+        patched.setattr(schema, "MIGRATIONS", before)
+        team = make_team(pg_server, team_db)
+        api.push(team.writers["m1"], machine="box")
+    with pytest.raises(
+        UnsupportedError, match=r"older than this agentdex \(missing m003_search_view\)"
+    ):
+        api.search("retry", url=team.reader)
+    assert api.init(team.admin)["applied"] == ["m003_search_view"]
+    mine = local.search("retry", refresh_first=False, now=NOW)
+    _same(api.search("retry", url=team.reader, now=NOW), mine, "after the upgrade")

@@ -367,11 +367,12 @@ def _team_answer(
         raise UsageError('empty query: give words, "a phrase" or field:value filters')
     engine = TeamEngine(conn, budget)
     sensitive = engine.prepare(node, regex=regex, word=word, case=case)
-    sql = planner(sensitive=sensitive, word=word, regex=regex).plan(node)
+    sql_planner = planner(sensitive=sensitive, word=word, regex=regex)
     run = TeamRun(
         engine,
         node,
-        sql,
+        sql_planner.plan(node),
+        sql_planner.plan(node, terms=False),
         now=time.time() if now is None else now,
         here=None,
         here_query=None,

@@ -11,9 +11,14 @@ answer is exactly the local one. What makes the condition never miss a match:
   says exactly that;
 * ignoring case, the literal matches where ``t.lower() in text.lower()``. Only
   two non-ASCII characters lower-case to ASCII letters (``K`` KELVIN SIGN to
-  ``k``, ``İ`` to ``i`` + a combining dot), and a regex ignoring case also
-  matches ``ſ`` to ``s``: so the pattern keeps the literal's ASCII runs, cut at
-  ``i``, ``k`` and ``s``, in order, with ``%`` between (``'%retr%%backoff%'``);
+  ``k``, ``İ`` to ``i`` + a combining dot): so the pattern keeps the literal's
+  ASCII runs, cut at ``k``, in order, with ``%`` between (``'%retry bac%off%'``).
+  An ``i`` needs no cut inside a run: ``İ`` lower-cases to two characters, so it
+  can stand for the literal's ``i`` only where the literal goes on with the
+  combining dot (or ends), that is at the end of a run, and a run's last ``i``
+  is dropped. A regex ignoring case matches ``ı`` and ``İ`` to ``i`` and ``ſ`` to
+  ``s`` one character for one, anywhere, so its literals are cut at ``i``, ``k``
+  and ``s`` (``'%retr%%bac%off%'``);
 * a regex uses its required literals (:mod:`agentdex.search.regex_literals`);
 * pieces shorter than 3 characters give no trigram, so they constrain nothing;
   ``NOT`` constrains nothing (verification decides); ``OR`` with an
@@ -58,23 +63,36 @@ def _usable(text: str) -> bool:
     return "\x00" not in text and not any("\ud800" <= c <= "\udfff" for c in text)
 
 
-def _folded_pieces(literal: str) -> list[str]:
-    """ASCII runs of the lower-cased literal, cut at i, k and s (see the module docstring)."""
+def _folded_pieces(literal: str, *, regex: bool = True) -> list[str]:
+    """ASCII runs of the lower-cased literal, cut where a non-ASCII character may stand
+    for a letter: at i, k and s in a regex, at k and a run's last i otherwise (see the
+    module docstring)."""
     pieces: list[str] = []
     for run in _ASCII_RUN.findall(literal.lower()):
-        pieces.extend(p for p in re.split("[iks]", run) if p)
+        if regex:
+            pieces.extend(p for p in re.split("[iks]", run) if p)
+            continue
+        if run.endswith("i"):
+            run = run[:-1]
+        pieces.extend(p for p in run.split("k") if p)
     return pieces
 
 
-def literal_sql(literal: str, *, sensitive: bool, column: str = "text") -> Sql | None:
-    """Rows whose ``column`` may contain ``literal`` (None: no useful constraint)."""
+def literal_sql(
+    literal: str, *, sensitive: bool, column: str = "text", regex: bool = True
+) -> Sql | None:
+    """Rows whose ``column`` may contain ``literal`` (None: no useful constraint).
+
+    ``regex``: the literal is a regex's (ignoring case, a regex also matches ``ı``
+    and ``ſ``); a plain term's literal is compared lower-cased.
+    """
     if not _usable(literal):
         return None
     if sensitive:
         if len(literal) < MIN_PIECE:
             return None
         return Sql(f"{column} LIKE %s", ("%" + _escape(literal) + "%",))
-    pieces = _folded_pieces(literal)
+    pieces = _folded_pieces(literal, regex=regex)
     if not any(len(p.strip()) >= MIN_PIECE for p in pieces):
         return None
     pattern = "%" + "%".join(_escape(p) for p in pieces) + "%"
@@ -107,21 +125,22 @@ class SqlPlanner:
         self.word = word
         self.regex = regex
 
-    def plan(self, node: Node) -> Sql | None:
+    def plan(self, node: Node, *, terms: bool = True) -> Sql | None:
+        """The candidates' condition; ``terms=False``: of the field filters alone."""
         if isinstance(node, Term):
-            return self.term(node)
+            return self.term(node) if terms else None
         if isinstance(node, Field):
             return field_sql(node)
         if isinstance(node, Not):
             return None
         if isinstance(node, And):
-            return _and([self.plan(child) for child in node.children])
+            return _and([self.plan(child, terms=terms) for child in node.children])
         assert isinstance(node, Or)
-        return _or([self.plan(child) for child in node.children])
+        return _or([self.plan(child, terms=terms) for child in node.children])
 
     def term(self, term: Term) -> Sql | None:
         if not self.regex:
-            return literal_sql(term.text, sensitive=self.sensitive)
+            return literal_sql(term.text, sensitive=self.sensitive, regex=False)
         from agentdex.search.regex_literals import Alternatives, required_literals
 
         requirement, ignore_case = required_literals(term.text, self.sensitive)

@@ -7,16 +7,25 @@ and scoring are reused as they are): its "queries" are SQL conditions
 the same :class:`~agentdex.search.matchers.TermMatcher` and field rules, on the
 record's text fetched with its row. :class:`TeamRun` chooses how to read:
 
-* **whole**: the condition is tried with ``LIMIT FULL_VERIFIED + 1`` (a bitmap
-  scan over the pg_trgm index); when that is every candidate, each is verified
-  and ranked, and the total is exact;
-* **first page**: more candidates than that: the records are read per ranking
-  level, newest first (the ``(level, ts)`` index walked in order, the condition
-  checked on the way), and the threshold merge stops when the page is certain;
+* **whole**: the candidates' ids, levels and times are read with ``LIMIT
+  ORDERED_MAX + 1`` (a bitmap over the pg_trgm index, ANDed by the planner with
+  the b-trees of agent and time filters; no text in the answer); when there are
+  at most ``FULL_VERIFIED``, their rows are read by id, each is verified and
+  ranked, and the total is exact;
+* **first page**, more candidates than that: the threshold merge reads ranking
+  levels newest first and stops when the page is certain. Up to ``ORDERED_MAX``
+  candidates, the levels are the probe's ids sorted here, and a page's rows are
+  read by id. Past it, or when the planner's estimates say the matches are
+  dense among the rows the field filters leave (a common word, or a word within
+  an agent's recent records: reading a level's first page then checks fewer rows
+  than the probe would), each level is read by walking the ``(level, ts)`` index
+  in order, the condition checked on the way;
 * **scan**: nothing to look up (only ``NOT``, a regex without literals, short
   pieces): every record, in id order, within the time budget.
 
-Everything runs in one read-only, repeatable-read transaction (one snapshot).
+Everything runs in one read-only, repeatable-read transaction (one snapshot), and
+reads ``agentdex.records_read`` (the records with planner statistics: migration
+``m003_search_view``).
 """
 
 from __future__ import annotations
@@ -32,7 +41,7 @@ from agentdex.search.fields import field_matches
 from agentdex.search.matchers import TermMatcher
 from agentdex.search.plan import Candidates
 from agentdex.search.query import And, Field, Node, Not, Or, Term, terms
-from agentdex.search.run import FULL_VERIFIED, Outcome, SearchRun, _Stream
+from agentdex.search.run import FULL_VERIFIED, PAGE, Outcome, SearchRun, _Stream
 from agentdex.team.plan import Sql, SqlPlanner
 
 #: light columns (the local order, block and file ids as 0), then what results show
@@ -43,6 +52,14 @@ SELECT = (
 LIGHT = 16
 MACHINE, STORE, SOURCE, LOCATOR, GONE, TEXT = range(16, 22)
 SCAN_BATCH = 2000
+#: what searches read (the records; see :func:`agentdex.team.schema.m003_search_view`)
+FROM = "agentdex.records_read"
+#: the most candidates whose (id, level, time) a probe reads to order them itself
+ORDERED_MAX = 50_000
+#: ranking levels a first page typically reads (7-10 in the 1 GB bench's queries)
+WALK_LEVELS = 10
+#: per statement: a bitmap of 50,000 candidates stays exact (the default 4 MB goes lossy)
+WORK_MEM = "32MB"
 
 
 class TeamEngine:
@@ -56,6 +73,8 @@ class TeamEngine:
         self.rows: dict[int, tuple[Any, ...]] = {}
         self.interrupted = False
         self.read = 0
+        #: a stream's condition -> its candidates' ids, newest first (sorted from a probe)
+        self.ordered: dict[Sql, list[int]] = {}
 
     # -- setup ---------------------------------------------------------------------------------
     def prepare(self, node: Node | None, *, regex: bool, word: bool, case: str) -> bool:
@@ -78,13 +97,17 @@ class TeamEngine:
 
     def newest_page(self, query: Sql | None, offset: int, limit: int) -> list[int]:
         """Ids of one page of candidates, newest first, walking the ordered index."""
+        ordered = self.ordered.get(query) if query is not None else None
+        if ordered is not None:
+            ids = ordered[offset : offset + limit]
+            self.fetch_rows(ids)
+            return [i for i in ids if i in self.rows]
         where = query.text if query is not None else "true"
         params = query.params if query is not None else ()
         # with ``level = N`` in the condition the (level, ts, id) index gives this order
         order = "ts DESC NULLS LAST, id DESC"
         rows = self._fetch(
-            f"SELECT {SELECT} FROM agentdex.records WHERE {where}"
-            f" ORDER BY {order} OFFSET %s LIMIT %s",
+            f"SELECT {SELECT} FROM {FROM} WHERE {where} ORDER BY {order} OFFSET %s LIMIT %s",
             (*params, offset, limit),
             walk=True,
         )
@@ -93,14 +116,35 @@ class TeamEngine:
     def light(self, ids: Any) -> list[tuple[Any, ...]]:
         return [self.rows[i][:LIGHT] for i in ids if i in self.rows]
 
-    def probe(self, query: Sql, limit: int) -> list[tuple[Any, ...]]:
-        """Up to ``limit`` candidates in any order (the pg_trgm index, as a bitmap)."""
-        rows = self._fetch(
-            f"SELECT {SELECT} FROM agentdex.records WHERE {query.text} LIMIT %s",
-            (*query.params, limit),
-            walk=False,
-        )
-        return [row[:LIGHT] for row in rows]
+    def fetch_rows(self, ids: list[int]) -> None:
+        """Read the rows of these candidates (those not read yet), by id."""
+        missing = [i for i in ids if i not in self.rows]
+        if missing:
+            self._fetch(f"SELECT {SELECT} FROM {FROM} WHERE id = ANY(%s)", (missing,), walk=True)
+
+    def estimate(self, query: Sql) -> int:
+        """The rows the planner expects ``query`` to hold (``EXPLAIN``: nothing is read)."""
+        with self.conn.cursor() as cur:
+            cur.execute(
+                f"EXPLAIN (FORMAT JSON) SELECT id FROM {FROM} WHERE {query.text}", query.params
+            )
+            plan = cur.fetchone()[0]
+        if isinstance(plan, str):  # pragma: no cover - psycopg loads json by default
+            import json
+
+            plan = json.loads(plan)
+        return int(plan[0]["Plan"]["Plan Rows"])
+
+    def probe(self, query: Sql, limit: int) -> list[tuple[int, int, float | None]]:
+        """Up to ``limit`` candidates' (id, level, ts) in any order (a bitmap; no text)."""
+        found: list[tuple[int, int, float | None]] = []
+        with self._bounded(seqscan=False, bitmap=True, index=False), self.conn.cursor() as cur:
+            cur.execute(
+                f"SELECT id, level, ts FROM {FROM} WHERE {query.text} LIMIT %s",
+                (*query.params, limit),
+            )
+            found = cur.fetchall()
+        return found
 
     def every(self, query: Sql | None, stop: Any) -> list[tuple[Any, ...]]:
         """Every candidate (every record when ``query`` is None), in id order, until ``stop()``."""
@@ -112,7 +156,7 @@ class TeamEngine:
             self.conn.cursor(name="adx_every") as cur,
         ):
             cur.itersize = SCAN_BATCH
-            cur.execute(f"SELECT {SELECT} FROM agentdex.records WHERE {where} ORDER BY id", params)
+            cur.execute(f"SELECT {SELECT} FROM {FROM} WHERE {where} ORDER BY id", params)
             while True:
                 batch = cur.fetchmany(SCAN_BATCH)
                 for row in batch:
@@ -141,6 +185,7 @@ class TeamEngine:
                     f"SET LOCAL enable_seqscan = {'on' if seqscan else 'off'};"
                     f" SET LOCAL enable_bitmapscan = {'on' if bitmap else 'off'};"
                     f" SET LOCAL enable_indexscan = {'on' if index else 'off'};"
+                    f" SET LOCAL work_mem = '{WORK_MEM}';"
                     f" SET LOCAL statement_timeout = {timeout}"
                 )
                 yield True
@@ -163,7 +208,7 @@ class TeamEngine:
 
     def count(self) -> int:
         with self.conn.cursor() as cur:
-            cur.execute("SELECT count(*) FROM agentdex.records")
+            cur.execute(f"SELECT count(*) FROM {FROM}")
             return int(cur.fetchone()[0])
 
     # -- verification ----------------------------------------------------------------------------
@@ -195,9 +240,18 @@ class TeamEngine:
 class TeamRun(SearchRun):
     """:class:`SearchRun` over a :class:`TeamEngine` (see the module docstring)."""
 
-    def __init__(self, engine: TeamEngine, node: Node, sql: Sql | None, **options: Any) -> None:
+    def __init__(
+        self,
+        engine: TeamEngine,
+        node: Node,
+        sql: Sql | None,
+        fields: Sql | None = None,
+        **options: Any,
+    ) -> None:
         super().__init__(engine, node, Candidates(sql, False), **options)  # type: ignore[arg-type]
         self.team: TeamEngine = engine
+        #: the condition of the field filters alone (None: none)
+        self.fields = fields
 
     def run(self, *, want: int | None, sort: str, exact_total: bool) -> Outcome:
         sql: Sql | None = self.plan.query
@@ -207,20 +261,70 @@ class TeamRun(SearchRun):
             outcome = self._finish(matched, sort, self.team.read, "scan")
             outcome.notes.append("nothing to look up in the index: scanned every record")
             return outcome
-        probe = self.team.probe(sql, FULL_VERIFIED + 1)
-        if want is None or exact_total or len(probe) <= FULL_VERIFIED:
-            rows = probe if len(probe) <= FULL_VERIFIED else self.team.every(sql, self.out_of_time)
+        if want is not None and not exact_total:
+            expected = self.team.estimate(sql)
+            if self._dense(expected, sort, want):
+                return self._paged(self._walks(sql, sort), sort, want, expected)
+        found = self.team.probe(sql, ORDERED_MAX + 1)
+        if want is None or exact_total or len(found) <= FULL_VERIFIED:
+            if len(found) <= FULL_VERIFIED:
+                ids = [f[0] for f in found]
+                self.team.fetch_rows(ids)
+                rows = self.team.light(ids)
+            else:
+                rows = self.team.every(sql, self.out_of_time)
             return self._finish(self._verified(rows), sort, len(rows), "whole")
+        if len(found) > ORDERED_MAX:
+            return self._paged(self._walks(sql, sort), sort, want, len(found))
+        return self._paged(self._ordered(sql, sort, found), sort, want, len(found))
+
+    def _dense(self, expected: int, sort: str, want: int) -> bool:
+        """Would walking read fewer rows than probing every candidate? (planner estimates)
+
+        A walk checks the rows the field filters leave, newest first, until a page
+        matches: about ``need / density`` rows for ``need`` matches (a page in each
+        of ``WALK_LEVELS`` levels), where density is ``expected`` among those rows;
+        a probe checks ``expected`` candidates.
+        """
+        if expected <= FULL_VERIFIED:
+            return False
+        among = self.team.estimate(self.fields if self.fields is not None else Sql("true"))
+        need = max(PAGE, want) if sort == "time" else WALK_LEVELS * PAGE
+        return need * max(among, 1) < expected * expected
+
+    def _walks(self, sql: Sql, sort: str) -> list[_Stream]:
+        """Streams that walk the ``(level, ts)`` (or ``ts``) index with the condition."""
         if sort == "time":
-            streams = [_Stream(self, sql, None, None)]
-        else:
-            streams = [_Stream(self, sql, level, None) for level in range(LEVELS)]
+            return [_Stream(self, sql, None, None)]
+        return [_Stream(self, sql, level, None) for level in range(LEVELS)]
+
+    def _ordered(
+        self, sql: Sql, sort: str, found: list[tuple[int, int, float | None]]
+    ) -> list[_Stream]:
+        """Streams over the probe's candidates, sorted as the index walks order them."""
+        found.sort(key=lambda f: (f[2] is None, -(f[2] or 0.0), -f[0]))
+        if sort == "time":
+            stream = _Stream(self, sql, None, None, len(found))
+            self.team.ordered[stream.query] = [f[0] for f in found]
+            return [stream]
+        levels: dict[int, list[int]] = {level: [] for level in range(LEVELS)}
+        for ident, level, _ in found:
+            if level in levels:
+                levels[level].append(ident)
+        streams = []
+        for level, ids in levels.items():
+            stream = _Stream(self, sql, level, None, len(ids))
+            self.team.ordered[stream.query] = ids
+            streams.append(stream)
+        return streams
+
+    def _paged(self, streams: list[_Stream], sort: str, want: int, candidates: int) -> Outcome:
         accepted = self._merge(streams, sort, want)
         return Outcome(
             rows=accepted,
             total=len(accepted),
             total_exact=False,
-            candidates=len(probe),
+            candidates=candidates,
             matched=None,
             mode="first-page",
             stopped=self.stopped,
