@@ -35,6 +35,7 @@ Databases reach gigabytes, so keys are listed first (key ranges use the
 :data:`BATCH`: memory holds one composer and one batch, never the file.
 The project of a composer comes from the workspace DB that lists it (the
 sibling ``workspace.json`` names the folder); models from ``modelConfig``.
+Token usage: a bubble's ``tokenCount`` (:mod:`._usage`).
 
 Drift. A bubble ``type`` other than :data:`BUBBLE_TYPES` is reported as
 format drift (``bubble type``; Cursor records no app version there) and its
@@ -54,6 +55,7 @@ from agentdex.parsers._agent_common import dict_of, file_mtime, make_record, opt
 from agentdex.parsers.base import ParseCursor, ParserSpec, SourceRef
 from agentdex.parsers.cursor._bubbles import bubble_records, bubble_time
 from agentdex.parsers.cursor._counts import count_raw, count_roles
+from agentdex.parsers.cursor._usage import note_bubble_usage
 from agentdex.readers import Diagnostics, connect_readonly, read_json
 from agentdex.records import Record, parse_timestamp
 from agentdex.uris import uri_to_path
@@ -210,6 +212,10 @@ class _Composer:
                 timestamp=carried,
                 extra=extra or None,
             )
+            own = bubble.get("bubbleId")
+            name = f"{self.cid}:{own if isinstance(own, str) and own else bid}"
+            where = (locate(bid), sid, name, self.cwd, carried)
+            note_bubble_usage(self.ref, self.cursor, self.diagnostics, bubble, where, self.model)
             if produced:
                 self.cursor.units += 1
                 yield from produced
