@@ -12,6 +12,8 @@ import json
 import os
 import socket
 import stat
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -171,3 +173,73 @@ def test_cli_searches_share_one_resident(home: Path, run_cli: Any, resident: Any
     assert _gone(pid, 15)
     doctor = json.loads(run_cli("doctor", "--json", env=env).stdout)["embedder"]
     assert doctor["running"] is False
+
+
+def test_resident_scans_a_vector_store_as_this_process_would(
+    home: Path, run_cli: Any, resident: Any
+) -> None:
+    """``nearest``: the resident embeds the query and scans the store the client names;
+    the same contents and cosines as a scan here. A fresh CLI search then never
+    imports numpy (the vector half runs in the resident, beside the lexical half)."""
+    from agentdex.index.store import Location, index_root
+    from agentdex.semantic.model import embedder
+    from agentdex.semantic.query import VectorIndex, best_rows
+
+    write_history(home)
+    assert run_cli("index", "--semantic", timeout=180).returncode == 0
+    root = index_root(None)
+    current = Location(root).current()
+    assert current is not None
+    light = VectorIndex.open(root, current.name, mapped=False)
+    assert light is not None and light.rows is None and light.count > 0
+    try:
+        far = resident.nearest(QUERY, light.folder, light.vfile, light.count, 5)
+        folder, vfile, count = light.folder, light.vfile, light.count
+    finally:
+        light.close()
+    full = VectorIndex.open(root, current.name)
+    assert full is not None and full.rows is not None
+    try:
+        local = best_rows(full.rows, embedder().embed([QUERY])[0], 5)
+    finally:
+        full.close()
+    assert far is not None and list(far) == list(local)
+    assert list(far.values()) == pytest.approx(list(local.values()), abs=1e-4)
+    pid = resident.status()["pid"]
+    # malformed requests and stores it cannot read are refused; it keeps serving
+    base = {"op": "nearest", "model": "minilm-l6-v2-int8", "text": QUERY, "top": 5}
+    base |= {"store": str(folder), "vfile": vfile, "rows": count}
+    for bad in (
+        {"store": "relative/semantic"},
+        {"vfile": "../../etc"},
+        {"rows": -1},
+        {"top": 0},
+        {"text": 7},
+        {"rows": count + 1_000},  # past the end of its files
+    ):
+        sock = resident.connect(resident.run_dir(), resident.socket_name(), 10)
+        resident.send(sock, {**base, **bad})
+        header, _ = resident.receive(sock)
+        sock.close()
+        assert header["ok"] is False, bad
+    assert resident.nearest(QUERY, folder, vfile, count + 1_000, 5) is None
+    assert resident.nearest(QUERY, folder, vfile, count, 5) == pytest.approx(far, abs=1e-6)
+    # a fresh CLI search asks the resident to scan: no numpy in that process
+    probe = (
+        "import runpy, sys\n"
+        f"sys.argv = ['agentdex', 'search', '--json', {QUERY!r}]\n"
+        "try:\n    runpy.run_module('agentdex', run_name='__main__')\n"
+        "except SystemExit:\n    pass\n"
+        "print('numpy imported' if 'numpy' in sys.modules else 'no numpy', file=sys.stderr)\n"
+    )
+    env = {**os.environ, "AGENTDEX_RESIDENT_EMBEDDER": "1"}
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[1] / "src")
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert done.stderr.strip().splitlines()[-1] == "no numpy", done.stderr
+    data = json.loads(done.stdout)
+    assert data["stats"]["semantic"]["embedder"] == "resident"
+    assert data["results"][0]["session_id"] == THROTTLE
+    assert data["results"][0]["why"]["match"] in ("semantic", "both")
+    assert resident.status()["pid"] == pid

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
     from agentdex.search.engine import Engine
     from agentdex.semantic.fill import FillStats
-    from agentdex.semantic.query import VectorIndex
+    from agentdex.semantic.query import Near, VectorIndex
 
 #: reciprocal rank fusion: score = sum of weight / (RRF_K + rank)
 RRF_K = 60
@@ -64,11 +64,33 @@ def use_resident_embedder(on: bool = True) -> None:
 
 
 class QueryVector:
-    """The query's embedding, computed on a thread while the lexical search runs."""
+    """The query's embedding, computed on a thread while the lexical search runs.
 
-    def __init__(self, text: str) -> None:
+    Through the resident embedder (the CLI), and given the index's ``root`` and
+    ``generation``, the thread asks the resident for the nearest contents
+    outright (:func:`agentdex.semantic.resident.nearest`): the resident embeds
+    and scans on its own core while this process runs the lexical half, and
+    this process never imports numpy. ``near`` then holds the records (and
+    ``vector`` stays None); otherwise ``vector`` is the query's embedding and
+    the caller scans.
+    """
+
+    def __init__(
+        self,
+        text: str,
+        root: Path | None = None,
+        generation: str | None = None,
+        top: int = SEMANTIC_TOP * 3,
+    ) -> None:
         self.text = text
+        self.root = root
+        self.generation = generation
+        self.top = top
         self.vector: np.ndarray | None = None
+        #: the nearest records, when the resident scanned (None otherwise)
+        self.near: list[Near] | None = None
+        #: embedded records of the store it scanned (with ``near``)
+        self.searched = 0
         self.error: str | None = None
         self.seconds = 0.0
         #: who embedded it: ``resident`` (a resident embedder answered) or ``process``
@@ -85,6 +107,8 @@ class QueryVector:
                 if _RESIDENT:
                     from agentdex.semantic import resident
 
+                    if resident.enabled() and self._near_by_resident():
+                        return
                     found = resident.embed([self.text]) if resident.enabled() else None
                     if found is not None:
                         self.vector, self.via = found[0], "resident"
@@ -97,9 +121,38 @@ class QueryVector:
         finally:
             self.seconds = time.perf_counter() - started
 
+    def _near_by_resident(self) -> bool:
+        """Ask the resident to embed and scan; False when it cannot (no store linked to
+        this generation yet, or no resident: the caller embeds, relinks, scans)."""
+        if self.root is None or self.generation is None:
+            return False
+        from agentdex.semantic import resident
+        from agentdex.semantic.query import VectorIndex
+
+        vectors = VectorIndex.open(self.root, self.generation, mapped=False)
+        if vectors is None:
+            return False
+        try:
+            best = resident.nearest(
+                self.text, vectors.folder, vectors.vfile, vectors.count, self.top
+            )
+            if best is None:
+                return False
+            self.near = vectors.records(best)
+            self.searched = vectors.members_count()
+        finally:
+            vectors.close()
+        self.via = "resident"
+        return True
+
     def result(self) -> np.ndarray | None:
         self._thread.join()
         return self.vector
+
+    def ready(self) -> bool:
+        """Whether there is something to search with (a vector, or the records found)."""
+        self._thread.join()
+        return self.vector is not None or self.near is not None
 
 
 def query_text(node: Any) -> str:
@@ -141,7 +194,7 @@ def semantic_hits(
     engine: Engine,
     index_root: Path,
     generation: str,
-    vector: np.ndarray,
+    vector: np.ndarray | None,
     *,
     node: Any,
     regex: bool,
@@ -151,6 +204,8 @@ def semantic_hits(
     here: Callable[[tuple[Any, ...]], bool] | None,
     only_here: bool,
     top: int = SEMANTIC_TOP,
+    near: list[Near] | None = None,
+    searched: int = 0,
 ) -> tuple[list[tuple[Any, float, str | None]], int]:
     """(hit, similarity, title) of the records closest to ``vector``, best first; and
     the number of embedded records searched. Only live records whose text is the text
@@ -163,16 +218,21 @@ def semantic_hits(
     and ``show`` all work on it unchanged). The title counts only while the index
     still holds that title for that conversation (a forgotten conversation's title
     is gone from the index, so never returns). A record already reported (by its
-    own text or by its conversation's title) is reported once, at its best rank."""
+    own text or by its conversation's title) is reported once, at its best rank.
 
-    vectors = open_vectors(index_root, generation)
-    if vectors is None:
-        return [], 0
-    try:
-        searched = vectors.members_count()
-        near = vectors.nearest(vector, top=top * 3)
-    finally:
-        vectors.close()
+    ``near`` (with ``searched``): the nearest records already found (by the
+    resident embedder, :class:`QueryVector`); ``vector`` is not used then."""
+
+    if near is None:
+        assert vector is not None
+        vectors = open_vectors(index_root, generation)
+        if vectors is None:
+            return [], 0
+        try:
+            searched = vectors.members_count()
+            near = vectors.nearest(vector, top=top * 3)
+        finally:
+            vectors.close()
     near = [n for n in near if n.similarity >= MIN_SIMILARITY]
     titles = _title_records(engine, [n.title for n in near if n.title is not None])
     flt = filter_node(node) if node is not None else None

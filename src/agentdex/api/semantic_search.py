@@ -13,12 +13,14 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentdex.errors import NotFoundError, UsageError
 
 if TYPE_CHECKING:
     from agentdex.api.search import SearchResult
+    from agentdex.api.semantic import QueryVector
     from agentdex.search.budget import Budget
 
 NO_EMBEDDINGS = "no embeddings yet: run `agentdex index --semantic`"
@@ -55,13 +57,14 @@ def answer(
         result = lexical(result, budget, **options)
         result.stats["search_mode"] = "lexical"
         return result
-    pending = QueryVector(text)
+    gen = Location(root_path).current()
+    generation = gen.name if gen else ""
+    pending = QueryVector(text, Path(root_path), generation)
     limit = options["limit"]
     want = None if limit is None else max(limit, 50)
     if mode == "hybrid":
         result = lexical(result, budget, **{**options, "limit": want})
-    vector = pending.result()
-    if vector is None:
+    if not pending.ready():
         problem = pending.error or "semantic search unavailable"
         if mode == "semantic":
             from agentdex.semantic.model import ModelUnavailable
@@ -72,10 +75,7 @@ def answer(
         _trim(result, limit)
         return result
     started = time.perf_counter()
-    gen = Location(root_path).current()
-    semantic, searched = _semantic_results(
-        root_path, gen.name if gen else "", vector, node, options, budget
-    )
+    semantic, searched = _semantic_results(root_path, generation, pending, node, options)
     seconds = round(time.perf_counter() - started, 4)
     if mode == "semantic":
         result.results = semantic[:limit] if limit is not None else semantic
@@ -127,13 +127,10 @@ def _trim(result: SearchResult, limit: int | None) -> None:
 def _semantic_results(
     root_path: os.PathLike[str],
     generation: str,
-    vector: Any,
+    pending: QueryVector,
     node: Any,
     options: dict[str, Any],
-    budget: Budget,
 ) -> tuple[list[dict[str, Any]], int]:
-    from pathlib import Path
-
     from agentdex.api.index import reader
     from agentdex.api.search import _here, hit_json
     from agentdex.api.semantic import semantic_hits
@@ -151,7 +148,7 @@ def _semantic_results(
             engine,
             Path(root_path),
             generation,
-            vector,
+            pending.vector,
             node=node,
             regex=options["regex"],
             word=options["word"],
@@ -159,6 +156,8 @@ def _semantic_results(
             dedup=options["dedup"],
             here=here_pred,
             only_here=options["only_here"],
+            near=pending.near,
+            searched=pending.searched,
         )
         needles = [t.text for t in positive_terms(node)]
         patterns = highlight_patterns(needles, regex=False, sensitive=False)

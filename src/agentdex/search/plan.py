@@ -25,6 +25,13 @@ token that is the whole lower-cased literal is exact.
 * fields are exact queries on the ``meta``/``file``/``ts`` fields;
 * ``NOT x`` excludes ``x``'s candidates only when they are exact, else it
   constrains nothing (verification decides).
+
+The children of an AND are planned rarest first (fields, then text terms whose
+tokens are not common words, longest first) and planning stops at the first
+child that nothing can match (a token no term of the list contains): the AND
+is then empty, and the other children's term lookups (each a scan of the term
+list) are never made. A many-word query with one word the history never holds
+costs one lookup instead of one per word.
 """
 
 from __future__ import annotations
@@ -52,10 +59,12 @@ _ASCII_RUN = re.compile(r"[\x00-\x7f]+")
 
 @dataclass(frozen=True, slots=True)
 class Candidates:
-    """``query`` None means every record; ``exact``: the matches need no verification."""
+    """``query`` None means every record; ``exact``: the matches need no verification;
+    ``empty``: no record can match (an AND holding it matches nothing either)."""
 
     query: Any
     exact: bool
+    empty: bool = False
 
 
 EVERYTHING = Candidates(None, False)
@@ -94,6 +103,9 @@ class Planner:
 
     # -- combinators -----------------------------------------------------------------------
     def _and(self, parts: list[Candidates]) -> Candidates:
+        for part in parts:
+            if part.empty:
+                return part
         constrained = [p for p in parts if p.query is not None]
         if not constrained:
             return EVERYTHING
@@ -106,6 +118,8 @@ class Planner:
         )
 
     def _or(self, parts: list[Candidates]) -> Candidates:
+        if parts and all(p.empty for p in parts):
+            return parts[0]
         if any(p.query is None for p in parts):
             return EVERYTHING
         if len(parts) == 1:
@@ -141,9 +155,37 @@ class Planner:
         if isinstance(node, Not):
             return self._not(self.plan(node.child))
         if isinstance(node, And):
-            return self._and([self.plan(child) for child in node.children])
+            parts: list[Candidates] = []
+            for child in sorted(node.children, key=self._rarity):
+                part = self.plan(child)
+                if part.empty:
+                    return part  # nothing holds this child: the others need no lookup
+                parts.append(part)
+            return self._and(parts)
         assert isinstance(node, Or)
         return self._or([self.plan(child) for child in node.children])
+
+    def _rarity(self, node: Node) -> tuple[int, int, int, int]:
+        """Sort key of an AND's children: the likeliest to match nothing first.
+
+        Fields need no term lookup; a text term goes by its least common token: one
+        that is a whole term in fewer records (a token that is no term at all: 0)
+        and longer comes first, and a token under four characters (a common word's
+        length, that many terms contain) last. Regex terms keep their order.
+        """
+        if isinstance(node, Field):
+            return (0, 0, 0, 0)
+        if not isinstance(node, Term) or self.regex:
+            return (2, 0, 0, 0)
+        from agentdex.index.postings import rust_safe
+
+        text = rust_safe(node.text.lower())
+        tokens = [t.text for t in self.analyzer.pre_tokenize(text).tokens]
+        if not tokens:
+            return (1, 1, 0, 0)
+        df = self.searcher.doc_freq
+        rarest = min((int(len(t) < 4), df("text", t), -len(t)) for t in tokens)
+        return (1, *rarest)
 
     def term(self, term: Term) -> Candidates:
         if self.regex:
@@ -153,14 +195,14 @@ class Planner:
             if requirement is None:
                 return EVERYTHING
             plan = self._requirement(requirement, ignore_case, Alternatives)
-            return self._with_long_tokens(Candidates(plan.query, False))
+            return self._with_long_tokens(Candidates(plan.query, False, plan.empty))
         if self.sensitive:
             runs = [run.lower() for run in _ASCII_RUN.findall(term.text)]
             plan = self._and([self.literal(run) for run in runs if run.strip()])
-            return self._with_long_tokens(Candidates(plan.query, False))
+            return self._with_long_tokens(Candidates(plan.query, False, plan.empty))
         plan = self.literal(term.text.lower())
         exact = plan.exact and not self.word
-        return self._with_long_tokens(Candidates(plan.query, exact))
+        return self._with_long_tokens(Candidates(plan.query, exact, plan.empty))
 
     def _requirement(self, item: Any, ignore_case: bool, alternatives: Any) -> Candidates:
         """A regex requirement tree: a literal string, an AND list or an OR set."""
@@ -208,7 +250,7 @@ class Planner:
         q = self.tantivy.Query
         unconstrained = Candidates(q.all_query(), False) if dense else EVERYTHING
         if any(terms == [] for _, terms in positions):
-            return Candidates(q.empty_query(), False)
+            return Candidates(q.empty_query(), False, empty=True)
         if len(positions) == 1:
             terms = positions[0][1]
             if terms is None:

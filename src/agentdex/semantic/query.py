@@ -40,11 +40,23 @@ class Near:
 class VectorIndex:
     """A read view of ``semantic/`` for one generation (``open`` returns None without one)."""
 
-    def __init__(self, folder: Path, db: sqlite3.Connection, rows: store.Rows | None, dim: int):
+    def __init__(
+        self,
+        folder: Path,
+        db: sqlite3.Connection,
+        rows: store.Rows | None,
+        dim: int,
+        *,
+        count: int | None = None,
+        vfile: str | None = None,
+    ):
         self.folder = folder
         self.db = db
         self.rows = rows
         self.dim = dim
+        #: committed rows and the folder of the flat files (read without mapping them)
+        self.count = len(rows) if rows is not None else (count or 0)
+        self.vfile = vfile or store.vfile(db)
         #: a store written before titles were embedded has no ``title_members``
         self.has_titles = (
             db.execute(
@@ -54,7 +66,12 @@ class VectorIndex:
         )
 
     @classmethod
-    def open(cls, index_root: Path, generation: str, dim: int = 384) -> VectorIndex | None:
+    def open(
+        cls, index_root: Path, generation: str, dim: int = 384, *, mapped: bool = True
+    ) -> VectorIndex | None:
+        """The store linked to ``generation`` (None without one). ``mapped=False`` reads
+        only the row count and the files' folder (no numpy: the resident embedder scans
+        them, :func:`agentdex.semantic.resident.nearest`); ``rows`` is None then."""
         folder = store.semantic_dir(index_root)
         db = store.connect(folder, create=False)
         if db is None:
@@ -63,6 +80,9 @@ class VectorIndex:
             if store.get_meta(db, "generation") != generation:
                 db.close()
                 return None
+            if not mapped:
+                count, name = store.committed_rows(db), store.vfile(db)
+                return cls(folder, db, None, dim, count=count, vfile=name)
             return cls(folder, db, store.read_rows(folder, db, dim), dim)
         except sqlite3.DatabaseError:
             db.close()
@@ -97,29 +117,12 @@ class VectorIndex:
 
     def nearest(self, query: np.ndarray, *, top: int = 200) -> list[Near]:
         """Records whose text is closest to ``query`` (unit float32), best first."""
-        import numpy as np
-
-        rows = self.rows
-        if rows is None or not len(rows):
+        if self.rows is None or not len(self.rows):
             return []
-        idx = _candidates(rows, query)
-        sims = _exact(rows, query, idx)
-        take = min(len(sims), top * 2)
-        order = (
-            np.argpartition(-sims, take - 1)[:take] if take < len(sims) else np.arange(len(sims))
-        )
-        order = order[np.argsort(-sims[order], kind="stable")]
-        picked = idx[order]
-        best: dict[int, float] = {}
-        for row, sim in zip(picked.tolist(), sims[order].tolist(), strict=True):
-            ckey = int(rows.ckey[row])
-            if ckey not in best:
-                best[ckey] = float(sim)
-                if len(best) >= top:
-                    break
-        return self._records(best)
+        return self.records(best_rows(self.rows, query, top))
 
-    def _records(self, best: dict[int, float]) -> list[Near]:
+    def records(self, best: dict[int, float]) -> list[Near]:
+        """The records (and titles) holding the contents ``best`` (content key -> cosine)."""
         out: list[Near] = []
         keys = list(best)
         for at in range(0, len(keys), 900):
@@ -137,6 +140,27 @@ class VectorIndex:
                     out.append(Near(0, 0, ckey, best[ckey], title=(agent, sid)))
         out.sort(key=lambda n: (-n.similarity, -n.rid))
         return out
+
+
+def best_rows(rows: store.Rows, query: np.ndarray, top: int) -> dict[int, float]:
+    """The ``top`` contents closest to ``query`` (unit float32): content key -> cosine,
+    best first (here, or in the resident embedder that scans for a fresh CLI process)."""
+    import numpy as np
+
+    idx = _candidates(rows, query)
+    sims = _exact(rows, query, idx)
+    take = min(len(sims), top * 2)
+    order = np.argpartition(-sims, take - 1)[:take] if take < len(sims) else np.arange(len(sims))
+    order = order[np.argsort(-sims[order], kind="stable")]
+    picked = idx[order]
+    best: dict[int, float] = {}
+    for row, sim in zip(picked.tolist(), sims[order].tolist(), strict=True):
+        ckey = int(rows.ckey[row])
+        if ckey not in best:
+            best[ckey] = float(sim)
+            if len(best) >= top:
+                break
+    return best
 
 
 def _candidates(rows: store.Rows, query: np.ndarray) -> np.ndarray:

@@ -8,9 +8,17 @@ started by the first search that needs a query embedded, answers over a unix
 socket in the data dir and exits by itself after ``idle_seconds()`` without a
 request. Only the CLI uses it (servers keep the model in their own process).
 
+It also scans for them (``nearest``): given a query and a vector store's
+folder and row count, it embeds the query and returns the closest contents,
+so a fresh search process neither imports numpy (~0.1 s) nor scans the
+vectors itself, and the scan runs on the other core while the process does
+the lexical half (:class:`agentdex.api.semantic.QueryVector`).
+
 Safety: the socket lives in ``<data dir>/run/`` (0700) and is 0600; the
 resident also checks each peer's uid (``SO_PEERCRED``) and serves nothing but
-embeddings of the texts it is sent and its own status. It is a unix socket
+embeddings of the texts it is sent, the nearest rows of a vector store the
+client names (mapped read-only; the client, of the same uid, can read them
+itself) and its own status. It is a unix socket
 only: nothing on the network can reach it. ``AGENTDEX_RESIDENT_EMBEDDER=0``
 turns it off (every search then loads the model itself);
 ``AGENTDEX_EMBEDDER_IDLE_SECONDS`` sets the idle time before it exits
@@ -41,7 +49,8 @@ if TYPE_CHECKING:
     import numpy as np
 
 #: bumped when the messages change: a resident of another version listens elsewhere
-PROTOCOL = 1
+#: (2: ``nearest``)
+PROTOCOL = 2
 IDLE_SECONDS = 600.0
 #: how long a client waits for a resident it started to load the model and answer
 START_SECONDS = 20.0
@@ -162,8 +171,59 @@ def embed(texts: list[str], spec: ModelSpec = DEFAULT, *, start: bool = True) ->
     """
     import numpy as np
 
+    answer = _request({"op": "embed", "model": spec.id, "texts": texts}, spec, start)
+    if answer is None:
+        return None
+    header, payload = answer
+    rows, dim = header.get("shape", (0, 0))
+    if rows != len(texts) or dim != spec.dim or len(payload) != rows * dim * 4:
+        return None
+    return np.frombuffer(payload, dtype="<f4").reshape(rows, dim)
+
+
+def nearest(
+    text: str,
+    folder: Path,
+    vfile: str,
+    rows: int,
+    top: int,
+    spec: ModelSpec = DEFAULT,
+    *,
+    start: bool = True,
+) -> dict[int, float] | None:
+    """The ``top`` contents of the vector store in ``folder`` (its first ``rows`` rows
+    of ``vfile``) closest to ``text``, embedded and scanned by the resident: content
+    key -> cosine, best first. None when no resident can serve or it cannot read
+    the store (the caller embeds and scans itself); :class:`ModelUnavailable` as
+    :func:`embed`."""
+    request = {
+        "op": "nearest",
+        "model": spec.id,
+        "text": text,
+        "store": str(folder),
+        "vfile": vfile,
+        "rows": rows,
+        "top": top,
+    }
+    answer = _request(request, spec, start)
+    if answer is None:
+        return None
+    ckeys, sims = answer[0].get("ckeys"), answer[0].get("sims")
+    if not isinstance(ckeys, list) or not isinstance(sims, list) or len(ckeys) != len(sims):
+        return None
+    if not all(isinstance(k, int) for k in ckeys):
+        return None
+    if not all(isinstance(v, int | float) for v in sims):
+        return None
+    return {key: float(sim) for key, sim in zip(ckeys, sims, strict=True)}
+
+
+def _request(
+    request: dict[str, Any], spec: ModelSpec, start: bool
+) -> tuple[dict[str, Any], bytes] | None:
+    """One request to the resident (started when none runs and ``start``); None when
+    none can serve or its answer is not ``ok``."""
     folder, name = run_dir(), socket_name(spec)
-    request = {"op": "embed", "model": spec.id, "texts": texts}
     sock = connect(folder, name, ANSWER_SECONDS)
     child = None
     if sock is None:
@@ -183,10 +243,7 @@ def embed(texts: list[str], spec: ModelSpec = DEFAULT, *, start: bool = True) ->
         if header.get("code") == "MODEL_UNAVAILABLE":
             raise ModelUnavailable(str(header.get("error")))
         return None
-    rows, dim = header.get("shape", (0, 0))
-    if rows != len(texts) or dim != spec.dim or len(payload) != rows * dim * 4:
-        return None
-    return np.frombuffer(payload, dtype="<f4").reshape(rows, dim)
+    return header, payload
 
 
 def _start(folder: Path, name: str, spec: ModelSpec) -> Any:

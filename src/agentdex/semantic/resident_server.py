@@ -6,7 +6,8 @@ and leaves quietly when another holds it. It binds its socket (0600, in the
 0700 run dir) before it loads the model, so the client that started it waits
 on its first answer rather than polling; a model that cannot run is answered
 as that one-line error, and the process then exits. It answers ``embed``,
-``status`` and ``stop``, only to peers of its own uid, and exits after
+``nearest`` (embed a query and scan a vector store for it), ``status`` and
+``stop``, only to peers of its own uid, and exits after
 ``--idle`` seconds without a request, when its socket is removed or replaced,
 or on SIGTERM.
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 import argparse
 import fcntl
 import os
+import re
 import signal
 import socket
 import struct
@@ -38,6 +40,10 @@ TAKEOVER_SECONDS = 10.0
 #: a query is cut to this many characters before it is embedded (its first 128 tokens count)
 MAX_TEXT = 4_000
 MAX_TEXTS = 64
+#: most contents one ``nearest`` returns; vector stores kept mapped between requests
+MAX_TOP = 5_000
+MAPPED = 4
+_VFILE = re.compile(r"vec-[0-9]{6,}")
 
 
 class Resident:
@@ -53,6 +59,9 @@ class Resident:
         self.inode: tuple[int, int] | None = None
         self.handlers: set[threading.Thread] = set()
         self.listener: socket.socket | None = None
+        #: (store folder, vfile, device, inode) -> its rows mapped (``nearest``), newest last
+        self.mapped: dict[tuple[str, str, int, int], Any] = {}
+        self.mapping = threading.Lock()
 
     # -- life ---------------------------------------------------------------------------
 
@@ -181,6 +190,8 @@ class Resident:
         if op == "stop":
             self.done.set()
             return {"ok": True}, b""
+        if op == "nearest":
+            return self._nearest(request)
         if op != "embed":
             return {"ok": False, "error": f"unknown op {op!r}"}, b""
         texts = request.get("texts")
@@ -198,6 +209,59 @@ class Resident:
         self.requests += 1
         vectors = self.embedder.embed([t[:MAX_TEXT] for t in texts])
         return {"ok": True, "shape": list(vectors.shape)}, vectors.astype("<f4").tobytes()
+
+    def _nearest(self, request: dict[str, Any]) -> tuple[dict[str, Any], bytes]:
+        """Embed ``text`` and return the ``top`` closest contents of the first ``rows``
+        rows of ``store/vfile`` (:func:`agentdex.semantic.query.best_rows`)."""
+        text, folder, name = request.get("text"), request.get("store"), request.get("vfile")
+        rows, top = request.get("rows"), request.get("top")
+        if (
+            request.get("model") != self.model
+            or not isinstance(text, str)
+            or not isinstance(folder, str)
+            or not os.path.isabs(folder)
+            or not isinstance(name, str)
+            or not _VFILE.fullmatch(name)
+            or not isinstance(rows, int)
+            or not 0 <= rows < 1 << 40
+            or not isinstance(top, int)
+            or not 0 < top <= MAX_TOP
+        ):
+            return {"ok": False, "error": "malformed nearest request"}, b""
+        self.ready.wait()
+        if self.embedder is None:
+            error = self.error or "the embedding model did not load"
+            return {"ok": False, "code": ModelUnavailable.code, "error": error}, b""
+        self.requests += 1
+        from agentdex.semantic.query import best_rows
+
+        vector = self.embedder.embed([text[:MAX_TEXT]])[0]
+        if rows == 0:
+            return {"ok": True, "ckeys": [], "sims": []}, b""
+        try:
+            mapped = self._rows(folder, name, rows)
+            best = best_rows(mapped, vector, top)
+        except (OSError, ValueError):
+            return {"ok": False, "error": "cannot read that vector store"}, b""
+        sims = [round(sim, 6) for sim in best.values()]
+        return {"ok": True, "ckeys": list(best), "sims": sims}, b""
+
+    def _rows(self, folder: str, name: str, rows: int) -> Any:
+        """The store's rows, mapped once and kept (remapped when the count or the file
+        changed: a store removed and filled again under the same name)."""
+        from agentdex.semantic.model import SPECS
+        from agentdex.semantic.store import map_rows
+
+        st = os.stat(Path(folder) / name / "q4")
+        key = (folder, name, st.st_dev, st.st_ino)
+        with self.mapping:
+            mapped = self.mapped.pop(key, None)
+            if mapped is None or len(mapped) != rows:
+                mapped = map_rows(Path(folder), name, rows, SPECS[self.model].dim)
+            self.mapped[key] = mapped
+            while len(self.mapped) > MAPPED:
+                self.mapped.pop(next(iter(self.mapped)))
+            return mapped
 
     def _status(self) -> dict[str, Any]:
         info: dict[str, Any] = {

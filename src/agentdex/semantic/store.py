@@ -177,21 +177,27 @@ def committed_rows(db: sqlite3.Connection) -> int:
 
 def read_rows(folder: Path, db: sqlite3.Connection, dim: int) -> Rows | None:
     """The committed rows, mapped read-only (None when there are none)."""
-    import numpy as np
-
     for _ in range(2):  # a compaction may swap the files between the two reads
         n, name = committed_rows(db), vfile(db)
         if n == 0:
             return None
-        arrays = {}
         try:
-            for file, (dtype, width) in FILES.items():
-                shape = (n, width(dim)) if width(dim) > 1 else (n,)
-                arrays[file] = np.memmap(folder / name / file, dtype=dtype, mode="r", shape=shape)
+            return map_rows(folder, name, n, dim)
         except (FileNotFoundError, ValueError):
             continue
-        return Rows(n=n, **arrays)
     return None
+
+
+def map_rows(folder: Path, name: str, n: int, dim: int) -> Rows:
+    """The first ``n`` rows of ``folder/name/``, mapped read-only; ``FileNotFoundError``
+    or ``ValueError`` when a file is missing or shorter than that."""
+    import numpy as np
+
+    arrays = {}
+    for file, (dtype, width) in FILES.items():
+        shape = (n, width(dim)) if width(dim) > 1 else (n,)
+        arrays[file] = np.memmap(folder / name / file, dtype=dtype, mode="r", shape=shape)
+    return Rows(n=n, **arrays)
 
 
 class Appender:

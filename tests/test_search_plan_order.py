@@ -1,0 +1,119 @@
+"""An AND is planned rarest child first and stops at a child nothing can match.
+
+Each text term of a plan costs a scan of the term list (a few milliseconds per
+ten megabytes of terms); a many-word query with one word no record holds used
+to scan for every word. Now the planner looks the words up rarest first (no
+whole term, longer, then the short common-looking ones) and stops at the first
+one no term contains: the AND is empty. The answers are the same (the oracle
+tests compare every plan with a brute-force scan); these tests pin the cost
+and the edges (OR, NOT, phrases).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentdex.api import search as api
+from agentdex.api.index import reader
+from agentdex.index.postings import Vocabulary
+from agentdex.search.query import parse_query
+from test_index_fixtures import ROWS, register, store_dir, write_file
+
+TEXTS = [
+    "the retry loop backs off exponentially",
+    "retry with backoff and jitter on the upstream",
+    "the migration locked the orders table",
+    "unrelated note about photos",
+]
+
+
+@pytest.fixture
+def indexed(home: Path) -> Path:
+    register()
+    recs = [
+        {
+            "session": f"s{i}",
+            "role": "user",
+            "kind": "prompt",
+            "text": text,
+            "ts": 1_790_000_000 + i,
+            "cwd": "/w",
+            "model": None,
+            "branch": None,
+        }
+        for i, text in enumerate(TEXTS)
+    ]
+    write_file(store_dir(home) / "corpus.jsonl", recs)
+    root = home / "index"
+    api.refresh(root, home=str(home), rows=ROWS)
+    return root
+
+
+@pytest.fixture
+def lookups(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every token the planner looks up in the term list, in order."""
+    seen: list[str] = []
+    original = Vocabulary.lookup
+
+    def counting(self: Vocabulary, token: str, **kwargs: Any) -> Any:
+        seen.append(token)
+        return original(self, token, **kwargs)
+
+    monkeypatch.setattr(Vocabulary, "lookup", counting)
+    return seen
+
+
+def _plan(root: Path, home: Path, query: str) -> Any:
+    with reader(root, str(home)) as engine:
+        assert engine is not None
+        planner = engine.planner(sensitive=False, word=False, regex=False)
+        node = parse_query(query)
+        assert node is not None
+        return planner.plan(node)
+
+
+def _texts(root: Path, query: str) -> list[str]:
+    result = api.search(query, root=root, refresh_first=False, limit=None, dedup=False)
+    return sorted(r["text"] for r in result.results)
+
+
+def test_a_word_no_record_holds_empties_the_and_after_one_lookup(
+    indexed: Path, home: Path, lookups: list[str]
+) -> None:
+    plan = _plan(indexed, home, "the retry upstream zzqqxxw backoff")
+    assert plan.empty
+    # the absent word (no whole term, the longest) is looked up first, and alone
+    assert lookups == ["zzqqxxw"]
+    result = api.search("the retry upstream zzqqxxw backoff", root=indexed, refresh_first=False)
+    assert result.results == [] and result.stats["total"] == 0
+    assert result.stats["total_exact"] is True
+
+
+def test_words_are_looked_up_rarest_first(indexed: Path, home: Path, lookups: list[str]) -> None:
+    plan = _plan(indexed, home, "the retry jitter")
+    assert not plan.empty
+    # "jitter" is a whole term of one record, "retry" of two, "the" short: last
+    assert lookups == ["jitter", "retry", "the"]
+    assert _texts(indexed, "the retry jitter") == [TEXTS[1]]
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("retry OR zzqqxx", [TEXTS[0], TEXTS[1]]),  # an empty branch of an OR drops out
+        ("zzqqxx OR qqzzyy", []),  # every branch empty: the OR is empty
+        ("retry -zzqqxx", [TEXTS[0], TEXTS[1]]),  # NOT of nothing excludes nothing
+        ('"retry loop" zzqqxx', []),
+        ('"retry loop" the', [TEXTS[0]]),
+        ("etr the", [TEXTS[0], TEXTS[1]]),  # substrings inside words still match
+        ("agent:claude-code zzqqxx", []),
+        ("agent:claude-code retry", [TEXTS[0], TEXTS[1]]),
+    ],
+)
+def test_answers_with_absent_words_match_a_scan(
+    indexed: Path, query: str, expected: list[str]
+) -> None:
+    assert _texts(indexed, query) == sorted(expected)
