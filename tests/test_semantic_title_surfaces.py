@@ -80,3 +80,18 @@ def test_mcp_search_reports_a_title_hit(titled: Path) -> None:
     from agentdex.mcp.tools.outputs import WHY
 
     assert WHY["properties"]["title"] == {"type": "string"}
+
+
+def test_the_terminal_shows_the_title_that_matched(titled: Path) -> None:
+    from corpus_support import on_terminal
+    from mcp_support import server_env
+
+    code, screen = on_terminal(
+        server_env(), "search", "--semantic", "--no-refresh", TITLE_QUERY, columns=120
+    )
+    assert code == 0, screen
+    lines = screen.splitlines()
+    heading = next(i for i, line in enumerate(lines) if "meaning" in line)
+    assert "(title)" in lines[heading], screen
+    # the next line, the snippet, starts with the title that matched
+    assert lines[heading + 1].strip().startswith(f"title “{TITLE}” · ok, go ahead"), screen

@@ -11,7 +11,7 @@ from urllib.parse import quote
 
 import pytest
 
-from semantic_support import PHOTOS, write_history
+from semantic_support import PHOTOS, TITLE, TITLE_QUERY, TITLED, write_history, write_titled
 from ui_support import browser_available, browser_context, launch_args, server_env, ui_server
 
 REASON = browser_available()
@@ -32,6 +32,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
     data.mkdir()
     (data / "config.toml").write_text("")
     write_history(home)
+    write_titled(home)
     env = {**server_env(home, data), "AGENTDEX_BACKGROUND_EMBED": "0"}
     done = subprocess.run(
         [sys.executable, "-m", "agentdex", "index", "--semantic"],
@@ -58,13 +59,19 @@ def browser() -> Iterator[Browser]:
         launched.close()
 
 
-@pytest.mark.parametrize("size", [(1280, 800), (390, 844)])
-def test_mode_toggle_and_why(browser: Browser, server: dict[str, Any], size: Any) -> None:
+def _open(browser: Browser, server: dict[str, Any], size: Any) -> tuple[Any, Any, list[str]]:
+    """A logged-in tab at ``size``, and the list its page errors go to."""
     context = browser_context(browser, server["token"])
     page = context.new_page()
     page.set_viewport_size({"width": size[0], "height": size[1]})
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
+    return context, page, errors
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (390, 844)])
+def test_mode_toggle_and_why(browser: Browser, server: dict[str, Any], size: Any) -> None:
+    context, page, errors = _open(browser, server, size)
     page.goto(f"{server['url']}/#/search?q={quote('pictures rotated wrongly')}")
     first = page.locator(".result").first
     expect(first).to_contain_text("meaning")
@@ -100,5 +107,41 @@ def test_mode_toggle_and_why(browser: Browser, server: dict[str, Any], size: Any
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= size[0], width
     page.screenshot(path=str(server["shots"] / f"semantic-{size[0]}.png"))
+    context.close()
+    assert errors == []
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (390, 844)])
+def test_a_title_hit_says_it_matched_the_title(
+    browser: Browser, server: dict[str, Any], size: Any
+) -> None:
+    context, page, errors = _open(browser, server, size)
+    page.goto(f"{server['url']}/#/search?q={quote(TITLE_QUERY)}&mode=semantic")
+    first = page.locator(".result").first
+    expect(first.locator("a.ref")).to_contain_text(TITLED[:8])
+    why = first.locator(".why")
+    expect(why).to_have_attribute("data-why", "semantic")
+    expect(why).to_contain_text("(title)")
+    # the title that matched is on the page, whole, not only in a tooltip a phone cannot
+    # show: inside its (fixed-height) row, nothing of it cut off
+    matched = first.locator(".why-title q")
+    expect(matched).to_have_text(TITLE)
+    boxes = page.evaluate(
+        """() => ['.why-title q', ''].map(s => {
+            const row = document.querySelector('.result');
+            const b = (s ? row.querySelector(s) : row).getBoundingClientRect();
+            return {left: b.left, right: b.right, top: b.top, bottom: b.bottom};
+        })"""
+    )
+    title, row = boxes
+    assert row["left"] <= title["left"] and title["right"] <= row["right"], boxes
+    assert row["top"] <= title["top"] and title["bottom"] <= row["bottom"], boxes
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= size[0], width
+    page.screenshot(path=str(server["shots"] / f"title-{size[0]}.png"))
+    # a result found by its own words carries no title line
+    page.fill("#q", "pictures rotated wrongly")
+    expect(page.locator(".result").first.locator("a.ref")).to_contain_text(PHOTOS)
+    expect(page.locator(".result").first.locator(".why-title")).to_have_count(0)
     context.close()
     assert errors == []

@@ -138,6 +138,11 @@ def _print_rich(data: dict[str, Any], highlights: list[list[tuple[int, int]]], h
         snippet = Text(item["snippet"])
         for start, end in spans:
             snippet.stylize("bold red", start, end)
+        title = (item.get("why") or {}).get("title")
+        if title:  # found by its conversation's title: say which (the snippet need not)
+            snippet = Text.assemble(
+                ("title ", "dim"), (f"“{title}”", "bold"), (" · ", "dim"), snippet
+            )
         out.print(Padding(snippet, (0, 0, 0, 4)))
         ref = item.get("short_ref") or item["ref"]
         out.print(Text(f"    {ref}", style="dim", no_wrap=True, overflow="ellipsis"))

@@ -64,6 +64,13 @@ function snippet(text, spans) {
   return el;
 }
 
+/** The snippet line, led by what the "search-result-snippet" panels say (rows are of
+ * fixed height: a panel shares the snippet's line rather than adding one). */
+function withPanels(line, hit) {
+  line.prepend(...panels("search-result-snippet", { hit }));
+  return line;
+}
+
 function resultRow(hit) {
   const place = hit.worktree || hit.project || hit.cwd;
   return h(
@@ -85,7 +92,7 @@ function resultRow(hit) {
         hit.short_ref || hit.ref,
       ),
     ),
-    snippet(hit.snippet, hit.highlights),
+    withPanels(snippet(hit.snippet, hit.highlights), hit),
   );
 }
 

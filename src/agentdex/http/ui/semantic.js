@@ -64,6 +64,20 @@ export function whyMark(hit) {
   return h(`span.why.why-${why.match}`, { title, "data-why": why.match }, parts.join(" · "));
 }
 
+/** Before the snippet of a conversation found by its title: the title that matched (the
+ * snippet is the conversation's first message, which need not say it). */
+export function whyTitle(hit) {
+  const title = hit.why && hit.why.title;
+  if (!title) return null;
+  return h(
+    "span.why-title",
+    { title: `Found by meaning through the conversation's title: "${title}"` },
+    h("span.dim", {}, "title "),
+    h("q", {}, title),
+    h("span.dim", {}, " · "),
+  );
+}
+
 /** A note under the count when the page asked for meaning but got exact matches only. */
 export function modeNote(state, data) {
   const used = data.stats && data.stats.search_mode;
@@ -83,6 +97,7 @@ registerPanel("search-toolbar", {
   render: ({ state, run }) => modeToggle(state, run),
 });
 registerPanel("search-result", { id: "why", render: ({ hit }) => whyMark(hit) });
+registerPanel("search-result-snippet", { id: "why-title", render: ({ hit }) => whyTitle(hit) });
 registerPanel("search-status", { id: "mode-note", render: ({ state, data }) => modeNote(state, data) });
 
 // this file's styles, without touching index.html

@@ -17,6 +17,7 @@ export const SLOTS = {
   "search-toolbar": "beside the search box's switches: {state, run} (state.q, ...; run() searches again)",
   "search-status": "under the result count: {state, data} (data: the last /api/v0/search answer)",
   "search-result": "in a result's meta line, before its ref: {hit} (one /api/v0/search result)",
+  "search-result-snippet": "inline, at the start of a result's snippet line: {hit}",
   "conversation-header": "under a conversation's chips: {conv} (the /api/v0/show answer)",
   "conversation-toolbar": "in a conversation's toolbar, after its actions: {conv, focusRef}",
 };
