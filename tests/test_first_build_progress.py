@@ -267,3 +267,40 @@ def test_conversations_json_draws_no_bar(big_home: tuple[Path, int], tmp_path: P
     assert data["stats"]["total"] == files and len(data["conversations"]) == 5
     assert data["stats"]["refresh"]["files_parsed"] == files  # it did build the index
     assert _bar_frames(terminal) == [] and b"indexing" not in terminal
+
+
+def test_a_listing_cut_short_by_the_first_answer_deadline_says_so(
+    big_home: tuple[Path, int], tmp_path: Path
+) -> None:
+    """A first build big enough to answer early (here: any size, a deadline of 0 s) stops
+    after its first file: the listing holds only those conversations, and says so (exit 7,
+    as ``search``); the next listing goes on building and is complete."""
+    home, files = big_home
+    env = _env(tmp_path)
+    early = {**env, "AGENTDEX_FIRST_ANSWER_BYTES": "1", "AGENTDEX_FIRST_ANSWER_SECONDS": "0"}
+    code, stdout, terminal = _split(early, "--home", str(home), "conversations")
+    assert code == 7
+    _no_terminal_bytes(stdout)
+    listed = stdout.decode().splitlines()
+    assert 0 < len(listed) < files
+    frames = _bar_frames(terminal)
+    assert frames and all(0 < n < files for n, _ in frames)  # the bar, drawn as it stopped
+    note = ANSI.sub("", terminal.decode()).replace("\n", " ")
+    assert re.search(
+        r"the index is still being built: listed the conversations of the newest \d+% of the"
+        r" history, back to [-\d: ]+; .*; run `agentdex conversations` again for all of them",
+        note,
+    ), note
+
+    code, stdout, _ = _split(early, "--home", str(home), "conversations", "--json")
+    assert code == 7
+    data = json.loads(stdout)
+    assert data["status"] == "partial"
+    assert data["stats"]["total"] == data["coverage"]["files"] < files  # a file each
+    assert 0 < data["coverage"]["fraction"] < 1
+
+    code, stdout, _ = _split(env, "--home", str(home), "conversations", "--json")
+    assert code == 0
+    data = json.loads(stdout)
+    assert data["status"] == "ok" and "coverage" not in data
+    assert data["stats"]["total"] == files

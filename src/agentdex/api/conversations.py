@@ -32,9 +32,11 @@ class ConversationsResult:
     #: the home listed (paths under it read ``~/...`` on a terminal and in the page)
     home: str | None = None
     warnings: list[str] = field(default_factory=list)
+    #: how much of the history an index still being built holds (``search``'s ``coverage``)
+    coverage: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data = {
             "query": self.query,
             "status": self.status,
             "stats": self.stats,
@@ -42,6 +44,9 @@ class ConversationsResult:
             "warnings": self.warnings,
             "conversations": self.conversations,
         }
+        if self.coverage is not None:
+            data["coverage"] = self.coverage
+        return data
 
 
 def _prompt_logs() -> str:
@@ -284,9 +289,21 @@ def conversations(
     with reader(root, home) as engine:
         if engine is None:
             result.status = "no-index"
+            if str(result.stats.get("refresh", "")).startswith("skipped"):
+                from agentdex.index.coverage import BuildCoverage
+
+                # another process builds it and has committed nothing yet: say so, as search
+                result.status = "partial"
+                result.coverage = BuildCoverage().to_json()
             result.stats["total"] = 0
             result.stats["returned"] = 0
             return result
+        from agentdex.index.coverage import read as read_coverage
+
+        covered = read_coverage(engine.db)
+        if covered is not None:  # a first build stopped at its deadline: the newest files
+            result.status = "partial"
+            result.coverage = covered.to_json()
         if query:
             from agentdex.api.search import matching_rows
 

@@ -8,6 +8,7 @@ should mean one thing.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -125,8 +126,6 @@ def _run(
     only_here: bool,
     no_refresh: bool,
 ) -> None:
-    import sys
-
     from agentdex.api import search as api
     from agentdex.cli._format import pinned_now
     from agentdex.cli.search import _progress
@@ -161,8 +160,27 @@ def _run(
         _footer(result.stats)
     if alias:
         click.echo(f"agentdex: note: {ALIAS_NOTE}", err=True)
+    if result.status == "partial":
+        _partial(result.stats, result.coverage or {})
     if query and not result.conversations:
         ctx.exit(1)  # like grep: a query that matches nothing is status 1
+
+
+def _partial(stats: dict[str, Any], coverage: dict[str, Any]) -> None:
+    """One line on stderr, then exit 7 (as ``search``): the index is still being built, so
+    the listing holds the conversations of the newest files read so far."""
+    from agentdex.cli.search import _building_line
+    from agentdex.errors import EXIT_PARTIAL
+
+    sys.stdout.flush()
+    line = _building_line(
+        stats,
+        coverage,
+        found="listed the conversations of",
+        again="run `agentdex conversations` again for all of them",
+    )
+    click.echo(f"agentdex: {line}", err=True)
+    sys.exit(EXIT_PARTIAL)
 
 
 def _footer(stats: dict[str, Any]) -> None:

@@ -309,8 +309,14 @@ def _stopped(stats: dict[str, Any], coverage: dict[str, Any] | None = None) -> N
     sys.exit(EXIT_PARTIAL)
 
 
-def _building_line(stats: dict[str, Any], coverage: dict[str, Any]) -> str:
-    """What a search of an index still being built covered, and what happens next."""
+def _building_line(
+    stats: dict[str, Any],
+    coverage: dict[str, Any],
+    found: str = "searched",
+    again: str = "run the search again for complete results",
+) -> str:
+    """What a command reading an index still being built covered, and what happens next:
+    ``found`` names what it did with the newest share of the history, ``again`` the advice."""
     from datetime import datetime
 
     share = f"{coverage.get('fraction', 0.0):.0%}"
@@ -326,8 +332,8 @@ def _building_line(stats: dict[str, Any], coverage: dict[str, Any]) -> str:
     else:
         who = "the next search or `agentdex index` goes on building it"
     return (
-        f"the index is still being built: searched the newest {share} of the history{since};"
-        f" {who}; run the search again for complete results"
+        f"the index is still being built: {found} the newest {share} of the history{since};"
+        f" {who}; {again}"
     )
 
 
