@@ -63,7 +63,7 @@ from agentdex.parsers._agent_common import (
 from agentdex.parsers.base import ParseCursor, ParserSpec, SourceRef
 from agentdex.parsers.cline._counts import count_raw, count_roles
 from agentdex.parsers.cline._text import INTERRUPTED, user_text_parts
-from agentdex.parsers.cline._usage import note_task_usage
+from agentdex.parsers.cline._usage import load_ui_log, note_task_usage
 from agentdex.readers import Diagnostics, read_json
 from agentdex.records import Record, parse_timestamp
 
@@ -142,20 +142,16 @@ def _drift(blocks: list[dict[str, Any]], path: Path, loc: str, diagnostics: Diag
             diagnostics.unrecognised("content block", btype, path=path, locator=f"{loc}{j}")
 
 
-def ui_message_times(task_dir: Path) -> dict[int, float]:
-    """API message index -> the time Cline's UI log first shows activity for it.
+def ui_message_times(ui: Any) -> dict[int, float]:
+    """API message index -> the time Cline's UI log (``ui``, the parsed
+    ``ui_messages.json``) first shows activity for it.
 
     A UI entry carries ``conversationHistoryIndex`` = the index of the last
     API message when it was written, so entries tagged ``i - 1`` belong to
-    message ``i``. Empty when the log is missing or unreadable.
+    message ``i``. Empty when the log is missing or unreadable (``ui`` None).
     """
-    path = task_dir / "ui_messages.json"
-    try:
-        data = json.loads(path.read_text(encoding="utf-8", errors="replace"))
-    except (OSError, ValueError):
-        return {}
     times: dict[int, float] = {}
-    for entry in data if isinstance(data, list) else []:
+    for entry in ui if isinstance(ui, list) else []:
         if not isinstance(entry, dict) or not isinstance(
             entry.get("conversationHistoryIndex"), int
         ):
@@ -257,7 +253,8 @@ def parse_task(ref: SourceRef, cursor: ParseCursor, diagnostics: Diagnostics) ->
     task_id = path.parent.name
     info = _task_info(Path(ref.root), path.parent)
     task = _Task(ref, task_id, info)
-    ui_times = ui_message_times(path.parent)
+    ui = load_ui_log(path.parent)
+    ui_times = ui_message_times(ui)
     previous = parse_timestamp(task_id) or parse_timestamp(info.get("ts"))
     last_model: str | None = None
     for index, msg in enumerate(data):
@@ -283,7 +280,7 @@ def parse_task(ref: SourceRef, cursor: ParseCursor, diagnostics: Diagnostics) ->
             for record in records:
                 record.timestamp, record.cwd = stamp, task.cwd
                 yield record
-    note_task_usage(ref, cursor, diagnostics, task_id, task.cwd, task.task_model or last_model)
+    note_task_usage(ref, cursor, diagnostics, ui, task_id, task.cwd, task.task_model or last_model)
 
 
 PARSERS = (

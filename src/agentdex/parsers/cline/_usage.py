@@ -76,6 +76,12 @@ def _load(path: Path) -> Any:
         return None
 
 
+def load_ui_log(task_dir: Path) -> Any:
+    """The task's parsed ``ui_messages.json`` (None when missing or unreadable); read once
+    per parse for both the message times and the usage."""
+    return _load(task_dir / UI_LOG)
+
+
 class _ModelTimeline:
     """``task_metadata.json``'s ``model_usage``: which model and provider were in force when."""
 
@@ -128,16 +134,16 @@ def note_task_usage(
     ref: SourceRef,
     cursor: ParseCursor,
     diag: Diagnostics,
+    ui: Any,
     task_id: str,
     cwd: str | None,
     task_model: str | None,
 ) -> None:
-    """Hand every request the task's UI log counted to ``cursor`` (one per entry ``ts``)."""
-    task_dir = Path(ref.path).parent
-    ui = _load(task_dir / UI_LOG)
+    """Hand every request the task's UI log (``ui``, parsed) counted to ``cursor`` (one per
+    entry ``ts``)."""
     if not isinstance(ui, list):
         return
-    timeline = _ModelTimeline(task_dir)
+    timeline = _ModelTimeline(Path(ref.path).parent)
     calls: dict[str, Usage] = {}
     started: tuple[str, float | None] | None = None  # what a legacy ``api_req_finished`` ends
     for index, entry in enumerate(ui):
