@@ -29,13 +29,12 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from array import array
 from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agentdex.errors import CorruptError
-from agentdex.index.segments import BLOCK_FILE, Block
+from agentdex.index.segments import BLOCK_FILE, Block, unpack_starts
 
 if TYPE_CHECKING:
     from agentdex.archive.rewrite import Transform
@@ -151,10 +150,8 @@ class SharedBlocks:
         data = os.pread(self._fd(str(name)), lower_size + original_size, offset)
         if len(data) != lower_size + original_size:
             raise ArchiveCorruptError(f"archive text block {block_id} is cut short in {name}")
-        lower_starts = array("I")
-        lower_starts.frombytes(lower_raw)
-        original_starts = array("I")
-        original_starts.frombytes(original_raw)
+        lower_starts = unpack_starts(lower_raw, int(count))
+        original_starts = unpack_starts(original_raw, int(count))
         block = Block(
             block_id,
             0,

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 from agentdex.archive import shared
 from agentdex.archive.keys import record_key
 from agentdex.archive.store import CHUNK_BYTES, LEVEL, RAW, TEXT, ArchiveStore
-from agentdex.index import codec
+from agentdex.index import codec, rolekind
 from agentdex.index.segments import ContextIds
 
 if TYPE_CHECKING:
@@ -58,9 +58,9 @@ RAW_MAX = 64 * 1024
 RAW_KINDS = frozenset({"prompt"})
 
 _INSERT_ENTRY = (
-    "INSERT INTO entries (key, context_id, source_id, role, kind, timestamp, locator, offset,"
-    " text_chunk, text_start, text_size, raw_chunk, raw_start, raw_size, archived_at)"
-    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    "INSERT INTO entries (key, context_id, source_id, rk, role_x, kind_x, timestamp, locator,"
+    " offset, text_chunk, text_start, text_size, raw_chunk, raw_start, raw_size, archived_at)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 #: records looked up and inserted together
 BATCH = 500
@@ -336,8 +336,7 @@ class ArchiveWriter:
             key,
             context_id,
             self._source_id,
-            role,
-            kind,
+            *rolekind.pack(role, kind),
             timestamp,
             locator,
             offset,

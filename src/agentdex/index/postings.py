@@ -65,12 +65,13 @@ def schema() -> Any:
 
     builder = tantivy.SchemaBuilder()
     builder.add_text_field("text", stored=False, tokenizer_name=TOKENIZER, index_option="position")
-    builder.add_unsigned_field("rid", stored=False, indexed=True, fast=True)
+    # rid and ts: range queries read the fast columns (no term per record id or second)
+    builder.add_unsigned_field("rid", stored=False, indexed=False, fast=True)
     builder.add_unsigned_field("file", stored=False, indexed=True, fast=False)
     builder.add_unsigned_field("ctx", stored=False, indexed=True, fast=False)
     builder.add_unsigned_field("rk", stored=False, indexed=True, fast=False)
     builder.add_unsigned_field("flags", stored=False, indexed=True, fast=False)
-    builder.add_integer_field("ts", stored=False, indexed=True, fast=True)
+    builder.add_integer_field("ts", stored=False, indexed=False, fast=True)
     builder.add_unsigned_field("level", stored=False, indexed=True, fast=True)
     return builder.build()
 

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from agentdex.errors import CorruptError
-from agentdex.index import codec
+from agentdex.index import codec, rolekind
 from agentdex.index.postings import LONG_TOKEN, MAX_TERM_BYTES, role_kind, rust_safe
 from agentdex.index.scores import level_of
 from agentdex.records import Record
@@ -45,8 +45,8 @@ SEP = "\x00"
 SEP_B = b"\x00"
 
 _INSERT_RECORD = (
-    "INSERT INTO record_rows (id, block_id, file_id, context_id, role, kind, timestamp,"
-    " locator, offset, tlen, thash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    "INSERT INTO record_rows (id, block_id, file_id, context_id, rk, role_x, kind_x,"
+    " timestamp, locator, offset, tlen, thash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 _INSERT_CONTEXT = (
     "INSERT INTO contexts (agent, store, session_id, model, cwd, project, branch, worktree,"
@@ -83,6 +83,19 @@ def unpack_original(blob: bytes, lower: Callable[[], bytes]) -> bytes:
     if marker in (b"z", b"Z"):
         return codec.decompress(body)
     return zlib.decompress(blob)  # format 2 before the delta: plain zlib
+
+
+def pack_starts(starts: list[int]) -> bytes:
+    """Where each record of a block starts, as stored: 2 bytes each (a block's records all
+    start within its first ~16 KiB), 4 when one does not fit (or written before)."""
+    return array("H" if max(starts) < 65536 else "I", starts).tobytes()
+
+
+def unpack_starts(data: bytes, count: int) -> array[int]:
+    """:func:`pack_starts` read back; the width follows from the byte count."""
+    starts = array("H" if len(data) == 2 * count else "I")
+    starts.frombytes(data)
+    return starts
 
 
 def text_hash(data: bytes) -> int:
@@ -238,8 +251,7 @@ class BlockWriter:
                 self.next_block,
                 file_id,
                 context_id,
-                role,
-                kind,
+                *rolekind.pack(role, kind),
                 timestamp,
                 locator,
                 offset,
@@ -265,12 +277,12 @@ class BlockWriter:
         """
         if not self._rows:
             return
-        lower_starts = array("I")
+        lower_starts: list[int] = []
         pos = 0
         for part in self._lower:
             lower_starts.append(pos)
             pos += len(part) + 1
-        original_starts = array("I")
+        original_starts: list[int] = []
         pos = 0
         for part_s in self._original:
             original_starts.append(pos)
@@ -283,8 +295,8 @@ class BlockWriter:
                 self.next_block,
                 self.next_record,
                 len(self._rows),
-                lower_starts.tobytes(),
-                original_starts.tobytes(),
+                pack_starts(lower_starts),
+                pack_starts(original_starts),
                 job,
             )
         )
@@ -447,10 +459,8 @@ def load_block(db: sqlite3.Connection, file: BlockFile, block_id: int) -> Block 
     data = file.read(row[3], row[4] + row[5])
     if len(data) != row[4] + row[5]:
         raise CorruptError(f"text block {block_id} is cut short in {BLOCK_FILE}")
-    lower_starts = array("I")
-    lower_starts.frombytes(row[6])
-    original_starts = array("I")
-    original_starts.frombytes(row[7])
+    lower_starts = unpack_starts(row[6], row[2])
+    original_starts = unpack_starts(row[7], row[2])
     return Block(
         row[0], row[1], row[2], data[: row[4]], lower_starts, data[row[4] :], original_starts
     )
