@@ -68,6 +68,57 @@ def test_a_rebuild_after_a_source_is_gone_keeps_its_usage(home: Path) -> None:
     assert _views(home)["day"]["totals"] == before["day"]["totals"]
 
 
+def _meta(db_path: Path, key: str) -> str | None:
+    db = sqlite3.connect(db_path)
+    try:
+        row = db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+    finally:
+        db.close()
+
+
+def test_a_first_build_beside_an_empty_archive_neither_copies_nor_compares_it_whole(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every call a first build reads is offered to the archive as it goes: the one-time copy
+    to the archive and the whole comparison with it are marked done at its start (they were
+    about a third of what storing usage cost a cold build), yet a call that loses its row
+    after it is still restored from the archive."""
+    from agentdex.archive.writer import ArchiveWriter
+    from agentdex.ingest import usage_sync
+
+    copied: list[int] = []
+    whole: list[None] = []
+    add_rows, rows_of = ArchiveWriter.add_usage_rows, usage_sync.archived.rows_of
+
+    def spy_add_rows(self: ArchiveWriter, rows: Any) -> int:
+        copied.append(n := add_rows(self, rows))
+        return n
+
+    def spy_rows_of(db: sqlite3.Connection, wanted: Any) -> Any:
+        if wanted is None:
+            whole.append(None)
+        return rows_of(db, wanted)
+
+    monkeypatch.setattr(ArchiveWriter, "add_usage_rows", spy_add_rows)
+    monkeypatch.setattr(usage_sync.archived, "rows_of", spy_rows_of)
+    gone, _kept = _history(home)
+    api.refresh(home=str(home))
+    root = index_root(home=str(home))
+    assert _meta(archive_path(root) / "archive.db", "usage_copied") == "1"
+    assert copied == [] and whole == []
+    assert _archived_calls() == 4
+    before = _counts(_totals(home, refresh_first=False))
+    assert before == (3, 9, 300, 20, 17)
+    gone.write_text("")  # rewritten without its calls: the archive still has them
+    assert _counts(_totals(home)) == before
+    # a rebuild beside an archive that holds calls compares it whole (and restores)
+    gone.unlink()
+    api.refresh(home=str(home), full=True)
+    assert whole == [None]
+    assert _counts(_totals(home, refresh_first=False)) == before
+
+
 def test_a_call_a_rewritten_file_dropped_stays_counted(home: Path) -> None:
     path = _transcript(home, "s1", [
         _claude("s1", "m1", "2026-03-01T10:00:00Z", (5, 0, 0, 5)),

@@ -35,6 +35,7 @@ that lost their counted row are settled at commit (:meth:`UsageTable.settle`).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import sqlite3
 from collections.abc import Iterable, Iterator
@@ -92,6 +93,7 @@ _INSERT = (
 )
 
 
+@functools.lru_cache(maxsize=16384)  # a refresh names each call twice: index and archive
 def call_hash(agent: str, call_id: str) -> int:
     """A signed 64-bit name for one call of one agent (SQLite's integer range)."""
     digest = hashlib.blake2b(f"{agent}\0{call_id}".encode(), digest_size=8).digest()

@@ -88,6 +88,7 @@ class IndexingArchive:
             changed = sync.backfill(self.index, self.writer) > 0 or changed
             assert self.store is not None
             changed = usage_sync.copy_to_archive(self.index, self.writer, self.store) > 0 or changed
+            changed = usage_sync.nothing_to_restore(self.index, self.store) or changed
             if self.index.next_record == 1 and not self.store_has_entries():
                 # a new generation and an empty archive (a new machine): every entry the
                 # archive will hold is offered by this generation, so nothing can be

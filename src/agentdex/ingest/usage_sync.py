@@ -39,12 +39,28 @@ def copy_to_archive(index: IndexWriter, writer: ArchiveWriter, store: ArchiveSto
     if store.meta_int(COPIED, 0) == 1:
         return 0
     if index.db.execute("SELECT 1 FROM files LIMIT 1").fetchone() is None:
-        return 0  # an empty generation (a rebuild starting): the next refresh copies
+        # an empty generation (a first build, a rebuild starting): every call it will hold
+        # is offered to the archive as it is read, or restored from it; nothing to copy
+        store.set_meta(COPIED, 1)
+        return 0
     copied = writer.add_usage_rows(
         (original_path(str(row[0])), *row[1:]) for row in index.usage.rows()
     )
     store.set_meta(COPIED, 1)
     return copied
+
+
+def nothing_to_restore(index: IndexWriter, store: ArchiveStore) -> bool:
+    """Note that this generation need not be compared whole with the archive when the
+    archive holds no call yet (a first build on a new machine): every call it will hold is
+    one this generation offers. A call that loses its row meanwhile is still looked up
+    (``index.usage.removed``). Whether the note was written (to commit)."""
+    if index.meta_int(RESTORED, 0) == 1 or not archived.has_table(store.db):
+        return False
+    if archived.has_calls(store.db):
+        return False
+    index.set_meta(RESTORED, 1)
+    return True
 
 
 def restore(index: IndexWriter, store: ArchiveStore, forgotten: Forgotten) -> int:
