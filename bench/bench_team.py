@@ -16,6 +16,11 @@ creates a writer and a reader role, then measures:
   --json --limit 20`` process.
 
 Prints one JSON document. The server is stopped and its files removed at the end.
+
+``--reuse URLS.json`` measures a database this script's push already filled, on a
+server left running (``{"admin": ..., "reader": ...}``: an owner's and a reader's
+URL): no index, push or server start; ``team init`` upgrades its schema first, then
+``VACUUM ANALYZE``, sizes and searches as above.
 """
 
 from __future__ import annotations
@@ -51,6 +56,7 @@ def main() -> None:
     parser.add_argument("--work", type=Path, required=True)
     parser.add_argument("--runs", type=int, default=11)
     parser.add_argument("--cli-runs", type=int, default=5)
+    parser.add_argument("--reuse", type=Path, help="URLs of a pushed database (see above)")
     args = parser.parse_args()
     work = args.work.absolute()
     work.mkdir(parents=True, exist_ok=True)
@@ -64,9 +70,11 @@ def main() -> None:
     }
     os.environ.update({k: env[k] for k in ("AGENTDEX_DATA_DIR", "AGENTDEX_CONFIG")})
     agentdex = [sys.executable, "-m", "agentdex", "--home", str(args.home)]
-    _, indexed = run([*agentdex, "index", "--json"], env)
-    assert indexed.returncode == 0, indexed.stderr
-    out: dict[str, Any] = {"home": str(args.home), "index": json.loads(indexed.stdout)["index"]}
+    out: dict[str, Any] = {"home": str(args.home)}
+    if args.reuse is None:
+        _, indexed = run([*agentdex, "index", "--json"], env)
+        assert indexed.returncode == 0, indexed.stderr
+        out["index"] = json.loads(indexed.stdout)["index"]
     out["load_start"] = os.getloadavg()
     # the floor of a fresh process: the interpreter alone, and with the PostgreSQL driver
     floor = {}
@@ -74,6 +82,11 @@ def main() -> None:
         floor[name] = percentiles([run([sys.executable, "-c", code], env)[0] for _ in range(7)])
     out["fresh_floor"] = floor
 
+    if args.reuse is not None:
+        urls = json.loads(args.reuse.read_text())
+        measure(args, out, agentdex, env, urls["admin"], urls["reader"])
+        print(json.dumps(out, indent=1))
+        return
     server = start_server(durable=True, base_dir=work)
     try:
         import psycopg
@@ -123,83 +136,94 @@ def main() -> None:
         seconds, stat = run([*agentdex, "team", "status", "--json", "--url", writer], env)
         assert stat.returncode == 0, stat.stderr
         out["status_seconds"] = round(seconds, 2)
-        with psycopg.connect(admin, autocommit=True) as conn:
-            started = time.perf_counter()
-            conn.execute("VACUUM ANALYZE agentdex.records")
-            out["vacuum_analyze_seconds"] = round(time.perf_counter() - started, 1)
-            sizes = conn.execute(
-                "SELECT pg_database_size(current_database()),"
-                " pg_relation_size('agentdex.records'),"
-                " pg_total_relation_size('agentdex.records') - pg_indexes_size('agentdex.records')"
-                " - pg_relation_size('agentdex.records'),"
-                " pg_relation_size('agentdex.records_text_trgm'),"
-                " pg_relation_size('agentdex.records_level_ts'),"
-                " pg_relation_size('agentdex.records_ts'),"
-                " pg_relation_size('agentdex.records_conversation'),"
-                " pg_relation_size('agentdex.records_pkey')"
-            ).fetchone()
-        names = (
-            "database",
-            "heap",
-            "toast",
-            "trgm_index",
-            "level_ts_index",
-            "ts_index",
-            "conversation_index",
-            "pkey_index",
-        )
-        out["size_mb"] = {n: round(v / 1e6, 1) for n, v in zip(names, sizes, strict=True)}
-        print(json.dumps(out), file=sys.stderr, flush=True)  # kept if a later step fails
-
-        queries = pick_queries(args.home)
-        out["queries"] = queries
-        searches: dict[str, Any] = {}
-        for name, words in queries.items():
-            regex = words[0] == "-E"
-            text = " ".join(words[1:] if regex else words)
-            samples = []
-            found = None
-            for _ in range(args.runs):
-                started = time.perf_counter()
-                found = api.search(text, url=reader, regex=regex, limit=20)
-                samples.append(time.perf_counter() - started)
-            assert found is not None
-            cli = []
-            partial = 0
-            for _ in range(args.cli_runs):
-                seconds, done = run(
-                    [
-                        *agentdex,
-                        "search",
-                        *words,
-                        "--team",
-                        "--json",
-                        "--limit",
-                        "20",
-                        "--url",
-                        reader,
-                    ],
-                    env,
-                )
-                assert done.returncode in (0, 1, 7), done.stderr
-                cli.append(seconds)
-                partial += done.returncode == 7
-            searches[name] = {
-                "in_process": percentiles(samples),
-                "fresh_process": percentiles(cli),
-                "mode": found.stats["mode"],
-                "total": found.stats["total"],
-                "total_exact": found.stats["total_exact"],
-                "records_read": found.stats["records_read"],
-                "status": found.status,
-                "fresh_process_partial": partial,
-            }
-            print(json.dumps({name: searches[name]}), file=sys.stderr, flush=True)
-        out["search"] = searches
-        out["load_end"] = os.getloadavg()
+        measure(args, out, agentdex, env, admin, reader)
     finally:
         server.stop()
     print(json.dumps(out, indent=1))
+
+
+def measure(
+    args: argparse.Namespace,
+    out: dict[str, Any],
+    agentdex: list[str],
+    env: dict[str, str],
+    admin: str,
+    reader: str,
+) -> None:
+    """``VACUUM ANALYZE``, the database's sizes, and team search per query class."""
+    import psycopg
+
+    from agentdex.api import team as api
+
+    if args.reuse is not None:
+        out["init"] = api.init(admin)["applied"]
+    with psycopg.connect(admin, autocommit=True) as conn:
+        started = time.perf_counter()
+        conn.execute("VACUUM ANALYZE agentdex.records")
+        out["vacuum_analyze_seconds"] = round(time.perf_counter() - started, 1)
+        sizes = conn.execute(
+            "SELECT pg_database_size(current_database()),"
+            " pg_relation_size('agentdex.records'),"
+            " pg_total_relation_size('agentdex.records') - pg_indexes_size('agentdex.records')"
+            " - pg_relation_size('agentdex.records')"
+        ).fetchone()
+        indexes = conn.execute(
+            "SELECT indexname, pg_relation_size(format('agentdex.%I', indexname)::regclass)"
+            " FROM pg_indexes WHERE schemaname = 'agentdex' AND tablename = 'records'"
+            " ORDER BY 2 DESC"
+        ).fetchall()
+    out["size_mb"] = {
+        **{n: round(v / 1e6, 1) for n, v in zip(("database", "heap", "toast"), sizes, strict=True)},
+        **{name: round(size / 1e6, 1) for name, size in indexes},
+    }
+    print(json.dumps(out), file=sys.stderr, flush=True)  # kept if a later step fails
+
+    queries = pick_queries(args.home)
+    out["queries"] = queries
+    searches: dict[str, Any] = {}
+    for name, words in queries.items():
+        regex = words[0] == "-E"
+        text = " ".join(words[1:] if regex else words)
+        samples = []
+        found = None
+        for _ in range(args.runs):
+            started = time.perf_counter()
+            found = api.search(text, url=reader, regex=regex, limit=20)
+            samples.append(time.perf_counter() - started)
+        assert found is not None
+        cli = []
+        partial = 0
+        for _ in range(args.cli_runs):
+            seconds, done = run(
+                [
+                    *agentdex,
+                    "search",
+                    *words,
+                    "--team",
+                    "--json",
+                    "--limit",
+                    "20",
+                    "--url",
+                    reader,
+                ],
+                env,
+            )
+            assert done.returncode in (0, 1, 7), done.stderr
+            cli.append(seconds)
+            partial += done.returncode == 7
+        searches[name] = {
+            "in_process": percentiles(samples),
+            "fresh_process": percentiles(cli),
+            "mode": found.stats["mode"],
+            "total": found.stats["total"],
+            "total_exact": found.stats["total_exact"],
+            "records_read": found.stats["records_read"],
+            "status": found.status,
+            "fresh_process_partial": partial,
+        }
+        print(json.dumps({name: searches[name]}), file=sys.stderr, flush=True)
+    out["search"] = searches
+    out["load_end"] = os.getloadavg()
 
 
 if __name__ == "__main__":

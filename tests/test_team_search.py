@@ -200,37 +200,44 @@ def test_a_runaway_regex_stops_at_the_time_budget(pushed: Team, run_cli: Any) ->
 
 
 @pytest.mark.parametrize(
-    ("path", "settings"),
+    ("paths", "settings"),
     [
-        ("_ordered", {"FULL_VERIFIED": 5}),
-        ("_walks", {"FULL_VERIFIED": 5, "ORDERED_MAX": 6}),
-        ("_walks", {"FULL_VERIFIED": 5, "WALK_LEVELS": 0}),
+        ({"_banded"}, {"FULL_VERIFIED": 5}),
+        ({"_banded", "_walk_page"}, {"FULL_VERIFIED": 5, "ORDERED_MAX": 6}),
+        ({"_walks", "_walk_page"}, {"FULL_VERIFIED": 5, "WALK_LEVELS": 0}),
     ],
 )
 def test_each_paging_path_equals_local(
-    pushed: Team, monkeypatch: Any, path: str, settings: dict[str, int]
+    pushed: Team, monkeypatch: Any, paths: set[str], settings: dict[str, int]
 ) -> None:
-    """A first page from the probe's sorted candidates, or from walks of the (level, ts)
-    index (past ORDERED_MAX candidates, or dense by the planner's estimates): as locally."""
+    """A first page from bands of levels read when first needed and sorted here, from
+    walks of the (level, ts) index where a band holds too many, or from walks alone
+    when the planner's estimates say the matches are dense: each as locally."""
     from agentdex.team import search as team_search
 
     for name, value in settings.items():
         monkeypatch.setattr(team_search, name, value)
     used: list[str] = []
-    for method in ("_ordered", "_walks"):
-        original = getattr(team_search.TeamRun, method)
+    for owner, method in (
+        (team_search.TeamRun, "_banded"),
+        (team_search.TeamRun, "_walks"),
+        (team_search.TeamEngine, "_walk_page"),
+    ):
+        original = getattr(owner, method)
 
         def spy(self: Any, *args: Any, _original: Any = original, _name: str = method) -> Any:
             used.append(_name)
             return _original(self, *args)
 
-        monkeypatch.setattr(team_search.TeamRun, method, spy)
+        monkeypatch.setattr(owner, method, spy)
     for query, options in QUERIES:
         args = {"now": NOW, "limit": 10, **options}
         theirs = api.search(query, url=pushed.reader, **args)
         mine = local.search(query, refresh_first=False, **args)
-        _same(theirs, mine, (query, options, path))
-    assert path in used
+        _same(theirs, mine, (query, options, paths))
+    assert paths <= set(used)
+    if "_walk_page" not in paths:
+        assert "_walk_page" not in used
 
 
 def test_literal_patterns_keep_what_only_ascii_can_match() -> None:

@@ -8,18 +8,19 @@ the same :class:`~agentdex.search.matchers.TermMatcher` and field rules, on the
 record's text fetched with its row. :class:`TeamRun` chooses how to read:
 
 * **whole**: the candidates' ids, levels and times are read with ``LIMIT
-  ORDERED_MAX + 1`` (a bitmap over the pg_trgm index, ANDed by the planner with
-  the b-trees of agent and time filters; no text in the answer); when there are
-  at most ``FULL_VERIFIED``, their rows are read by id, each is verified and
-  ranked, and the total is exact;
+  FULL_VERIFIED + 1`` (a bitmap over the pg_trgm index, ANDed by the planner with
+  the b-trees of agent and time filters; no text in the answer); when that is
+  every candidate, their rows are read by id, each is verified and ranked, and
+  the total is exact;
 * **first page**, more candidates than that: the threshold merge reads ranking
-  levels newest first and stops when the page is certain. Up to ``ORDERED_MAX``
-  candidates, the levels are the probe's ids sorted here, and a page's rows are
-  read by id. Past it, or when the planner's estimates say the matches are
-  dense among the rows the field filters leave (a common word, or a word within
-  an agent's recent records: reading a level's first page then checks fewer rows
-  than the probe would), each level is read by walking the ``(level, ts)`` index
-  in order, the condition checked on the way;
+  levels newest first and stops when the page is certain. A stream's first read
+  reads its band of ``BAND_LEVELS`` levels: the band's candidates' ids, levels
+  and times (one bitmap, up to ``ORDERED_MAX``), sorted here; a page's rows are
+  then read by id. A band with more candidates, or a query whose matches the
+  planner's estimates say are dense among the rows its field filters leave (a
+  common word, or a word within an agent's recent records: a page then checks
+  fewer rows than the bitmap would), is read by walking the ``(level, ts)``
+  index in order, the condition checked on the way;
 * **scan**: nothing to look up (only ``NOT``, a regex without literals, short
   pieces): every record, in id order, within the time budget.
 
@@ -30,7 +31,7 @@ reads ``agentdex.records_read`` (the records with planner statistics: migration
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -54,8 +55,10 @@ MACHINE, STORE, SOURCE, LOCATOR, GONE, TEXT = range(16, 22)
 SCAN_BATCH = 2000
 #: what searches read (the records; see :func:`agentdex.team.schema.m003_search_view`)
 FROM = "agentdex.records_read"
-#: the most candidates whose (id, level, time) a probe reads to order them itself
+#: the most candidates of a band whose (id, level, time) are read to order them here
 ORDERED_MAX = 50_000
+#: ranking levels whose candidates are read together (a first page reads the best few)
+BAND_LEVELS = 4
 #: ranking levels a first page typically reads (7-10 in the 1 GB bench's queries)
 WALK_LEVELS = 10
 #: per statement: a bitmap of 50,000 candidates stays exact (the default 4 MB goes lossy)
@@ -75,6 +78,8 @@ class TeamEngine:
         self.read = 0
         #: a stream's condition -> its candidates' ids, newest first (sorted from a probe)
         self.ordered: dict[Sql, list[int]] = {}
+        #: a stream's condition -> what reads its band's candidates, on the stream's first read
+        self.pending: dict[Sql, Callable[[], None]] = {}
 
     # -- setup ---------------------------------------------------------------------------------
     def prepare(self, node: Node | None, *, regex: bool, word: bool, case: str) -> bool:
@@ -97,11 +102,16 @@ class TeamEngine:
 
     def newest_page(self, query: Sql | None, offset: int, limit: int) -> list[int]:
         """Ids of one page of candidates, newest first, walking the ordered index."""
+        if query is not None and query in self.pending:
+            self.pending[query]()
         ordered = self.ordered.get(query) if query is not None else None
         if ordered is not None:
             ids = ordered[offset : offset + limit]
             self.fetch_rows(ids)
             return [i for i in ids if i in self.rows]
+        return self._walk_page(query, offset, limit)
+
+    def _walk_page(self, query: Sql | None, offset: int, limit: int) -> list[int]:
         where = query.text if query is not None else "true"
         params = query.params if query is not None else ()
         # with ``level = N`` in the condition the (level, ts, id) index gives this order
@@ -135,8 +145,8 @@ class TeamEngine:
             plan = json.loads(plan)
         return int(plan[0]["Plan"]["Plan Rows"])
 
-    def probe(self, query: Sql, limit: int) -> list[tuple[int, int, float | None]]:
-        """Up to ``limit`` candidates' (id, level, ts) in any order (a bitmap; no text)."""
+    def probe(self, query: Sql, limit: int | None) -> list[tuple[int, int, float | None]]:
+        """Up to ``limit`` (None: all) candidates' (id, level, ts) in any order (a bitmap)."""
         found: list[tuple[int, int, float | None]] = []
         with self._bounded(seqscan=False, bitmap=True, index=False), self.conn.cursor() as cur:
             cur.execute(
@@ -265,7 +275,7 @@ class TeamRun(SearchRun):
             expected = self.team.estimate(sql)
             if self._dense(expected, sort, want):
                 return self._paged(self._walks(sql, sort), sort, want, expected)
-        found = self.team.probe(sql, ORDERED_MAX + 1)
+        found = self.team.probe(sql, FULL_VERIFIED + 1)
         if want is None or exact_total or len(found) <= FULL_VERIFIED:
             if len(found) <= FULL_VERIFIED:
                 ids = [f[0] for f in found]
@@ -274,9 +284,7 @@ class TeamRun(SearchRun):
             else:
                 rows = self.team.every(sql, self.out_of_time)
             return self._finish(self._verified(rows), sort, len(rows), "whole")
-        if len(found) > ORDERED_MAX:
-            return self._paged(self._walks(sql, sort), sort, want, len(found))
-        return self._paged(self._ordered(sql, sort, found), sort, want, len(found))
+        return self._paged(self._banded(sql, sort), sort, want, len(found))
 
     def _dense(self, expected: int, sort: str, want: int) -> bool:
         """Would walking read fewer rows than probing every candidate? (planner estimates)
@@ -298,25 +306,45 @@ class TeamRun(SearchRun):
             return [_Stream(self, sql, None, None)]
         return [_Stream(self, sql, level, None) for level in range(LEVELS)]
 
-    def _ordered(
-        self, sql: Sql, sort: str, found: list[tuple[int, int, float | None]]
-    ) -> list[_Stream]:
-        """Streams over the probe's candidates, sorted as the index walks order them."""
-        found.sort(key=lambda f: (f[2] is None, -(f[2] or 0.0), -f[0]))
+    def _banded(self, sql: Sql, sort: str) -> list[_Stream]:
+        """Streams whose candidates are read a band of levels at a time, when first needed.
+
+        A band's candidates (id, level, time; up to ``ORDERED_MAX``) come from one
+        bitmap over the composite ``(level, text)`` trigram index and are sorted here
+        as the walks would order them; a band with more candidates is walked instead.
+        """
+        streams = self._walks(sql, sort)
+        bands: list[tuple[tuple[int, int] | None, list[_Stream]]]
         if sort == "time":
-            stream = _Stream(self, sql, None, None, len(found))
-            self.team.ordered[stream.query] = [f[0] for f in found]
-            return [stream]
-        levels: dict[int, list[int]] = {level: [] for level in range(LEVELS)}
-        for ident, level, _ in found:
-            if level in levels:
-                levels[level].append(ident)
-        streams = []
-        for level, ids in levels.items():
-            stream = _Stream(self, sql, level, None, len(ids))
-            self.team.ordered[stream.query] = ids
-            streams.append(stream)
+            bands = [(None, streams)]
+        else:
+            bands = [
+                ((lo, lo + BAND_LEVELS), streams[lo : lo + BAND_LEVELS])
+                for lo in range(0, LEVELS, BAND_LEVELS)
+            ]
+        for levels, members in bands:
+            load = self._band_loader(sql, levels, members)
+            for stream in members:
+                self.team.pending[stream.query] = load
         return streams
+
+    def _band_loader(
+        self, sql: Sql, levels: tuple[int, int] | None, members: list[_Stream]
+    ) -> Callable[[], None]:
+        def load() -> None:
+            for stream in members:
+                self.team.pending.pop(stream.query, None)
+            where = sql if levels is None else sql.both(Sql("level >= %s AND level < %s", levels))
+            found = self.team.probe(where, ORDERED_MAX + 1)
+            if len(found) > ORDERED_MAX:
+                return  # many: these levels are walked
+            found.sort(key=lambda f: (f[2] is None, -(f[2] or 0.0), -f[0]))
+            for stream in members:
+                self.team.ordered[stream.query] = [
+                    f[0] for f in found if stream.level is None or f[1] == stream.level
+                ]
+
+        return load
 
     def _paged(self, streams: list[_Stream], sort: str, want: int, candidates: int) -> Outcome:
         accepted = self._merge(streams, sort, want)
