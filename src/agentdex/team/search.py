@@ -14,7 +14,7 @@ record's text fetched with its row. :class:`TeamRun` chooses how to read:
   the total is exact;
 * **first page**, more candidates than that: the threshold merge reads ranking
   levels newest first and stops when the page is certain. A stream's first read
-  reads its band of ``BAND_LEVELS`` levels: the band's candidates' ids, levels
+  reads its band of levels (``BAND_EDGES``): the band's candidates' ids, levels
   and times (one bitmap, up to ``ORDERED_MAX``), sorted here; a page's rows are
   then read by id. A band with more candidates, or a query whose matches the
   planner's estimates say are dense among the rows its field filters leave (a
@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from itertools import pairwise
 from typing import Any
 
 from agentdex.index.scores import LEVELS
@@ -57,8 +58,10 @@ SCAN_BATCH = 2000
 FROM = "agentdex.records_read"
 #: the most candidates of a band whose (id, level, time) are read to order them here
 ORDERED_MAX = 50_000
-#: ranking levels whose candidates are read together (a first page reads the best few)
-BAND_LEVELS = 4
+#: the first levels of the bands whose candidates are read together: narrow where the
+#: best levels are (a first page reads them), wide past them (each band read costs the
+#: trigram bitmap once more); measured on the 1 GB bench
+BAND_EDGES = (0, 4, 12, 24)
 #: ranking levels a first page typically reads (7-10 in the 1 GB bench's queries)
 WALK_LEVELS = 10
 #: per statement: a bitmap of 50,000 candidates stays exact (the default 4 MB goes lossy)
@@ -318,10 +321,8 @@ class TeamRun(SearchRun):
         if sort == "time":
             bands = [(None, streams)]
         else:
-            bands = [
-                ((lo, lo + BAND_LEVELS), streams[lo : lo + BAND_LEVELS])
-                for lo in range(0, LEVELS, BAND_LEVELS)
-            ]
+            edges = [*BAND_EDGES, LEVELS]
+            bands = [((lo, hi), streams[lo:hi]) for lo, hi in pairwise(edges)]
         for levels, members in bands:
             load = self._band_loader(sql, levels, members)
             for stream in members:
