@@ -4,9 +4,11 @@ Each text term of a plan costs a scan of the term list (a few milliseconds per
 ten megabytes of terms); a many-word query with one word no record holds used
 to scan for every word. Now the planner looks the words up rarest first (no
 whole term, longer, then the short common-looking ones) and stops at the first
-one no term contains: the AND is empty. The answers are the same (the oracle
-tests compare every plan with a brute-force scan); these tests pin the cost
-and the edges (OR, NOT, phrases).
+one no term contains: the AND is empty. When only short words are left and
+the words planned leave few candidates, the short words are not looked up at
+all: verification checks them on those records. The answers are the same (the
+oracle tests compare every plan with a brute-force scan); these tests pin the
+cost and the edges (OR, NOT, phrases, a short word a record lacks).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import pytest
 from agentdex.api import search as api
 from agentdex.api.index import reader
 from agentdex.index.postings import Vocabulary
+from agentdex.search import plan as search_plan
 from agentdex.search.query import parse_query
 from test_index_fixtures import ROWS, register, store_dir, write_file
 
@@ -27,6 +30,7 @@ TEXTS = [
     "retry with backoff and jitter on the upstream",
     "the migration locked the orders table",
     "unrelated note about photos",
+    "retry again later",  # no "the" in it
 ]
 
 
@@ -92,25 +96,47 @@ def test_a_word_no_record_holds_empties_the_and_after_one_lookup(
     assert result.stats["total_exact"] is True
 
 
-def test_words_are_looked_up_rarest_first(indexed: Path, home: Path, lookups: list[str]) -> None:
+def test_words_are_looked_up_rarest_first(
+    indexed: Path, home: Path, lookups: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(search_plan, "FEW", 0)  # never few: every word is looked up
     plan = _plan(indexed, home, "the retry jitter")
-    assert not plan.empty
-    # "jitter" is a whole term of one record, "retry" of two, "the" short: last
+    assert not plan.empty and plan.exact and plan.count is None
+    # "jitter" is a whole term of one record, "retry" of three, "the" short: last
     assert lookups == ["jitter", "retry", "the"]
     assert _texts(indexed, "the retry jitter") == [TEXTS[1]]
+
+
+def test_short_words_are_verified_when_the_rest_leaves_few_candidates(
+    indexed: Path, home: Path, lookups: list[str]
+) -> None:
+    plan = _plan(indexed, home, "the retry")
+    # "retry" leaves three candidates: "the" is not looked up, verification checks it
+    assert lookups == ["retry"]
+    assert not plan.exact and plan.count == 3
+    assert _texts(indexed, "the retry") == sorted([TEXTS[0], TEXTS[1]])
+    lookups.clear()
+    assert _texts(indexed, "retry zq") == []  # a short word no record holds
+    assert "zq" not in lookups
+    result = api.search("the retry", root=indexed, refresh_first=False)
+    assert result.stats["total"] == 2 and result.stats["total_exact"] is True
+    assert result.stats["candidates"] == 3 and result.stats["mode"] == "whole"
+    assert all(r["why"]["terms"] == ["the", "retry"] for r in result.results)
 
 
 @pytest.mark.parametrize(
     ("query", "expected"),
     [
-        ("retry OR zzqqxx", [TEXTS[0], TEXTS[1]]),  # an empty branch of an OR drops out
+        ("retry OR zzqqxx", [TEXTS[0], TEXTS[1], TEXTS[4]]),  # an empty branch drops out
         ("zzqqxx OR qqzzyy", []),  # every branch empty: the OR is empty
-        ("retry -zzqqxx", [TEXTS[0], TEXTS[1]]),  # NOT of nothing excludes nothing
+        ("retry -zzqqxx", [TEXTS[0], TEXTS[1], TEXTS[4]]),  # NOT of nothing: nothing out
+        ("retry -the", [TEXTS[4]]),
         ('"retry loop" zzqqxx', []),
         ('"retry loop" the', [TEXTS[0]]),
         ("etr the", [TEXTS[0], TEXTS[1]]),  # substrings inside words still match
         ("agent:claude-code zzqqxx", []),
-        ("agent:claude-code retry", [TEXTS[0], TEXTS[1]]),
+        ("agent:claude-code retry", [TEXTS[0], TEXTS[1], TEXTS[4]]),
+        ("agent:claude-code retry the", [TEXTS[0], TEXTS[1]]),
     ],
 )
 def test_answers_with_absent_words_match_a_scan(

@@ -190,9 +190,10 @@ class Engine:
     def count(self, query: Any) -> int:
         return int(self.searcher.search(self._query(query), limit=1, count=True).count)
 
-    def candidate_ids(self, query: Any) -> list[int]:
-        """Record ids of every candidate (any order)."""
-        total = self.count(query)
+    def candidate_ids(self, query: Any, at_most: int | None = None) -> list[int]:
+        """Record ids of every candidate (any order); ``at_most``: a known upper bound on
+        their number (saves counting them first: one evaluation of the query less)."""
+        total = self.count(query) if at_most is None else at_most
         if not total:
             return []
         hits = self.searcher.search(self._query(query), limit=total, count=False).hits

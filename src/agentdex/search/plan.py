@@ -31,7 +31,12 @@ tokens are not common words, longest first) and planning stops at the first
 child that nothing can match (a token no term of the list contains): the AND
 is then empty, and the other children's term lookups (each a scan of the term
 list) are never made. A many-word query with one word the history never holds
-costs one lookup instead of one per word.
+costs one lookup instead of one per word. When only short words are left (under
+four characters: ``the``, ``out``, ``we``, each inside thousands of terms, whose
+union costs more to evaluate than the rest of the query) and the children
+planned so far already leave at most :data:`FEW` candidates, the short words
+are not looked up: the plan is no longer exact, and verification checks them
+on those few records (the answer is the same).
 """
 
 from __future__ import annotations
@@ -54,17 +59,23 @@ DENSE_SHARE = 0.2
 DENSE_TERMS = 2048
 #: phrase positions expand to at most this many terms (an alternation regex)
 PHRASE_TERMS = 64
+#: an AND whose planned children leave at most this many candidates verifies its
+#: short words (under four characters) instead of looking them up
+FEW = 1_000
+SHORT = 4
 _ASCII_RUN = re.compile(r"[\x00-\x7f]+")
 
 
 @dataclass(frozen=True, slots=True)
 class Candidates:
     """``query`` None means every record; ``exact``: the matches need no verification;
-    ``empty``: no record can match (an AND holding it matches nothing either)."""
+    ``empty``: no record can match (an AND holding it matches nothing either);
+    ``count``: how many records ``query`` matches, when planning counted them."""
 
     query: Any
     exact: bool
     empty: bool = False
+    count: int | None = None
 
 
 EVERYTHING = Candidates(None, False)
@@ -157,6 +168,11 @@ class Planner:
         if isinstance(node, And):
             parts: list[Candidates] = []
             for child in sorted(node.children, key=self._rarity):
+                if parts and self._rarity(child)[:2] == (1, 1):
+                    # only short words are left: with few candidates, verify them there
+                    few = self._few(parts)
+                    if few is not None:
+                        return few
                 part = self.plan(child)
                 if part.empty:
                     return part  # nothing holds this child: the others need no lookup
@@ -164,6 +180,16 @@ class Planner:
             return self._and(parts)
         assert isinstance(node, Or)
         return self._or([self.plan(child) for child in node.children])
+
+    def _few(self, parts: list[Candidates]) -> Candidates | None:
+        """``parts`` ANDed, not exact (the words left out are verified), with their count,
+        when they leave at most :data:`FEW` candidates; else None. One count of a query
+        without the short words' unions (the search reuses it: no second count)."""
+        plan = self._and(parts)
+        if plan.query is None:
+            return None
+        count = int(self.searcher.search(plan.query, limit=1, count=True).count)
+        return Candidates(plan.query, False, count=count) if count <= FEW else None
 
     def _rarity(self, node: Node) -> tuple[int, int, int, int]:
         """Sort key of an AND's children: the likeliest to match nothing first.
@@ -184,7 +210,7 @@ class Planner:
         if not tokens:
             return (1, 1, 0, 0)
         df = self.searcher.doc_freq
-        rarest = min((int(len(t) < 4), df("text", t), -len(t)) for t in tokens)
+        rarest = min((int(len(t) < SHORT), df("text", t), -len(t)) for t in tokens)
         return (1, *rarest)
 
     def term(self, term: Term) -> Candidates:

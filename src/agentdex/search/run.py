@@ -168,8 +168,13 @@ class SearchRun:
         self._check_tail(tail)
         query = self._query()
         exact = self.plan.exact
+        known = self.plan.count if query is self.plan.query else None
         if want is None or exact_total:
-            return self._whole(query, sort, self.engine.count(query) + len(tail))
+            count = self.engine.count(query) if known is None else known
+            return self._whole(query, sort, count + len(tail), known=count)
+        if known is not None and known + len(tail) <= (FULL_EXACT if exact else FULL_VERIFIED):
+            # the planner counted them (few): no pages to read first
+            return self._whole(query, sort, known + len(tail), known=known)
         # one pass gives the count and the first pages (per level, or by time)
         pages = self._first_pages(query, sort, want)
         count = sum(total for (_, _, word), (total, _) in pages.items() if word is not True)
@@ -177,7 +182,7 @@ class SearchRun:
             count = self.engine.count(query)
         candidates = count + len(tail)
         if candidates <= (FULL_EXACT if exact else FULL_VERIFIED):
-            return self._whole(query, sort, candidates)
+            return self._whole(query, sort, candidates, known=count)
         matched = count + len(self.tail_matches) if exact else None
         return self._first_page(query, pages, sort, want, candidates, matched)
 
@@ -209,8 +214,10 @@ class SearchRun:
         return sum(count for count, _ in pages.values()) >= LAZY_WORDS * want
 
     # -- everything ---------------------------------------------------------------------------
-    def _whole(self, query: Any, sort: str, candidates: int) -> Outcome:
-        rows = self.engine.light(self.engine.candidate_ids(query))
+    def _whole(self, query: Any, sort: str, candidates: int, known: int | None = None) -> Outcome:
+        """Every candidate verified; ``known``: the postings' count of ``query`` when the
+        caller has it (each evaluation of a query of many terms costs milliseconds)."""
+        rows = self.engine.light(self.engine.candidate_ids(query, known))
         rows.sort(key=lambda r: r[11])  # by block: each block is decompressed once
         matched: list[Row] = list(self.tail_matches)
         for i, row in enumerate(rows):
@@ -219,7 +226,8 @@ class SearchRun:
             if self._accept(row):
                 matched.append(row)
         if matched and self.words is not None and sort != "time":
-            self.word_ids = set(self.engine.candidate_ids(self.engine.both(query, self.words)))
+            whole_words = self.engine.both(query, self.words)  # a subset: ``known`` bounds it
+            self.word_ids = set(self.engine.candidate_ids(whole_words, known))
         return self._finish(matched, sort, candidates, "whole")
 
     def _scan(self, sort: str) -> Outcome:
