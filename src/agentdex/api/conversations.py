@@ -322,7 +322,7 @@ def conversations(
             places = _places(engine, "1", [])
         rows_found.sort(key=lambda r: (r[3] is None, -(r[3] or 0.0), r[1]))
         if here is not None or only_here:
-            from agentdex.api.search import here_roots, inside_any
+            from agentdex.api.here import here_roots, inside_any
 
             inside = inside_any(here_roots(here or os.getcwd()))
 

@@ -16,8 +16,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from agentdex.api.here import here_place
 from agentdex.api.ids import conversation_id
 from agentdex.api.index import index_status, maybe_refresh, reader, refresh
+from agentdex.api.query_check import QueryCheck as QueryCheck
+from agentdex.api.query_check import check_query
+from agentdex.api.query_check import query_fields as query_fields
+from agentdex.api.query_check import validate_query as validate_query
 from agentdex.errors import UsageError
 from agentdex.index.files import ARCHIVED_PREFIX
 from agentdex.records import iso_utc
@@ -184,94 +189,6 @@ def matching_rows(
     return [row for _, row in outcome.rows], sensitive, [t.text for t in positive_terms(node)]
 
 
-def _check_query(query: str, *, regex: bool, word: bool, now: float | None) -> None:
-    """Fail fast (UsageError) on a malformed query or regex, before any refresh."""
-    from agentdex.search.matchers import TermMatcher
-    from agentdex.search.query import parse_query, terms
-
-    node = parse_query(query, now=now, regex=regex)
-    if regex:
-        for term in terms(node):
-            TermMatcher(term.text, case_sensitive=False, word=word, regex=True)
-
-
-def query_fields() -> dict[str, str]:
-    """Every field a query can filter on, with how its value matches."""
-    from agentdex.search.query import FIELDS
-
-    return dict(FIELDS)
-
-
-@dataclass(slots=True)
-class QueryCheck:
-    """How a query reads (``valid``), or exactly what is wrong with it."""
-
-    query: str
-    valid: bool
-    error: str | None = None
-    explanation: str | None = None
-    terms: list[dict[str, Any]] = field(default_factory=list)
-    fields: list[dict[str, Any]] = field(default_factory=list)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "query": self.query,
-            "valid": self.valid,
-            "error": self.error,
-            "explanation": self.explanation,
-            "terms": self.terms,
-            "fields": self.fields,
-            "valid_fields": list(query_fields()),
-        }
-
-
-def validate_query(query: str, *, regex: bool = False, word: bool = False) -> QueryCheck:
-    """Parse ``query`` without searching: its reading, or the usage error it would raise."""
-    from agentdex.search.query import And, Field, Not, Or, Term, parse_query, terms
-
-    try:
-        _check_query(query, regex=regex, word=word, now=None)
-        node = parse_query(query, regex=regex)
-    except UsageError as exc:
-        return QueryCheck(query=query, valid=False, error=exc.message)
-    if node is None:
-        return QueryCheck(query=query, valid=False, error="empty query")
-
-    def explain(n: Any) -> str:
-        if isinstance(n, Term):
-            return f'"{n.text}"' if n.phrase or " " in n.text else n.text
-        if isinstance(n, Field):
-            return f"{n.name}:{n.value}"
-        if isinstance(n, Not):
-            return f"NOT {explain(n.child)}"
-        joiner = " AND " if isinstance(n, And) else " OR "
-        assert isinstance(n, And | Or)
-        return "(" + joiner.join(explain(c) for c in n.children) + ")"
-
-    found_fields: list[dict[str, Any]] = []
-
-    def collect(n: Any) -> None:
-        if isinstance(n, Field):
-            item: dict[str, Any] = {"field": n.name, "value": n.value}
-            if n.time is not None:
-                item["time"] = iso_utc(n.time)
-            found_fields.append(item)
-        elif isinstance(n, Not):
-            collect(n.child)
-        elif isinstance(n, And | Or):
-            for child in n.children:
-                collect(child)
-
-    collect(node)
-    return QueryCheck(
-        query=query,
-        valid=True,
-        explanation=explain(node),
-        terms=[{"text": t.text, "phrase": t.phrase, "regex": regex} for t in terms(node)],
-        fields=found_fields,
-    )
-
-
 def search(
     query: str,
     *,
@@ -307,7 +224,7 @@ def search(
     regex (:mod:`agentdex.search.budget`).
     """
     _validate(limit, sort, case)
-    _check_query(query, regex=regex, word=word, now=now)
+    check_query(query, regex=regex, word=word, now=now)
     from agentdex.api.semantic import check_mode
     from agentdex.search.budget import default_seconds
 
@@ -412,7 +329,7 @@ def _lexical_index(
         planner = engine.planner(sensitive=sensitive, word=word, regex=regex)
         plan = planner.plan(node)
         here_pred, here_query = (
-            _here(engine, here or os.getcwd())
+            here_place(engine, here or os.getcwd())
             if (here or only_here)
             else (
                 None,
@@ -515,44 +432,3 @@ def finish_stats(
     )
     if outcome.notes:
         result.stats["notes"] = outcome.notes
-
-
-def here_roots(here: str) -> list[str]:
-    """``--here``: the folder, and the git project and worktree holding it."""
-    from agentdex.gitinfo import git_info
-
-    base = os.path.normpath(os.path.abspath(os.path.expanduser(here)))
-    info = git_info(base)
-    return sorted({p.rstrip("/") or "/" for p in (base, info.project, info.worktree) if p})
-
-
-def inside_any(roots: list[str]) -> Callable[[str | None], bool]:
-    """A test: is a path one of ``roots`` or inside one?"""
-
-    def inside(path: str | None) -> bool:
-        if not path:
-            return False
-        return any(path == r or path.startswith(r.rstrip("/") + "/") for r in roots)
-
-    return inside
-
-
-def _here(engine: Engine, here: str) -> tuple[Callable[[tuple[Any, ...]], bool], Any]:
-    """The ``--here`` place as a row predicate and as an exact postings query."""
-    from agentdex.search.plan import context_ids
-    from agentdex.search.query import Field
-
-    roots = here_roots(here)
-    inside = inside_any(roots)
-
-    def predicate(row: tuple[Any, ...]) -> bool:
-        return inside(row[8]) or inside(row[9]) or inside(row[10])
-
-    ids: set[int] = set()
-    for column in ("cwd", "project", "worktree"):
-        for root in roots:
-            ids.update(context_ids(engine.db, Field(column, root)))
-    import tantivy
-
-    query = tantivy.Query.term_set_query(engine.schema, "ctx", sorted(ids))
-    return predicate, query

@@ -131,8 +131,9 @@ def _semantic_results(
     node: Any,
     options: dict[str, Any],
 ) -> tuple[list[dict[str, Any]], int]:
+    from agentdex.api.here import here_place
     from agentdex.api.index import reader
-    from agentdex.api.search import _here, hit_json
+    from agentdex.api.search import hit_json
     from agentdex.api.semantic import semantic_hits
     from agentdex.search.query import positive_terms
     from agentdex.search.snippets import highlight_patterns, make_snippet
@@ -143,7 +144,7 @@ def _semantic_results(
             return out, 0
         here_pred = None
         if options["here"] or options["only_here"]:
-            here_pred, _ = _here(engine, options["here"] or os.getcwd())
+            here_pred, _ = here_place(engine, options["here"] or os.getcwd())
         found, searched = semantic_hits(
             engine,
             Path(root_path),

@@ -290,11 +290,12 @@ def search(
     budget: Budget | None = None,
 ) -> SearchResult:
     """:func:`agentdex.api.search.search` over the team database; each hit names its machine."""
-    from agentdex.api.search import SearchResult, _check_query, _validate
+    from agentdex.api.query_check import check_query
+    from agentdex.api.search import SearchResult, _validate
     from agentdex.search.budget import Budget, default_seconds, enforced
 
     _validate(limit, sort, case)
-    _check_query(query, regex=regex, word=word, now=now)
+    check_query(query, regex=regex, word=word, now=now)
     team = settings(url, "-")
     budget = budget if budget is not None else Budget(default_seconds())
     result = SearchResult(query=query)

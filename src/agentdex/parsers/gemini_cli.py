@@ -80,89 +80,18 @@ from agentdex.parsers._gemini_counts import (
     superseded,
 )
 from agentdex.parsers._gemini_project import project_dir, resolve_project_root
+from agentdex.parsers._gemini_text import (
+    call_text,
+    content_text,
+    result_text,
+    thought_text,
+)
 from agentdex.parsers._gemini_usage import note_usage
 from agentdex.parsers.base import ParseCursor, ParserSpec, SourceRef
 from agentdex.readers import MAX_LINE_BYTES, Diagnostics, JsonlReader, read_json
 from agentdex.records import Kind, Record, Role, parse_timestamp
 
 _SYSTEM_TYPES = frozenset({"info", "error", "warning"})
-#: Tool-call arguments longer than this are shortened in the record text.
-MAX_ARGS_CHARS = 2000
-
-
-# --------------------------------------------------------------------------- text helpers
-
-
-def content_text(content: object) -> str:
-    """Text of a Gemini ``content``: a string, a ``{text}`` part, or a list of those."""
-    if isinstance(content, str):
-        return content
-    parts = content if isinstance(content, list) else [content]
-    texts: list[str] = []
-    for part in parts:
-        if isinstance(part, str):
-            texts.append(part)
-        elif isinstance(part, dict) and isinstance(part.get("text"), str):
-            texts.append(part["text"])
-    return "".join(texts)
-
-
-def _thought_text(thought: object) -> str:
-    if isinstance(thought, str):
-        return thought
-    if not isinstance(thought, dict):
-        return ""
-    subject = thought.get("subject")
-    description = thought.get("description")
-    parts = [p.strip() for p in (subject, description) if isinstance(p, str) and p.strip()]
-    return ": ".join(parts)
-
-
-def _compact(value: object, limit: int = MAX_ARGS_CHARS) -> str:
-    try:
-        text = orjson.dumps(value).decode()
-    except TypeError:
-        text = str(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _call_text(call: dict[str, Any]) -> str:
-    name = call.get("name") or call.get("displayName") or "tool"
-    args = call.get("args")
-    return f"{name}({_compact(args)})" if args not in (None, {}, []) else f"{name}()"
-
-
-def _result_text(call: dict[str, Any]) -> str:
-    """Readable output of a tool call: functionResponse outputs, else the display text."""
-    pieces: list[str] = []
-    result = call.get("result")
-    for part in result if isinstance(result, list) else [result]:
-        if isinstance(part, str):
-            pieces.append(part)
-            continue
-        if not isinstance(part, dict):
-            continue
-        response = part.get("functionResponse")
-        if isinstance(response, dict):
-            body = response.get("response")
-            if isinstance(body, dict):
-                for key in ("output", "error", "content"):
-                    value = body.get(key)
-                    if isinstance(value, str) and value:
-                        pieces.append(value)
-                        break
-                else:
-                    if body:
-                        pieces.append(_compact(body))
-            elif isinstance(body, str):
-                pieces.append(body)
-        elif isinstance(part.get("text"), str):
-            pieces.append(part["text"])
-    if not any(p.strip() for p in pieces):
-        display = call.get("resultDisplay")
-        if isinstance(display, str):
-            pieces = [display]
-    return "\n".join(p for p in pieces if p)
 
 
 # --------------------------------------------------------------------------- record building
@@ -238,7 +167,7 @@ class _Emitter:
                            self.session_id, self.cwd)  # fmt: skip
             thoughts = msg.get("thoughts")
             for j, thought in enumerate(thoughts if isinstance(thoughts, list) else []):
-                body = _thought_text(thought)
+                body = thought_text(thought)
                 if body:
                     when = thought.get("timestamp") if isinstance(thought, dict) else None
                     out.append(
@@ -283,14 +212,14 @@ class _Emitter:
                         loc,
                         "assistant",
                         "tool_call",
-                        _call_text(call),
+                        call_text(call),
                         when,
                         model=model,
                         offset=offset,
                         extra=call_extra,
                     )
                 )
-                output = _result_text(call)
+                output = result_text(call)
                 if output.strip():
                     out.append(
                         self.record(

@@ -60,13 +60,10 @@ requests with a prompt and those whose response has reply text.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-
-import orjson
 
 from agentdex.parsers._vscode_counts import (
     count_inline_raw,
@@ -76,15 +73,21 @@ from agentdex.parsers._vscode_counts import (
 )
 from agentdex.parsers._vscode_inline import parse_inline_history
 from agentdex.parsers._vscode_mutation_log import replay
+from agentdex.parsers._vscode_text import (
+    compact,
+    markdown_value,
+    message_text,
+    readable_links,
+    reply_piece,
+    thinking_text,
+    uri_label,
+    workspace_cwd,
+)
 from agentdex.parsers.base import ParseCursor, ParserSpec, SourceRef
 from agentdex.readers import Diagnostics, read_json
 from agentdex.records import Kind, Record, Role, parse_timestamp
-from agentdex.uris import uri_to_path
-
-MAX_ARGS_CHARS = 2000
 
 _TOOL_KINDS = frozenset({"toolInvocationSerialized", "toolInvocation"})
-_MARKDOWN_KINDS = frozenset({"markdownContent", "markdownVuln", "markdown"})
 #: Parts that only drive the UI: nothing to index.
 _UI_KINDS = frozenset(
     {
@@ -114,110 +117,6 @@ _UI_KINDS = frozenset(
         "clearToPreviousToolInvocation",
     }
 )
-_LINK = re.compile(r"\[([^\]]*)\]\(([^)\s]+)\)")
-
-
-# --------------------------------------------------------------------------- small readers
-
-
-def markdown_value(value: object) -> str:
-    """Text of a string or a ``MarkdownString``-shaped ``{value}``."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, dict) and isinstance(value.get("value"), str):
-        return str(value["value"])
-    return ""
-
-
-def _readable_links(text: str) -> str:
-    """``Read [](file:///a/b.py)`` -> ``Read /a/b.py``: tool messages link files without labels."""
-
-    def label(match: re.Match[str]) -> str:
-        return match.group(1) or uri_to_path(match.group(2)) or match.group(2)
-
-    return _LINK.sub(label, text)
-
-
-def _uri_label(value: object) -> str:
-    """A path or name for a serialized URI, a Location (``{uri, range}``) or a string."""
-    if isinstance(value, dict) and "uri" in value:
-        value = value["uri"]  # a Location: one level, never recursive
-    if isinstance(value, str):
-        return uri_to_path(value) or value
-    if isinstance(value, dict):
-        for key in ("fsPath", "path", "external"):
-            if isinstance(value.get(key), str):
-                return str(value[key])
-    return ""
-
-
-def _compact(value: object) -> str:
-    if isinstance(value, str):
-        text = value
-    else:
-        try:
-            text = orjson.dumps(value).decode()
-        except TypeError:
-            text = str(value)
-    return text if len(text) <= MAX_ARGS_CHARS else text[: MAX_ARGS_CHARS - 1] + "…"
-
-
-def message_text(message: object) -> str:
-    """A request's prompt: ``message.text``, else its parts' text (older sessions)."""
-    if isinstance(message, str):
-        return message
-    if not isinstance(message, dict):
-        return ""
-    if isinstance(message.get("text"), str):
-        return str(message["text"])
-    parts = message.get("parts")
-    if isinstance(parts, list):
-        return "".join(
-            p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str)
-        )
-    return ""
-
-
-def workspace_cwd(session_path: Path, diagnostics: Diagnostics) -> str | None:
-    """The workspace folder of a ``workspaceStorage/<md5>/chatSessions/<id>`` file."""
-    storage = session_path.parent.parent
-    if session_path.parent.name != "chatSessions" or storage.parent.name != "workspaceStorage":
-        return None
-    meta_path = storage / "workspace.json"
-    try:
-        if not meta_path.is_file():
-            return None
-    except OSError:
-        return None
-    data = read_json(meta_path, diagnostics)
-    if not isinstance(data, dict):
-        return None
-    folder = uri_to_path(data.get("folder"))
-    if folder:
-        return folder
-    workspace = uri_to_path(data.get("workspace"))
-    if workspace and workspace.endswith(".code-workspace"):
-        return str(Path(workspace).parent)
-    return None
-
-
-def _thinking_text(value: object) -> str:
-    if isinstance(value, list):
-        return "".join(v for v in value if isinstance(v, str))
-    return markdown_value(value)
-
-
-def _reply_piece(kind: str | None, part: dict[str, Any]) -> str | None:
-    """The text a markdown or inline-reference part adds to the reply (None: not one)."""
-    if kind is None or kind in _MARKDOWN_KINDS:
-        return markdown_value(part.get("content", part))
-    if kind == "inlineReference":
-        name = part.get("name")
-        label = name if isinstance(name, str) and name else _uri_label(part.get("inlineReference"))
-        return f"`{label}`" if label else ""
-    return None
-
-
 # --------------------------------------------------------------------------- sessions
 
 
@@ -330,7 +229,7 @@ class _Session:
                 if not isinstance(name, str) or not name:
                     continue
                 args = call.get("arguments")
-                text = f"{name}({_compact(args)})" if args not in (None, "", "{}") else name
+                text = f"{name}({compact(args)})" if args not in (None, "", "{}") else name
                 loc = f"json:/requests/{i}/result/metadata/toolCallRounds/{r}/toolCalls/{c}"
                 call_id = call.get("id")
                 extra = {**base, "tool": name, "call_id": call_id}
@@ -394,10 +293,10 @@ class _Session:
             if kind == "thinking":
                 if not thought:
                     thought_at = j
-                thought.append(_thinking_text(part.get("value")))
+                thought.append(thinking_text(part.get("value")))
                 continue
             end_thinking()
-            piece = _reply_piece(kind, part)
+            piece = reply_piece(kind, part)
             if piece is not None:
                 if apart and reply and not (reply[-1].endswith("\n") or piece.startswith("\n")):
                     reply.append("\n\n")
@@ -410,7 +309,7 @@ class _Session:
                 end_reply()  # the model called a tool: its round's text is one reply
                 placed.extend((j, r) for r in self.tool(loc, part, stamp, model, base, shown))
             elif kind == "textEditGroup":
-                target = _uri_label(part.get("uri"))
+                target = uri_label(part.get("uri"))
                 extra = {**base, "tool": "textEditGroup"}
                 text = f"Edited {target}".strip()
                 placed.append(
@@ -447,7 +346,7 @@ class _Session:
         said = markdown_value(part.get("pastTenseMessage")) or markdown_value(
             part.get("invocationMessage")
         )
-        lines = [_readable_links(said).strip()] if said.strip() else []
+        lines = [readable_links(said).strip()] if said.strip() else []
         specific = part.get("toolSpecificData")
         output = ""
         if isinstance(specific, dict):
@@ -461,7 +360,7 @@ class _Session:
                 if isinstance(line, str) and line:
                     lines.append(f"$ {line}")
             elif specific.get("kind") == "input" and specific.get("rawInput") not in (None, {}):
-                lines.append(_compact(specific["rawInput"]))
+                lines.append(compact(specific["rawInput"]))
             term_out = specific.get("terminalCommandOutput")
             if isinstance(term_out, dict) and isinstance(term_out.get("text"), str):
                 output = term_out["text"]
