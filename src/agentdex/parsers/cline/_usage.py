@@ -46,6 +46,8 @@ from bisect import bisect_right
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from agentdex.parsers._agent_common import dict_of, opt_str
 from agentdex.parsers._usage import read_counts
 from agentdex.parsers.base import ParseCursor, SourceRef
@@ -122,8 +124,8 @@ def _info(entry: dict[str, Any]) -> dict[str, Any] | None:
     if not isinstance(text, str) or ("tokens" not in text and "cache" not in text):
         return None
     try:
-        info = json.loads(text)
-    except ValueError:
+        info = orjson.loads(text)
+    except orjson.JSONDecodeError:
         return None
     if not isinstance(info, dict) or not any(k in info for k in (*_REQUIRED, *_OPTIONAL)):
         return None
