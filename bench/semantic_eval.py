@@ -4,6 +4,7 @@
     python bench/semantic_eval.py --models              # the candidate models, semantic only
     python bench/semantic_eval.py --json out.json
     python bench/semantic_eval.py --floors 0.15,0.2,0.25,0.3    # the similarity floor
+    python bench/semantic_eval.py --titles              # with titles embedded and without
 
 The set's conversations (targets and distractors) are written as Claude Code
 transcripts into a temporary home, indexed and embedded by agentdex itself,
@@ -17,6 +18,13 @@ match by meaning (``agentdex.api.semantic.MIN_SIMILARITY``), and runs
 ``NONSENSE`` queries (words no conversation holds, meaning nothing) to count
 how many still get results: the floor is chosen where nonsense answers
 nothing and the labelled set loses nothing.
+
+``--titles`` gives every conversation its title (``TITLES``, written as Claude
+Code's ``ai-title`` line), embeds the records first with titles left out
+(``agentdex.semantic.fill.EMBED_TITLES``, off for this measurement only) and
+scores semantic and hybrid, then fills again with titles on (that second fill
+embeds the titles alone: its time and the store's growth are what titles cost)
+and scores them again.
 
 ``--models`` compares embedding models on the same records without the index:
 every prompt and reply is embedded, a conversation scores the best similarity
@@ -38,7 +46,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from semantic_set import CONVERSATIONS, PHRASES, QUERIES
+from semantic_set import CONVERSATIONS, PHRASES, QUERIES, TITLES
 
 #: queries that mean nothing: a search for them should answer "no results"
 NONSENSE = [
@@ -60,8 +68,9 @@ def session_id(cid: str) -> str:
     return f"5e3a0000-0000-4000-8000-{number:012d}"
 
 
-def write_home(home: Path) -> None:
-    """Every conversation as a Claude Code transcript under ``home``."""
+def write_home(home: Path, titles: bool = False) -> None:
+    """Every conversation as a Claude Code transcript under ``home`` (with ``titles``,
+    each ends with an ``ai-title`` line holding its title from ``TITLES``)."""
     for cid, (project, day, turns) in CONVERSATIONS.items():
         sid = session_id(cid)
         cwd = f"/home/dev/{project}"
@@ -90,6 +99,8 @@ def write_home(home: Path) -> None:
                 }
             )
             parent = uuid
+        if titles:
+            lines.append({"type": "ai-title", "sessionId": sid, "aiTitle": TITLES[cid]})
         (folder / f"{sid}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
 
 
@@ -112,10 +123,62 @@ def scores(ranks: list[int | None]) -> dict[str, float]:
     }
 
 
-def run_modes(work: Path, floors: list[float] | None = None) -> dict[str, Any]:
+def score_modes(home: Path, modes: tuple[str, ...]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """hit@1/hit@5/MRR of every query in each of ``modes``, and the queries not ranked first."""
+    from agentdex.api.search import search
+
+    out: dict[str, Any] = {}
+    misses: dict[str, Any] = {}
+    for mode in modes:
+        ranks = []
+        misses[mode] = []
+        for query, target in QUERIES:
+            res = search(query, home=str(home), mode=mode, limit=20, refresh_first=False)
+            rank = conversation_rank(res.results, target)
+            ranks.append(rank)
+            if rank != 1:
+                misses[mode].append([query, target, rank])
+        out[mode] = scores(ranks)
+    return out, misses
+
+
+def store_bytes(work: Path) -> int:
+    """Bytes of the vector store (``<index dir>/semantic``: vectors.db and the flat files)."""
+    folder = next((work / "data").rglob("semantic"))
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+
+
+def run_titles(work: Path, home: Path) -> dict[str, Any]:
+    """Semantic and hybrid recall with titles left out, then with them embedded; what
+    the fill that embeds the titles costs (seconds, store bytes)."""
+    from agentdex.api.semantic import embed_missing
+    from agentdex.semantic import fill
+
+    out: dict[str, Any] = {"titles": len(TITLES)}
+    try:
+        for titles, fill_name, side in (
+            (False, "records_fill", "without"),
+            (True, "titles_fill", "with"),
+        ):
+            fill.EMBED_TITLES = titles
+            started = time.perf_counter()
+            done = embed_missing(home=str(home))
+            out[fill_name] = done.to_json() | {
+                "seconds": round(time.perf_counter() - started, 3),
+                "store_bytes": store_bytes(work),
+            }
+            out[side], out[f"misses_{side}"] = score_modes(home, ("semantic", "hybrid"))
+    finally:
+        fill.EMBED_TITLES = True
+    return out
+
+
+def run_modes(
+    work: Path, floors: list[float] | None = None, titles: bool = False
+) -> dict[str, Any]:
     home = work / "home"
     home.mkdir()
-    write_home(home)
+    write_home(home, titles)
     os.environ.update(
         HOME=str(home),
         AGENTDEX_DATA_DIR=str(work / "data"),
@@ -128,6 +191,10 @@ def run_modes(work: Path, floors: list[float] | None = None) -> dict[str, Any]:
     from agentdex.api.semantic import embed_missing
 
     refresh(home=str(home))
+    if titles:
+        return {"conversations": len(CONVERSATIONS), "queries": len(QUERIES)} | run_titles(
+            work, home
+        )
     started = time.perf_counter()
     filled = embed_missing(home=str(home))
     report: dict[str, Any] = {
@@ -139,17 +206,7 @@ def run_modes(work: Path, floors: list[float] | None = None) -> dict[str, Any]:
     }
     if floors:
         report["floors"] = run_floors(home, floors)
-    for mode in ("lexical", "semantic", "hybrid"):
-        ranks = []
-        misses = []
-        for query, target in QUERIES:
-            res = search(query, home=str(home), mode=mode, limit=20, refresh_first=False)
-            rank = conversation_rank(res.results, target)
-            ranks.append(rank)
-            if rank != 1:
-                misses.append([query, target, rank])
-        report["modes"][mode] = scores(ranks)
-        report["misses"][mode] = misses
+    report["modes"], report["misses"] = score_modes(home, ("lexical", "semantic", "hybrid"))
     phrase_ranks = []
     for phrase, target in PHRASES:
         res = search(phrase, home=str(home), mode="hybrid", limit=20, refresh_first=False)
@@ -243,12 +300,29 @@ def run_models(l3_path: str | None) -> dict[str, Any]:
     return out
 
 
+def print_titles(report: dict[str, Any]) -> None:
+    for side in ("without", "with"):
+        for mode, row in report[side].items():
+            cells = "  ".join(f"{k} {v:.3f}" for k, v in row.items())
+            print(f"  titles {side:7} {mode:9} {cells}")
+    for name in ("records_fill", "titles_fill"):
+        run = report[name]
+        print(
+            f"  {name}: {run['seconds']:.2f} s, texts {run['texts_embedded']},"
+            f" titles {run['titles_done']}, vectors {run['vectors']},"
+            f" store {run['store_bytes']:,} bytes"
+        )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", action="store_true", help="compare candidate models")
     parser.add_argument("--l3-path", help="paraphrase-MiniLM-L3-v2.onnx from its wheel")
     parser.add_argument("--json", help="also write the report here")
     parser.add_argument("--floors", help="comma-separated similarity floors to score")
+    parser.add_argument(
+        "--titles", action="store_true", help="recall and cost with titles embedded and without"
+    )
     args = parser.parse_args()
     if args.models:
         report = run_models(args.l3_path)
@@ -257,8 +331,13 @@ def main() -> int:
     else:
         with tempfile.TemporaryDirectory(prefix="agentdex-semeval-") as tmp:
             floors = [float(f) for f in args.floors.split(",")] if args.floors else None
-            report = run_modes(Path(tmp), floors)
+            report = run_modes(Path(tmp), floors, args.titles)
         print(f"{len(QUERIES)} queries over {len(CONVERSATIONS)} conversations")
+        if args.titles:
+            print_titles(report)
+            if args.json:
+                Path(args.json).write_text(json.dumps(report, indent=1) + "\n")
+            return 0
         for mode, row in report["modes"].items():
             cells = "  ".join(f"{k} {v:.3f}" for k, v in row.items())
             print(f"  {mode:9} {cells}")

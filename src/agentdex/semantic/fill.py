@@ -44,6 +44,9 @@ BATCH = 64
 #: peaked at 807 MB in a bare process; a 1 GB fill with 4 peaked at 332 MB, and ran
 #: faster per CPU second than with 8: bench/bench_semantic.py, docs/performance.md)
 GROUP = 4
+#: embed conversation titles after the records; only ``bench/semantic_eval.py --titles``
+#: turns it off, to measure what titles add to recall and cost (docs/search.md)
+EMBED_TITLES = True
 
 
 class SemanticDiskFull(AgentdexError):
@@ -235,7 +238,7 @@ def _fill(
             stats.records_done += len(batch)
             if progress:
                 progress(stats.records_done, len(todo))
-        titles = live_titles(index_db, spec.id)
+        titles = live_titles(index_db, spec.id) if EMBED_TITLES else {}
         index_db.execute("ROLLBACK")
         if stats.stopped is None and (max_records is None or len(todo) < max_records):
             # titles after the records: one short text a conversation
