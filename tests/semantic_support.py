@@ -4,6 +4,8 @@ in other words (the full labelled set is bench/semantic_set.py)."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 from mcp_support import write_claude_session
@@ -83,3 +85,21 @@ def write_titled(home: Path) -> Path:
     with path.open("a", encoding="utf-8") as out:
         out.write(json.dumps({"type": "ai-title", "sessionId": TITLED, "aiTitle": TITLE}) + "\n")
     return path
+
+
+def slow_fill(batch: int, pause: float) -> subprocess.Popen[str]:
+    """``embed_missing`` in a child process, ``batch`` records a commit and ``pause``
+    seconds after each; it prints the records done so far (0 first) on stdout."""
+    from hardening_support import child_env
+
+    code = (
+        "import time\n"
+        "from agentdex.semantic import fill\n"
+        f"fill.BATCH = {batch}\n"
+        "from agentdex.api.semantic import embed_missing\n"
+        "embed_missing(progress=lambda done, todo: "
+        f"(print(done, flush=True), time.sleep({pause})))\n"
+    )
+    return subprocess.Popen(
+        [sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, env=child_env()
+    )

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from hardening_support import child_env
-from semantic_support import PHOTOS, write_history
+from semantic_support import PHOTOS, slow_fill, write_history
 
 
 def _semantic_db(home: Path) -> Path:
@@ -178,16 +178,7 @@ def test_a_killed_fill_resumes_where_it_stopped(home: Path, run_cli: Any) -> Non
     write_history(home)
     assert run_cli("index").returncode == 0
     # batches of 2 records, a pause after each: the kill lands between commits
-    code = (
-        "import time\n"
-        "from agentdex.semantic import fill\n"
-        "fill.BATCH = 2\n"
-        "from agentdex.api.semantic import embed_missing\n"
-        "embed_missing(progress=lambda done, todo: (print(done, flush=True), time.sleep(0.5)))\n"
-    )
-    proc = subprocess.Popen(
-        [sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, env=child_env()
-    )
+    proc = slow_fill(2, 0.5)
     assert proc.stdout is not None
     done = 0
     deadline = time.monotonic() + 120

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,16 @@ from urllib.parse import urlencode
 
 import pytest
 
-from semantic_support import TITLE, TITLE_QUERY, TITLED, write_history, write_titled
+from semantic_support import (
+    NOTES,
+    THROTTLE,
+    TITLE,
+    TITLE_QUERY,
+    TITLED,
+    TWIN,
+    write_history,
+    write_titled,
+)
 
 
 @pytest.fixture
@@ -42,19 +52,36 @@ def _check_title_hit(data: dict[str, Any], mode: str) -> None:
     assert all("title" not in r["why"] for r in data["results"] if r["session_id"] != TITLED)
 
 
-def test_http_search_reports_a_title_hit(titled: Path) -> None:
+def _get(info: dict[str, Any], path: str, **params: str) -> tuple[int, dict[str, Any]]:
+    request = urllib.request.Request(
+        f"{info['url']}{path}?{urlencode(params)}",
+        headers={"Authorization": f"Bearer {info['token']}"},
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=120) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+
+
+def test_http_search_reports_a_title_hit_and_similar_answers(titled: Path) -> None:
     from hardening_support import served
 
     answers: dict[str, dict[str, Any]] = {}
     with served() as info:
         for mode in ("semantic", "hybrid", "lexical"):
-            query = urlencode({"q": TITLE_QUERY, "mode": mode, "refresh": "false"})
-            request = urllib.request.Request(
-                f"{info['url']}/api/v0/search?{query}",
-                headers={"Authorization": f"Bearer {info['token']}"},
+            status, answers[mode] = _get(
+                info, "/api/v0/search", q=TITLE_QUERY, mode=mode, refresh="false"
             )
-            with urllib.request.urlopen(request, timeout=120) as response:
-                answers[mode] = json.loads(response.read())
+            assert status == 200, answers[mode]
+        similar = _get(info, "/api/v0/similar", ref=NOTES, limit="3")
+        missing = _get(info, "/api/v0/similar", ref="no-such-session")
+    # GET /api/v0/similar: the JSON of `similar --json`, 404 for an unknown conversation
+    assert similar[0] == 200, similar
+    assert similar[1]["session_id"] == NOTES
+    assert similar[1]["results"][0]["session_id"] == TWIN  # the same request word for word
+    assert len(similar[1]["results"]) <= 3
+    assert missing[0] == 404, missing
     _check_title_hit(answers["semantic"], "semantic")
     _check_title_hit(answers["hybrid"], "hybrid")
     assert answers["hybrid"]["stats"]["search_mode"] == "hybrid"
@@ -82,7 +109,7 @@ def test_mcp_search_reports_a_title_hit(titled: Path) -> None:
     assert WHY["properties"]["title"] == {"type": "string"}
 
 
-def test_the_terminal_shows_the_title_that_matched(titled: Path) -> None:
+def test_the_terminal_shows_why_each_hit_matched(titled: Path) -> None:
     from corpus_support import on_terminal
     from mcp_support import server_env
 
@@ -95,3 +122,9 @@ def test_the_terminal_shows_the_title_that_matched(titled: Path) -> None:
     assert "(title)" in lines[heading], screen
     # the next line, the snippet, starts with the title that matched
     assert lines[heading + 1].strip().startswith(f"title “{TITLE}” · ok, go ahead"), screen
+    # found both ways: the heading names the exact terms and the similarity
+    code, screen = on_terminal(server_env(), "search", "--no-refresh", "retry backoff", columns=160)
+    assert code == 0, screen
+    heading = next(line for line in screen.splitlines() if "claude-code" in line)
+    assert "exact: retry, backoff + meaning 0." in heading, screen
+    assert THROTTLE not in heading  # (the ref is on its own line)
