@@ -180,3 +180,49 @@ def test_forget_takes_a_short_id_and_refuses_without_yes_off_a_terminal(
     done = json.loads(cli(env, "forget", str(chat["short_id"]), "--yes", "--json").stdout)
     assert [c["session_id"] for c in done["forgotten"]] == [chat["session_id"]]
     assert cli(env, "show", str(chat["session_id"])).returncode == 3
+
+
+def test_the_old_long_forms_still_work_everywhere(
+    real: tuple[Path, dict[str, str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Item 1: a real Aider session id (a path, a space, an '@') as it was typed before short
+    ids: export, resume, show ID@LOCATOR, HTTP show and MCP take it; a prefix naming several
+    is a conflict in MCP too (item 7)."""
+    _, env = real
+    chats = [
+        c for c in _listed(env) if c["agent"] == "aider" and c["replies"] and " " in c["session_id"]
+    ]
+    chat = chats[-1]  # not the one test_forget_... forgets
+    long = str(chat["session_id"])
+    exported = cli(env, "export", long, "--format", "json")
+    assert exported.returncode == 0, exported.stderr
+    assert json.loads(exported.stdout)["session_id"] == long
+    resumed = cli(env, "resume", long, "--json")
+    by_short = cli(env, "resume", str(chat["short_id"]), "--json")  # (Aider: exit 8, one log)
+    assert json.loads(resumed.stdout) == json.loads(by_short.stdout)
+    assert resumed.returncode == by_short.returncode
+    assert json.loads(resumed.stdout)["session_id"] == long
+    records = json.loads(cli(env, "show", long, "--json").stdout)["records"]
+    locator = records[len(records) // 2]["locator"]
+    opened = json.loads(cli(env, "show", f"{long}@{locator}", "--json").stdout)
+    assert opened["id"] == chat["id"] and opened["records"][opened["focus"]]["locator"] == locator
+
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    from agentdex.http.app import create_app
+
+    client = TestClient(create_app(token="t"), headers={"Authorization": "Bearer t"})
+    answer = client.get("/api/v0/show", params={"ref": f"{long}@{locator}"})
+    assert answer.status_code == 200 and answer.json()["id"] == chat["id"]
+    assert answer.json()["records"][answer.json()["focus"]]["locator"] == locator
+
+    from agentdex.mcp.server import AgentdexMCP
+
+    server = AgentdexMCP(home=env["HOME"])
+    shown = server.call("show_session", {"ref": long})
+    assert shown.is_error is not True and shown.structured_content is not None
+    assert shown.structured_content["session_id"] == long
+    ambiguous = server.call("show_session", {"ref": "aider-"})
+    assert ambiguous.is_error is True
+    message = ambiguous.content[0].text  # type: ignore[union-attr]
+    assert message.startswith("CONFLICT: ") and "candidates" in message, message

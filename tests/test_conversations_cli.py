@@ -128,3 +128,22 @@ def test_the_table_fits_80_columns_and_never_cuts_a_number(
     long_row = next(row for row in wide.splitlines() if row.startswith("claude-code  600c0de"))
     assert long_row.split()[4:7] == ["300", "300", "60"]
     assert "~/src/longchat" in long_row  # paths under the home read ~/...
+
+
+def test_show_wraps_to_the_terminal_like_search_and_never_in_a_pipe(
+    real: tuple[Path, dict[str, str]],
+) -> None:
+    """Item 2: ``show`` of a real conversation fits an 80-column terminal (its first line,
+    the id and the project, is kept whole on purpose), with the same text as the pipe."""
+    _, env = real
+    piped = cli(env, "show", JCODE)
+    assert piped.returncode == 0
+    assert max(len(row) for row in piped.stdout.splitlines()) > 200  # long lines, not wrapped
+    code, screen = on_terminal(env, "show", JCODE, columns=80)
+    assert code == 0
+    head, body = screen.split("\n", 1)
+    assert JCODE in head
+    assert len(body.splitlines()) > len(piped.stdout.splitlines())
+    assert all(len(row) <= 80 for row in body.splitlines())
+    # wrapping only moved whitespace: every character of every record is still there
+    assert "".join(body.split()) == "".join(piped.stdout.split("\n", 1)[1].split())
