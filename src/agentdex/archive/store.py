@@ -47,6 +47,10 @@ from agentdex.index import codec
 from agentdex.records import Record, record_from_columns
 
 ARCHIVE_DIR = "archive"
+#: migrations that copy the entries into a new table (the old one's pages are freed)
+REWRITES_ENTRIES = frozenset({"m004_compact_entries"})
+#: free pages worth a VACUUM after such a migration
+VACUUM_BYTES = 16 * 1024 * 1024
 DB_NAME = "archive.db"
 FORMAT = "agentdex-archive-1"
 #: uncompressed bytes per chunk: big enough to find repeats, small to read one record
@@ -129,13 +133,25 @@ class ArchiveStore(ChunkRewrites):
             raise ArchiveCorruptError(f"{self.dir / DB_NAME}: unknown archive format {fmt!r}")
         self.db.execute("BEGIN IMMEDIATE")
         try:
-            migrate(self.db)
+            applied = migrate(self.db)
             if fmt is None:
                 self.set_meta("format", FORMAT)
             self.db.execute("COMMIT")
         except BaseException:
             self.db.execute("ROLLBACK")
             raise
+        if REWRITES_ENTRIES & set(applied) and fmt is not None:
+            self._vacuum()
+
+    def _vacuum(self) -> None:
+        """Give back the pages a migration that copied the entries freed (the old table's:
+        as many as the archive's rows take), once; a reader in the way leaves it for later
+        growth to reuse."""
+        pages = self.db.execute("PRAGMA freelist_count").fetchone()[0]
+        if pages * self.db.execute("PRAGMA page_size").fetchone()[0] >= VACUUM_BYTES:
+            with suppress(sqlite3.OperationalError):
+                self.db.execute("VACUUM")
+            self.checkpoint()
 
     def _schema_complete(self) -> bool:
         """Whether a writer finished creating the schema (one killed by an older agentdex,
