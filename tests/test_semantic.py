@@ -167,7 +167,8 @@ def test_no_embeddings_means_lexical_and_semantic_says_so(home: Path, run_cli: A
     assert run_cli("search", "--lexical", "--semantic", "x").returncode == 2
 
 
-def test_http_and_mcp_take_a_mode(embedded: Any) -> None:
+def test_the_mcp_tool_declares_a_mode_and_the_library_takes_it(embedded: Any) -> None:
+    # through a real server and MCP session: tests/test_semantic_title_surfaces.py
     from agentdex.api.search import search
     from agentdex.mcp.tools.search import SEARCH
 
