@@ -37,7 +37,11 @@ SRC = Path(__file__).resolve().parent.parent / "src"
 
 
 def _env(src: Path, data: Path) -> dict[str, str]:
-    env = {**os.environ, "PYTHONPATH": str(src), "AGENTDEX_DATA_DIR": str(data)}
+    # the same environment for every run: the variables discovery may read (AGENTDEX_*,
+    # ...) are part of the refresh manifest's fingerprint, and a run with other values
+    # would send the next one to a full refresh
+    env = {**os.environ, "PYTHONPATH": str(src), "AGENTDEX_DATA_DIR": str(data),
+           "AGENTDEX_PAGER": "cat", "TERM": "xterm-256color"}  # fmt: skip
     env.pop("AGENTDEX_CONFIG", None)
     return env
 
@@ -52,7 +56,7 @@ def _timed_on_terminal(args: list[str], env: dict[str, str], columns: int = 160)
     """Seconds of ``args`` writing to a pty of ``columns`` x 50 (no pager), output drained."""
     main, replica = pty.openpty()
     fcntl.ioctl(replica, termios.TIOCSWINSZ, struct.pack("HHHH", 50, columns, 0, 0))
-    term_env = {**env, "TERM": "xterm-256color", "AGENTDEX_PAGER": "cat"}
+    term_env = dict(env)
     term_env.pop("COLUMNS", None)
     term_env.pop("LINES", None)
     started = time.perf_counter()

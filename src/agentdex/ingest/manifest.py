@@ -20,7 +20,6 @@ writes no manifest (the next refresh does the full check).
 
 from __future__ import annotations
 
-import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,6 +43,8 @@ _ENV_MARKERS = ("HOME", "DIR", "APPDATA", "PROFILE", "XDG_", "AGENTDEX", "_DB", 
 def fingerprint(home: str | None) -> str:
     """Everything but the file system that decides what discovery finds (and the index
     schema: a new migration sends the next refresh to the writer, which applies it)."""
+    import hashlib  # here: OpenSSL's load (~3 ms) is the forked check's (api/check_ahead.py)
+
     from agentdex import __version__
     from agentdex.archive.schema import MIGRATIONS as ARCHIVE_MIGRATIONS
     from agentdex.index.schema import MIGRATIONS
