@@ -5,6 +5,7 @@ the session table's default of 50, the refresh check a fresh process runs beside
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,8 @@ from agentdex.api.usage import usage
 from agentdex.api.usage_prices import RATE_NAMES, load_prices
 from agentdex.cli.usage import SESSION_ROWS
 from agentdex.errors import EXIT_USAGE
+from conftest import SRC_DIR
+from corpus_support import on_terminal
 from test_usage_index import _claude, _transcript
 
 #: small refreshes keep their records out of tantivy (the default): usage needs no postings
@@ -80,6 +83,24 @@ def test_the_session_table_shows_the_largest_and_says_how_many_it_left_out(
     assert len(every.stdout.splitlines()) == count + 1 and "-n for more" not in every.stderr
     bad = run_cli("usage", "-n", "0")
     assert bad.returncode == EXIT_USAGE and "0" in bad.stderr
+
+
+def test_the_terminal_table_has_the_largest_rows_the_totals_and_the_footer(
+    home: Path, run_cli: Any
+) -> None:
+    _sessions(home, 12)
+    assert run_cli("index").returncode == 0
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    env["PYTHONPATH"] = str(SRC_DIR)
+    code, screen = on_terminal(env, "usage", "--by", "session", "-n", "2", "--no-refresh",
+                               columns=120)  # fmt: skip
+    assert code == 0, screen
+    lines = [line for line in screen.splitlines() if line.strip()]
+    assert lines[0].split()[:3] == ["session", "calls", "input"]
+    assert lines[1].startswith("claude-code s011") and lines[2].startswith("claude-code s010")
+    total = next(line for line in lines if line.startswith("total"))
+    assert total.split()[1] == "12"  # every call, not only the two rows shown
+    assert any("(2 of 12 conversations; -n for more" in line for line in lines)
 
 
 def test_a_fresh_usage_sees_a_grown_transcript(home: Path, run_cli: Any) -> None:

@@ -229,8 +229,10 @@ def _human(result: dict[str, Any], home: str | None) -> None:
     out = console()
     lines = render(columns, table, settings.width)
     lines[-1].stylize("bold")  # the totals row
-    for line in lines:
-        out.print(line, no_wrap=True, overflow="ignore", crop=False)
+    from rich.text import Text
+
+    # one print of every line: each print runs rich's whole render pipeline (~0.3 ms)
+    out.print(Text("\n").join(lines), no_wrap=True, overflow="ignore", crop=False)
     if result["unpriced"]:
         names = ", ".join(str(u["model"] or "(unknown model)") for u in result["unpriced"])
         calls = sum(u["calls"] for u in result["unpriced"])
