@@ -154,3 +154,22 @@ def test_the_shipped_table_has_models_with_and_without_every_rate() -> None:
     """Both paths of cost_of are taken by real entries (the test above samples them all)."""
     every = [m for m in _MODELS if all(n in (_TABLE.rates(m) or {}) for n in RATE_NAMES)]
     assert every and len(every) < len(_MODELS)
+
+
+def test_the_mcp_tool_returns_the_largest_conversations_and_every_rows_totals(
+    home: Path,
+) -> None:
+    from agentdex.mcp.server import AgentdexMCP
+    from agentdex.mcp.tools.usage import SESSION_ROWS as MCP_SESSION_ROWS
+
+    count = MCP_SESSION_ROWS + 2
+    _sessions(home, count)
+    whole = usage("session", home=str(home))
+    server = AgentdexMCP(home=str(home), max_bytes=10**7)
+    data = server.call("usage", {"by": "session"}).structured_content
+    assert data["stats"]["returned"] == MCP_SESSION_ROWS and data["stats"]["total"] == count
+    assert data["rows"] == whole["rows"][:MCP_SESSION_ROWS]
+    assert data["totals"] == whole["totals"]
+    two = server.call("usage", {"by": "day", "limit": 2}).structured_content
+    assert [r["day"] for r in two["rows"]] == ["2026-02-23", "2026-02-24"]
+    assert two["totals"] == whole["totals"]

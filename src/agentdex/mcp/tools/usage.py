@@ -15,14 +15,23 @@ DATE = {
 }
 
 
+#: conversations a session view returns unless ``limit`` says (a history can hold thousands)
+SESSION_ROWS = 50
+
+
 def _usage(arguments: dict[str, Any], settings: Settings) -> dict[str, Any]:
     usage = api_function("usage", "usage")
+    by = arguments.get("by", "day")
+    limit = arguments.get("limit")
+    if limit is None and by == "session":
+        limit = SESSION_ROWS
     data: dict[str, Any] = usage(
-        arguments.get("by", "day"),
+        by,
         since=arguments.get("since"),
         until=arguments.get("until"),
         agent=arguments.get("agent"),
         home=settings.home,
+        limit=limit,
     )
     return data
 
@@ -42,6 +51,14 @@ USAGE = ToolSpec(
         "since": {**DATE, "description": "From this local day on (inclusive), YYYY-MM-DD."},
         "until": {**DATE, "description": "Up to this local day (inclusive), YYYY-MM-DD."},
         "agent": agent_property("Only this agent's calls."),
+        "limit": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 100_000,
+            "description": "At most this many rows: the largest (of a day, week or month "
+            f"view, the latest). Default: every row, {SESSION_ROWS} by session. The totals and "
+            "stats.total always count every row.",
+        },
     },
     handler=_usage,
     output=outputs.USAGE,
