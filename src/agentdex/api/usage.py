@@ -329,12 +329,11 @@ def _ordered(by: str, rows: list[_Row], projects: dict[tuple[str, str], str]) ->
     if by in ("day", "week", "month"):
         return sorted(rows, key=lambda r: (r.key[0] is None, r.key[0] or ""))
 
-    def name(row: _Row) -> str:
-        if by == "session":
-            return str(projects.get((row.key[0], row.key[1])))
-        return str((row.key[1] or row.key[0]) if by == "branch" else row.key[0])
-
-    return sorted(rows, key=lambda r: (-_total(r.counts), name(r)))
+    if by == "session":  # the key is (agent, session id): the projects' key
+        return sorted(rows, key=lambda r: (-_total(r.counts), str(projects.get(r.key))))
+    if by == "branch":
+        return sorted(rows, key=lambda r: (-_total(r.counts), str(r.key[1] or r.key[0])))
+    return sorted(rows, key=lambda r: (-_total(r.counts), str(r.key[0])))
 
 
 def _first(by: str, ordered: list[_Row], limit: int) -> list[_Row]:
