@@ -10,13 +10,15 @@ to try. Skips without chromium/Playwright or without ``../shared/corpus``.
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from corpus_support import render_corpus_home
-from ui_support import browser_available, launch_args, ui_server
+from corpus_support import cli, on_terminal, render_corpus_home
+from ui_support import browser_available, launch_args, server_env, ui_server
 
 REASON = browser_available()
 if REASON:
@@ -53,6 +55,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
     extra = {"AGENTDEX_CONFIG": env["AGENTDEX_CONFIG"], "AGENTDEX_NOW": env["AGENTDEX_NOW"]}
     data = tmp_path_factory.mktemp("real-ui-data")
     with ui_server(home, data, home / "src" / "longchat", extra) as info:
+        info["cli_env"] = {**server_env(home, data), **extra}  # the CLI on the same index
         yield info
 
 
@@ -336,3 +339,45 @@ def test_emoji_are_in_the_font_stack(browser: Browser, server: dict[str, Any]) -
     )
     assert len(fonts) >= 2 and all("Noto Color Emoji" in f for f in fonts), fonts
     _close(page)
+
+
+def test_ages_and_paths_read_as_on_the_terminal(browser: Browser, server: dict[str, Any]) -> None:
+    """Item 10: one age format and one path style: the page's conversation list shows each
+    conversation's last activity and project exactly as ``agentdex conversations`` does."""
+    page = _page(browser, server, DESK)
+    _settled(page, f"{server['url']}/#/conversations")  # (the server indexes the home first)
+    shown = page.evaluate(
+        """() => [...document.querySelectorAll('#conversations tbody tr')].map((tr) => {
+          const href = new URL(tr.querySelector('a').href);
+          const [path, query] = href.hash.slice('#/c/'.length).split('?');
+          return [new URLSearchParams(query).get('agent'), decodeURIComponent(path),
+                  tr.querySelector('td.path').textContent, tr.lastElementChild.textContent];
+        })"""
+    )
+    _close(page)
+
+    env = server["cli_env"]
+    listed = json.loads(cli(env, "conversations", "--no-refresh", "--json", "-n", "30").stdout)
+    ids = {(c["agent"], c["short_id"]): c["id"] for c in listed["conversations"]}
+    code, screen = on_terminal(env, "conversations", "--no-refresh", "-n", "30", columns=300)
+    assert code == 0
+    rows = [row for row in screen.splitlines() if row.strip()]
+    header = rows[0]
+    assert header.startswith("agent"), screen[:2000]
+    project, title = header.index("project"), header.index("title")
+    terminal = {}
+    for row in rows[1:31]:
+        agent, short = row.split()[:2]
+        age = re.search(r"\s(\d+(?:y|mo|d|h|m) ago|just now)\s", row)  # right-aligned
+        assert age, row
+        place = row[project:title].strip()
+        terminal[(agent, ids[(agent, short)])] = (age[1], "" if place == "-" else place)
+    assert len(terminal) == 30
+    compared = 0
+    for agent, conv_id, path, age in shown:
+        if (agent, conv_id) in terminal:
+            assert (age, path) == terminal[(agent, conv_id)], (agent, conv_id)
+            compared += 1
+    assert compared == 30
+    assert any(path.startswith("~/") for _, path in terminal.values())  # under the home: ~
+    assert any(age.endswith("mo ago") or age.endswith("y ago") for age, _ in terminal.values())
