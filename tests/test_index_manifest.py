@@ -91,6 +91,25 @@ def test_environment_and_rebuilds_invalidate_it(
     assert refresh(home).fast_path  # the rebuild wrote a manifest for its generation
 
 
+def test_embedder_settings_do_not_invalidate_it(
+    home: Path, transcript: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hybrid search with the resident embedder off beside one with it on (the bench
+    does that in turn) must not make each other's refresh check miss."""
+    refresh(home)
+    assert refresh(home).fast_path
+    for name, value in (
+        ("AGENTDEX_RESIDENT_EMBEDDER", "1"),
+        ("AGENTDEX_EMBEDDER_IDLE_SECONDS", "30"),
+        ("AGENTDEX_BACKGROUND_EMBED", "1"),
+        ("AGENTDEX_EMBED_THREADS", "2"),
+    ):
+        monkeypatch.setenv(name, value)
+        assert refresh(home).fast_path, name
+    monkeypatch.setenv("AGENTDEX_PLUGINS", "1")  # agents from plugins: discovery changes
+    assert not refresh(home).fast_path
+
+
 def test_a_file_that_could_not_be_read_is_retried(
     home: Path, transcript: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

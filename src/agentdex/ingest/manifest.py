@@ -38,6 +38,18 @@ MANIFEST = "refresh-manifest.json"
 SOURCES = "refresh-sources.json"
 #: environment variables discovery (or config loading) may read: a superset is harmless
 _ENV_MARKERS = ("HOME", "DIR", "APPDATA", "PROFILE", "XDG_", "AGENTDEX", "_DB", "WSL")
+#: agentdex settings that decide nothing discovery finds (search by meaning's embedder):
+#: left out, so a search with ``AGENTDEX_RESIDENT_EMBEDDER=0`` beside one without does not
+#: make the other's refresh check miss (each such switch cost a full refresh, ~0.5 s at 1 GB)
+_NOT_DISCOVERY = frozenset(
+    {
+        "AGENTDEX_RESIDENT_EMBEDDER",
+        "AGENTDEX_EMBEDDER_IDLE_SECONDS",
+        "AGENTDEX_BACKGROUND_EMBED",
+        "AGENTDEX_EMBED_THREADS",
+        "AGENTDEX_MODEL_PATH",
+    }
+)
 
 
 def fingerprint(home: str | None) -> str:
@@ -51,7 +63,11 @@ def fingerprint(home: str | None) -> str:
     from agentdex.index.store import FORMAT
     from agentdex.paths import config_path
 
-    env = sorted((k, v) for k, v in os.environ.items() if any(m in k for m in _ENV_MARKERS))
+    env = sorted(
+        (k, v)
+        for k, v in os.environ.items()
+        if any(m in k for m in _ENV_MARKERS) and k not in _NOT_DISCOVERY
+    )
     # the config file wherever it is ([privacy] redact, stores...), the index format, its
     # and the archive's migrations: a change to any sends the next refresh to the writer,
     # which rebuilds or migrates if it must
