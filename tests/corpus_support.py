@@ -72,7 +72,10 @@ def on_terminal(
     """``python -m agentdex ARGS`` on a pty of ``columns`` x ``rows``: (status, screen text)."""
     main, replica = pty.openpty()
     fcntl.ioctl(replica, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
-    term_env = {**env, "TERM": "xterm-256color", "AGENTDEX_PAGER": "cat", "NO_COLOR": "1"}
+    # the pty's size decides the width: a COLUMNS/LINES the runner set (xdist workers
+    # can carry one) would win over it in the program
+    term_env = {k: v for k, v in env.items() if k not in ("COLUMNS", "LINES")}
+    term_env.update(TERM="xterm-256color", AGENTDEX_PAGER="cat", NO_COLOR="1")
     proc = subprocess.Popen(
         [sys.executable, "-m", "agentdex", *args],
         stdin=replica,
