@@ -23,8 +23,8 @@ import fcntl
 import os
 import sqlite3
 import time
-from collections.abc import Callable
-from contextlib import suppress
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -337,8 +337,7 @@ def _embed_titles(
         known = {c for (c,) in db.execute(sql, distinct)}
         fresh = {titles[k][0]: titles[k][1][:MAX_CHARS] for k in batch if titles[k][0] not in known}
         first, new_keys = _embed_texts(appender, model, spec, fresh, stats)
-        try:
-            db.execute("BEGIN IMMEDIATE")
+        with _batch_commit(db, appender, first):
             db.executemany(
                 "INSERT INTO keys (ckey, row) VALUES (?, ?)",
                 ((ckey, first + n) for n, ckey in enumerate(new_keys)),
@@ -347,13 +346,6 @@ def _embed_titles(
                 "INSERT OR REPLACE INTO title_members (agent, session_id, ckey) VALUES (?, ?, ?)",
                 ((agent, sid, titles[(agent, sid)][0]) for agent, sid in batch),
             )
-            store.set_meta(db, "rows", appender.rows)
-            db.execute("COMMIT")
-        except BaseException:
-            with suppress(sqlite3.Error):
-                db.execute("ROLLBACK")
-            appender.rollback(first)
-            raise
         stats.titles_done += len(batch)
 
 
@@ -387,8 +379,7 @@ def _embed_batch(
             raw = texts.get(rid, b"")[: MAX_CHARS * 4]
             fresh[ckey] = raw.decode("utf-8", "replace")[:MAX_CHARS]
     first, new_keys = _embed_texts(appender, model, spec, fresh, stats)
-    try:
-        db.execute("BEGIN IMMEDIATE")
+    with _batch_commit(db, appender, first):
         thash, tlen = live.thash_of(batch), live.tlen_of(batch)
         origin = {keys[rid]: n for n, rid in enumerate(batch)}  # a record with that text
         db.executemany(
@@ -402,6 +393,15 @@ def _embed_batch(
             "INSERT OR REPLACE INTO members (rid, ckey, thash, tlen) VALUES (?, ?, ?, ?)",
             zip(batch, (keys[rid] for rid in batch), thash, tlen, strict=True),
         )
+
+
+@contextmanager
+def _batch_commit(db: sqlite3.Connection, appender: store.Appender, first: int) -> Iterator[None]:
+    """One batch's rows and the vectors appended from row ``first`` commit together: on
+    any failure the transaction rolls back and the flat files are cut back to ``first``."""
+    try:
+        db.execute("BEGIN IMMEDIATE")
+        yield
         store.set_meta(db, "rows", appender.rows)
         db.execute("COMMIT")
     except BaseException:
