@@ -4,10 +4,11 @@ Each kill is timed by the archive's own files: the process is killed once the ar
 database's WAL and chunk file have grown by a random amount since it started (so kills
 land while chunks are appended, while batches commit, while a vanished file's records
 are kept or re-imported, during a rebuild), or once a forget has started writing its new
-chunk file. After every kill the archive database passes ``integrity_check``, every entry
-it lists reads back as exactly a text that was indexed (no half entry is visible), and
-nothing archived before is lost. A final complete run holds every record the sources
-ever showed it.
+chunk file (and, in some rounds, while a forget is held inside its switch: a fast machine
+can finish the switch between two looks at the folder). After every kill the archive
+database passes ``integrity_check``, every entry it lists reads back as exactly a text
+that was indexed (no half entry is visible), and nothing archived before is lost. A final
+complete run holds every record the sources ever showed it.
 """
 
 from __future__ import annotations
@@ -44,9 +45,18 @@ api.refresh(home=sys.argv[1], rows=fx.ROWS, full=sys.argv[2] == "full")
 """
 
 FORGET = """
-import sys
+import sys, time
+from pathlib import Path
 sys.path[:0] = [{src!r}, {tests!r}]
 from agentdex.api import archive
+if len(sys.argv) > 2:  # hold: stop inside the switch, new chunk file written, not committed
+    from agentdex.archive.rewrite import ChunkRewrites
+    rewrite = ChunkRewrites._rewrite_without
+    def held(self, *args, **kw):
+        rewrite(self, *args, **kw)
+        Path(sys.argv[2]).touch()
+        time.sleep(120)
+    ChunkRewrites._rewrite_without = held
 archive.forget(archive.forget_plan(session=sys.argv[1]))
 """
 
@@ -202,9 +212,14 @@ def test_sigkill_during_forget_leaves_a_whole_archive_and_the_next_writer_finish
     mid_switch = 0
     for f in range(6):
         before = _archived()
-        pause = chance.choice([0.0, 0.0, 0.005, 0.02, 0.1])
-        proc = _run(FORGET, f"s{f}")
-        _kill_when(proc, _ForgetStarted(folder, pause))
+        if f % 3 == 0:  # a kill certain to land mid-switch, however fast the machine
+            marker = home.parent / f"held-{f}"
+            proc = _run(FORGET, f"s{f}", str(marker))
+            assert _kill_when(proc, marker.exists)
+        else:  # a kill at a random moment after the new chunk file appeared
+            pause = chance.choice([0.0, 0.0, 0.005, 0.02, 0.1])
+            proc = _run(FORGET, f"s{f}")
+            _kill_when(proc, _ForgetStarted(folder, pause))
         mid_switch += len(list(folder.glob("chunks-*.blobs"))) > 1
         after = _archived()
         for key, (session, text) in after.items():
@@ -222,4 +237,4 @@ def test_sigkill_during_forget_leaves_a_whole_archive_and_the_next_writer_finish
         assert held == (0 if tombstoned else PER_FILE)
         hits = api.search(f"f{f}r", refresh_first=False, limit=None).results
         assert len(hits) == (0 if tombstoned else PER_FILE)
-    assert mid_switch >= 1, "no kill landed while a forget was switching chunk files"
+    assert mid_switch >= 2, "no kill landed while a forget was switching chunk files"
