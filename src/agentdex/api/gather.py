@@ -299,7 +299,14 @@ def gather(
     if named_by is not None:
         agent, session_id = named_by
     found = history.discover_sources(home, agents=[agent] if agent else None)
-    named = [s for s in found.sources if session_id in os.path.basename(s.path)]
+    # A file named after the session, or in a folder named after it (Cline: the task
+    # folder and the session folder, with its subagents' files, share the id).
+    named = [
+        s
+        for s in found.sources
+        if session_id in os.path.basename(s.path)
+        or os.path.basename(os.path.dirname(s.path)) == session_id
+    ]
     into = _Gatherer(home, mask)
     try:
         entries = into.from_files(named, session_id, agent)
