@@ -191,3 +191,19 @@ def test_a_bulk_first_build_keeps_its_term_list_current_for_readers(tmp_path: Pa
         assert all(f"\tnumbat{n}\n" in terms for n in range(3))
     finally:
         writer.close(True)
+
+
+def test_http_and_mcp_searches_carry_the_coverage(
+    transcripts: list[Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """HTTP and MCP search in a worker process: its answer keeps ``coverage`` (the page's
+    "Partial" note and an MCP client read it there)."""
+    from agentdex.api import search_worker
+
+    for name, value in STOP_AT_ONCE.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(firstbuild, "FIRST_ANSWER_BYTES", 0)
+    assert api.search("wombat", refresh_first=True).status == "partial"
+    answer = search_worker.search_in_worker("wombat", refresh_first=False).to_json()
+    assert answer["status"] == "partial"
+    assert answer["coverage"]["files"] == 1 and answer["coverage"]["files_total"] == FILES

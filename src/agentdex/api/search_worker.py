@@ -207,6 +207,7 @@ def _result_of(query: str, answer: tuple[Any, ...]) -> SearchResult:
             results=data["results"],
             stats=data["stats"],
             highlights=answer[2] if len(answer) > 2 else [],
+            coverage=data.get("coverage"),  # a first build's answer says how much it held
         )
     if kind == "error":
         _, class_name, message, detail = answer

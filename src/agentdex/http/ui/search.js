@@ -15,6 +15,7 @@ import {
   pathLabel,
   plural,
   tilde,
+  when,
 } from "./dom.js";
 import { conversationHref, conversationItem } from "./links.js";
 import { panels } from "./views.js";
@@ -40,10 +41,31 @@ function busyIndexing(data) {
   return typeof data.stats.refresh === "string" && data.stats.refresh.startsWith("skipped");
 }
 
+/** The index is still being built (a first build): the answer covers only the newest
+ * files, as the CLI's stderr line says; the search is retried until it is complete. */
+function stillBuilding(data) {
+  return Boolean(data.coverage) && data.coverage.complete === false;
+}
+
+/** "the newest 8% of the history (files written since 2026-11-19 15:40)" from `coverage`. */
+function coverageText(coverage) {
+  const share = `${Math.round(100 * (coverage.fraction || 0))}%`;
+  const oldest = coverage.back_to && new Date(coverage.back_to * 1000).toISOString();
+  const since = oldest ? ` (files written since ${when(oldest)})` : "";
+  return `the newest ${share} of the history${since}`;
+}
+
 /** Say when results may be incomplete because the index is not (yet) up to date. */
 function indexNote(data) {
   if (data.status === "no-index")
     return h("span#index-note.warning", {}, " Nothing is indexed yet: indexing…");
+  if (stillBuilding(data))
+    return h(
+      "div#index-note.warning.partial-note",
+      { "data-partial": "coverage" },
+      ` Partial: the index is still being built; searched ${coverageText(data.coverage)}.` +
+        " Results follow as it grows.",
+    );
   if (busyIndexing(data))
     return h("span#index-note.dim", {}, " (the index is being updated; results follow)");
   return null;
@@ -320,7 +342,8 @@ export function mount(main, route) {
       fill(statusPanels, ...panels("search-status", { state, data }));
       // Retry (asking for a refresh) while another request or process is still indexing.
       const refreshRan = typeof data.stats.refresh === "object";
-      forceRefresh = busyIndexing(data) || (data.status === "no-index" && !refreshRan);
+      forceRefresh =
+        busyIndexing(data) || stillBuilding(data) || (data.status === "no-index" && !refreshRan);
       if (forceRefresh) retry = setTimeout(search, RETRY_MS);
       document.dispatchEvent(new CustomEvent("agentdex:results", { detail: { total, ms } }));
     } catch (error) {
