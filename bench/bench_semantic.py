@@ -136,7 +136,8 @@ for at in range(0, n, 65536):
     v /= np.linalg.norm(v, axis=1, keepdims=True)
     parts.append(store.quantize4(v))
 rows = store.Rows(n=n, q4=np.concatenate([p[0] for p in parts]), scale=np.concatenate([p[1] for p in parts]),
-    bits=np.concatenate([p[2] for p in parts]), ckey=np.arange(n, dtype=np.int64))
+    ckey=np.arange(n, dtype=np.int64))
+rows.signs()  # derived once, as the resident keeps them between searches
 times = []
 for i in range(11):
     v = rng.standard_normal(384).astype(np.float32); v /= np.linalg.norm(v)

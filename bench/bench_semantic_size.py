@@ -7,8 +7,9 @@ depends on the number of texts and records only, not on the vectors' values: thi
 writes ``--texts`` random unit vectors and ``--records`` member rows (default: one
 record a text, no two records sharing a text, the largest case) into a store in a
 temporary folder through ``agentdex.semantic.store`` exactly as a fill does (the
-flat files through ``Appender``, then ``keys``, ``members`` and ``meta.rows`` in one
-transaction per batch of 64), checkpoints the WAL as closing does, and reports the
+flat files through ``Appender``, then ``keys``, ``members`` (``store.member_rows``:
+no hash repeated from the key) and ``meta.rows`` in one transaction per batch of
+64), checkpoints the WAL as closing does, and reports the
 bytes of every file and their ratio to ``--corpus-mb`` (the 1 GB generated corpus:
 1,048.7 MB of JSONL with 470,904 prompts and replies to embed).
 """
@@ -50,9 +51,19 @@ def build(folder: Path, texts: int, records: int, batch: int = 64) -> dict[str, 
             "INSERT INTO keys (ckey, row, thash, tlen) VALUES (?, ?, ?, ?)",
             ((int(ckeys[n]), first + i, thash[i], tlen[i]) for i, n in enumerate(new)),
         )
+        # a record whose text was embedded from another record (texts past ``texts``)
+        # has its own hash; the record a text was embedded from names its key's
+        of_key = [
+            (thash[i], tlen[i]) if rid - 1 < texts else (None, None) for i, rid in enumerate(rids)
+        ]
         db.executemany(
-            "INSERT OR REPLACE INTO members (rid, ckey, thash, tlen) VALUES (?, ?, ?, ?)",
-            ((rid, int(ckeys[(rid - 1) % texts]), thash[i], tlen[i]) for i, rid in enumerate(rids)),
+            store.INSERT_MEMBER,
+            store.member_rows(
+                rids,
+                [int(ckeys[(rid - 1) % texts]) for rid in rids],
+                zip(thash, tlen, strict=True),
+                of_key,
+            ),
         )
         store.set_meta(db, "rows", appender.rows)
         db.execute("COMMIT")

@@ -367,8 +367,12 @@ def _embed_batch(
     keys = {rid: store.content_key(spec.id, texts.get(rid, b"")) for rid in batch}
     distinct = sorted(set(keys.values()))
     marks = ",".join("?" * len(distinct))
-    known = {
-        ckey for (ckey,) in db.execute(f"SELECT ckey FROM keys WHERE ckey IN ({marks})", distinct)
+    #: content key -> the (thash, tlen) its key row holds (None, None: none)
+    known: dict[int, tuple[int | None, int | None]] = {
+        ckey: (thash, tlen)
+        for ckey, thash, tlen in db.execute(
+            f"SELECT ckey, thash, tlen FROM keys WHERE ckey IN ({marks})", distinct
+        )
     }
     fresh: dict[int, str] = {}
     for rid in batch:
@@ -380,18 +384,18 @@ def _embed_batch(
             fresh[ckey] = raw.decode("utf-8", "replace")[:MAX_CHARS]
     first, new_keys = _embed_texts(appender, model, spec, fresh, stats)
     with _batch_commit(db, appender, first):
-        thash, tlen = live.thash_of(batch), live.tlen_of(batch)
+        own = list(zip(live.thash_of(batch), live.tlen_of(batch), strict=True))
         origin = {keys[rid]: n for n, rid in enumerate(batch)}  # a record with that text
+        for ckey in new_keys:
+            known[ckey] = own[origin[ckey]]
         db.executemany(
             "INSERT INTO keys (ckey, row, thash, tlen) VALUES (?, ?, ?, ?)",
-            (
-                (ckey, first + n, thash[origin[ckey]], tlen[origin[ckey]])
-                for n, ckey in enumerate(new_keys)
-            ),
+            ((ckey, first + n, *known[ckey]) for n, ckey in enumerate(new_keys)),
         )
+        ckeys = [keys[rid] for rid in batch]
         db.executemany(
-            "INSERT OR REPLACE INTO members (rid, ckey, thash, tlen) VALUES (?, ?, ?, ?)",
-            zip(batch, (keys[rid] for rid in batch), thash, tlen, strict=True),
+            store.INSERT_MEMBER,
+            store.member_rows(batch, ckeys, own, (known[ckey] for ckey in ckeys)),
         )
 
 
@@ -474,7 +478,10 @@ def coverage(index_root: Path) -> dict[str, Any]:
         if store.get_meta(db, "generation") == gen.name:
             info["embedded"] = sum(
                 1
-                for rid, thash in db.execute("SELECT rid, thash FROM members")
+                for rid, thash in db.execute(
+                    f"SELECT m.rid, {store.MEMBER_THASH} FROM members m"
+                    " LEFT JOIN keys k ON k.ckey = m.ckey"
+                )
                 if live.get(rid) == thash
             )
         info["titles_embedded"] = sum(

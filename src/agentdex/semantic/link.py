@@ -5,8 +5,9 @@ and ``members`` says which record of the current generation holds which
 content. A rebuilt index numbers its records anew, and a refresh adds
 records whose text may have a vector already (a copied or resumed
 conversation). Linking gives those records their ``members`` row without
-reading their text or running the model: every ``members`` row and every
-``keys`` row remembers the (``thash``, ``tlen``) of the text it came from,
+reading their text or running the model: every ``keys`` row remembers the
+(``thash``, ``tlen``) of the text it came from, and a ``members`` row those
+of its record where they differ (the same text in another case),
 and a record whose (``thash``, ``tlen``) is among them has that text (the
 same 63-bit hash and the same length; ``keys.ckey`` itself is a hash of the
 whole text). Vectors stored before these columns existed are matched by
@@ -117,6 +118,11 @@ def link(db: sqlite3.Connection, live: Live, generation: str, model: str) -> int
     if same:
         todo = ~np.isin(live.rids, _column(db, "SELECT rid FROM members"))
     rids, ckeys = np.zeros(0, np.int64), np.zeros(0, np.int64)
+    # every key with its own (thash, tlen) (0/-1 where it has none: never a record's)
+    keyed = np.fromiter(
+        db.execute("SELECT ckey, coalesce(thash, 0), coalesce(tlen, -1) FROM keys ORDER BY ckey"),
+        dtype=[("c", "i8"), ("t", "i8"), ("l", "i8")],
+    )
     if len(known) and todo.any():
         order = np.lexsort((known["l"], known["t"]))
         kt, kl, kc = known["t"][order], known["l"][order], known["c"][order]
@@ -130,9 +136,10 @@ def link(db: sqlite3.Connection, live: Live, generation: str, model: str) -> int
             found[match] = at[match]
         hit = found >= 0
         rids, ckeys = live.rids[todo][hit], kc[found[hit]]
-        alive = np.isin(ckeys, _column(db, "SELECT ckey FROM keys"))
+        alive = np.isin(ckeys, keyed["c"])
         rids, ckeys = rids[alive], ckeys[alive]
     at = np.searchsorted(live.rids, rids)
+    key_at = np.searchsorted(keyed["c"], ckeys)
     db.execute("BEGIN IMMEDIATE")
     try:
         if not same:
@@ -140,13 +147,12 @@ def link(db: sqlite3.Connection, live: Live, generation: str, model: str) -> int
             store.set_meta(db, "generation", generation)
             store.set_meta(db, "model", model)
         db.executemany(
-            "INSERT OR REPLACE INTO members (rid, ckey, thash, tlen) VALUES (?, ?, ?, ?)",
-            zip(
+            store.INSERT_MEMBER,
+            store.member_rows(
                 rids.tolist(),
                 ckeys.tolist(),
-                live.thash[at].tolist(),
-                live.tlen[at].tolist(),
-                strict=True,
+                zip(live.thash[at].tolist(), live.tlen[at].tolist(), strict=True),
+                zip(keyed["t"][key_at].tolist(), keyed["l"][key_at].tolist(), strict=True),
             ),
         )
         db.execute("COMMIT")

@@ -1,7 +1,8 @@
 """Nearest records to a vector: sign-bit prefilter, exact rerank, content -> records.
 
 Small stores are scored exactly (every 4-bit vector against the query). Past
-``EXACT_MAX`` vectors the sign bits (48 bytes a vector) pick ``PREFILTER``
+``EXACT_MAX`` vectors the sign bits (48 bytes a vector, derived from the 4-bit
+vectors: :meth:`agentdex.semantic.store.Rows.signs`) pick ``PREFILTER``
 candidates by Hamming distance and only those are scored exactly
 (bench/bench_semantic.py measures what the prefilter loses). A vector becomes
 results only through ``members`` rows; the caller keeps those whose record is
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agentdex.semantic import store
+from agentdex.semantic.signs import query_signs
 
 if TYPE_CHECKING:
     import numpy as np
@@ -129,7 +131,9 @@ class VectorIndex:
             part = keys[at : at + 900]
             marks = ",".join("?" * len(part))
             for rid, ckey, thash in self.db.execute(
-                f"SELECT rid, ckey, thash FROM members WHERE ckey IN ({marks})", part
+                f"SELECT m.rid, m.ckey, {store.MEMBER_THASH} FROM members m"
+                f" LEFT JOIN keys k ON k.ckey = m.ckey WHERE m.ckey IN ({marks})",
+                part,
             ):
                 out.append(Near(rid, thash, ckey, best[ckey]))
             if self.has_titles:
@@ -170,10 +174,11 @@ def _candidates(rows: store.Rows, query: np.ndarray) -> np.ndarray:
     n = len(rows)
     if n <= EXACT_MAX:
         return np.arange(n, dtype=np.int64)
-    qbits = np.packbits(query > 0)
+    qbits = query_signs(query)
+    signs = rows.signs()
     dist = np.empty(n, dtype=np.uint16)
     for at in range(0, n, SLICE):
-        part = np.asarray(rows.bits[at : at + SLICE])
+        part = signs[at : at + SLICE]
         dist[at : at + len(part)] = np.bitwise_count(part ^ qbits).sum(axis=1, dtype=np.uint16)
     keep = min(PREFILTER, n)
     return np.sort(np.argpartition(dist, keep - 1)[:keep]).astype(np.int64)

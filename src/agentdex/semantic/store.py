@@ -4,24 +4,31 @@
 
 * ``vec-N/`` (append-only flat files, read through ``mmap``), one row per
   distinct text: ``q4`` its vector as 4-bit integers (two a byte, 192 bytes
-  for 384 dimensions), ``scale`` (float32: the vector is ``q4 * scale``),
-  ``bits`` one sign bit per dimension (48 bytes, the prefilter) and ``ckey``
-  (int64: the row's content key);
+  for 384 dimensions), ``scale`` (float32: the vector is ``q4 * scale``) and
+  ``ckey`` (int64: the row's content key). The prefilter's sign bits are not
+  stored: they are derived from ``q4`` by the process that scans
+  (:meth:`Rows.signs`, kept per file between searches);
 * ``vectors.db`` (SQLite, the truth): ``keys`` maps a content key (a hash of
   the model id and the record's lower-cased text as the index stores it: so
   redacted text is what is embedded, identical messages are embedded once and
-  a rebuild reuses every vector) to its row; ``members`` says which record of
-  the current generation holds which content (``rid``, ``ckey``, the record's
-  ``thash``); ``title_members`` says which conversation's title has which content
-  (``agent``, ``session_id``, ``ckey``: valid while the index's title of that
-  conversation still hashes to ``ckey``, whatever the generation);
-  ``meta.rows`` is how many rows are committed.
+  a rebuild reuses every vector) to its row and the (``thash``, ``tlen``) of
+  the record it was first embedded from; ``members`` says which record of
+  the current generation holds which content (``rid``, ``ckey``, and the
+  record's ``thash``/``tlen`` only where they differ from its key's: NULL
+  means "the key's", :data:`MEMBER_THASH` reads it); ``title_members`` says
+  which conversation's title has which content (``agent``, ``session_id``,
+  ``ckey``: valid while the index's title of that conversation still hashes
+  to ``ckey``, whatever the generation); ``meta.rows`` is how many rows are
+  committed.
 
 A fill appends rows, fsyncs the files, then commits the keys, members and
 ``rows`` in one SQLite transaction; a writer that opens truncates the files to
 ``rows`` (what a killed fill appended past its commit). Readers map ``rows``
 rows. Rows no key points to any more (forgotten texts) are dead until more
 than half the rows are, when the files are rewritten (:func:`compact`).
+
+A store written by an older agentdex is upgraded by the first writer that
+opens it (:mod:`agentdex.semantic.migrations`: named, each once, safe to kill).
 
 Consistency rule: a vector is returned only through a ``members`` row whose
 record is live in the index with the same ``thash``; members of records the
@@ -35,6 +42,7 @@ import hashlib
 import os
 import shutil
 import sqlite3
+from collections.abc import Iterable, Iterator
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,7 +62,7 @@ CREATE TABLE IF NOT EXISTS keys (
 CREATE TABLE IF NOT EXISTS members (
     rid INTEGER PRIMARY KEY,
     ckey INTEGER NOT NULL,
-    thash INTEGER NOT NULL,
+    thash INTEGER,
     tlen INTEGER
 );
 CREATE INDEX IF NOT EXISTS members_ckey ON members(ckey);
@@ -73,10 +81,13 @@ ADDED = {"keys": ("thash", "tlen"), "members": ("tlen",)}
 #: file name -> (numpy dtype, values per row as a function of the dimension)
 FILES = {
     "q4": ("uint8", lambda dim: dim // 2),
-    "bits": ("uint8", lambda dim: dim // 8),
     "scale": ("float32", lambda dim: 1),
     "ckey": ("int64", lambda dim: 1),
 }
+
+#: a member's text hash: its own where it differs from its key's, else the key's
+#: (SQL over ``members m LEFT JOIN keys k ON k.ckey = m.ckey``; 0 when neither has one)
+MEMBER_THASH = "coalesce(m.thash, k.thash, 0)"
 
 
 def semantic_dir(index_root: Path) -> Path:
@@ -103,13 +114,38 @@ def connect(folder: Path, *, create: bool) -> sqlite3.Connection | None:
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")
         if create:
+            fresh = not db.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'members'"
+            ).fetchone()
             db.executescript(SCHEMA)
             for table, columns in ADDED.items():
                 have = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
                 for column in columns:
                     if column not in have:
                         db.execute(f"ALTER TABLE {table} ADD COLUMN {column} INTEGER")
+            from agentdex.semantic.migrations import migrate
+
+            migrate(folder, db, fresh=fresh)
     return db
+
+
+def member_rows(
+    rids: Iterable[int],
+    ckeys: Iterable[int],
+    own: Iterable[tuple[int, int]],
+    of_key: Iterable[tuple[int | None, int | None]],
+) -> Iterator[tuple[int, int, int | None, int | None]]:
+    """``members`` rows (rid, ckey, thash, tlen) for records with their own (thash, tlen)
+    and their key's: NULL where the two are the same (the one record a text)."""
+    for rid, ckey, mine, keys in zip(rids, ckeys, own, of_key, strict=True):
+        if mine == keys:
+            yield rid, ckey, None, None
+        else:
+            yield rid, ckey, mine[0], mine[1]
+
+
+#: write a record's ``members`` row (values from :func:`member_rows`)
+INSERT_MEMBER = "INSERT OR REPLACE INTO members (rid, ckey, thash, tlen) VALUES (?, ?, ?, ?)"
 
 
 def get_meta(db: sqlite3.Connection, key: str) -> str | None:
@@ -127,15 +163,16 @@ def set_meta(db: sqlite3.Connection, key: str, value: object) -> None:
 # -- 4-bit vectors ----------------------------------------------------------------------------
 
 
-def quantize4(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Unit float rows -> (packed 4-bit rows, float32 scales, packed sign bits)."""
+def quantize4(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Unit float rows -> (packed 4-bit rows, float32 scales): even dimensions in the
+    high nibbles, odd ones in the low, each ``q + 8`` for ``q`` in -7..7."""
     import numpy as np
 
     peak = np.abs(vectors).max(axis=1)
     scales = (np.maximum(peak, 1e-12) / 7.0).astype(np.float32)
     q = (np.clip(np.rint(vectors / scales[:, None]), -7, 7) + 8).astype(np.uint8)
     packed = (q[:, 0::2] << 4) | q[:, 1::2]
-    return packed, scales, np.packbits(vectors > 0, axis=1)
+    return packed, scales
 
 
 def unpack4(packed: np.ndarray, scales: np.ndarray) -> np.ndarray:
@@ -159,12 +196,27 @@ class Rows:
 
     n: int
     q4: np.ndarray
-    bits: np.ndarray
     scale: np.ndarray
     ckey: np.ndarray
+    #: the ``q4`` file mapped (its signs are kept per file); None for rows in memory
+    source: Path | None = None
+    _signs: np.ndarray | None = None
 
     def __len__(self) -> int:
         return self.n
+
+    def signs(self) -> np.ndarray:
+        """The rows' sign bits (:func:`agentdex.semantic.signs.sign_bits`), derived once
+        per file and process and extended as the file grows (the resident scans one
+        store for many searches)."""
+        if self._signs is None:
+            from agentdex.semantic import signs
+
+            if self.source is None:
+                self._signs = signs.signs_in_chunks(self.q4, 0, self.n)
+            else:
+                self._signs = signs.SIGNS.of(self.source, self.q4, self.n)
+        return self._signs
 
 
 def vfile(db: sqlite3.Connection) -> str:
@@ -197,7 +249,13 @@ def map_rows(folder: Path, name: str, n: int, dim: int) -> Rows:
     for file, (dtype, width) in FILES.items():
         shape = (n, width(dim)) if width(dim) > 1 else (n,)
         arrays[file] = np.memmap(folder / name / file, dtype=dtype, mode="r", shape=shape)
-    return Rows(n=n, **arrays)
+    return Rows(
+        n=n,
+        q4=arrays["q4"],
+        scale=arrays["scale"],
+        ckey=arrays["ckey"],
+        source=folder / name / "q4",
+    )
 
 
 class Appender:
@@ -220,10 +278,9 @@ class Appender:
         """Write rows for unit ``vectors``; returns the first new row (not committed yet)."""
         import numpy as np
 
-        packed, scales, bits = quantize4(vectors)
+        packed, scales = quantize4(vectors)
         parts = {
             "q4": packed,
-            "bits": bits,
             "scale": scales,
             "ckey": np.asarray(ckeys, dtype=np.int64),
         }
@@ -279,7 +336,9 @@ def collect_garbage(
     """
     import numpy as np
 
-    rows = db.execute("SELECT rid, thash FROM members").fetchall()
+    rows = db.execute(
+        f"SELECT m.rid, {MEMBER_THASH} FROM members m LEFT JOIN keys k ON k.ckey = m.ckey"
+    ).fetchall()
     stale: list[tuple[int]] = []
     if rows:
         mine = np.array(rows, dtype=np.int64)
