@@ -12,8 +12,10 @@ creates a writer and a reader role, then measures:
 * the database: total size, and the records table's heap, TOAST and each index;
 * team search p50/p95 for each query class of ``bench/bench_search.py`` (the same
   queries, picked the same way): in-process (``agentdex.api.team.search``, a
-  connection per search as the CLI makes) and as a fresh ``agentdex search --team
-  --json --limit 20`` process.
+  connection per search) and as a fresh ``agentdex search --team --json --limit 20``
+  process, answered by the resident team searcher (``api/team_resident.py``, started
+  by the first search: that start is timed apart, ``resident_start``) and with it off
+  (``AGENTDEX_RESIDENT_TEAM=0``: the process imports psycopg and connects itself).
 
 Prints one JSON document. The server is stopped and its files removed at the end.
 
@@ -68,6 +70,11 @@ def main() -> None:
         "AGENTDEX_CONFIG": str(work / "empty.toml"),
         "AGENTDEX_MACHINE": "bench-box",
     }
+    # an installed tool runs byte-compiled modules (as bench_search.py measures it)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", str(ROOT / "src")], check=True, env=env
+    )
     os.environ.update({k: env[k] for k in ("AGENTDEX_DATA_DIR", "AGENTDEX_CONFIG")})
     agentdex = [sys.executable, "-m", "agentdex", "--home", str(args.home)]
     out: dict[str, Any] = {"home": str(args.home)}
@@ -178,9 +185,26 @@ def measure(
     }
     print(json.dumps(out), file=sys.stderr, flush=True)  # kept if a later step fails
 
+    from agentdex.api import team_resident
+
     queries = pick_queries(args.home)
     out["queries"] = queries
     searches: dict[str, Any] = {}
+
+    def fresh(words: list[str], environ: dict[str, str]) -> tuple[float, int]:
+        argv = [*agentdex, "search", *words, "--team", "--json", "--limit", "20"]
+        seconds, done = run([*argv, "--url", reader], environ)
+        assert done.returncode in (0, 1, 7), done.stderr
+        return seconds, done.returncode
+
+    off = {**env, "AGENTDEX_RESIDENT_TEAM": "0"}
+    on = {**env, "AGENTDEX_RESIDENT_TEAM": "1"}
+    team_resident.stop()
+    first = next(iter(queries.values()))
+    out["resident_start"] = {
+        "search_off_seconds": round(fresh(first, off)[0], 3),
+        "search_starting_it_seconds": round(fresh(first, on)[0], 3),
+    }
     for name, words in queries.items():
         regex = words[0] == "-E"
         text = " ".join(words[1:] if regex else words)
@@ -191,29 +215,17 @@ def measure(
             found = api.search(text, url=reader, regex=regex, limit=20)
             samples.append(time.perf_counter() - started)
         assert found is not None
-        cli = []
+        cli: dict[str, list[float]] = {"on": [], "off": []}
         partial = 0
         for _ in range(args.cli_runs):
-            seconds, done = run(
-                [
-                    *agentdex,
-                    "search",
-                    *words,
-                    "--team",
-                    "--json",
-                    "--limit",
-                    "20",
-                    "--url",
-                    reader,
-                ],
-                env,
-            )
-            assert done.returncode in (0, 1, 7), done.stderr
-            cli.append(seconds)
-            partial += done.returncode == 7
+            for mode, environ in (("on", on), ("off", off)):  # interleaved: same conditions
+                seconds, code = fresh(words, environ)
+                cli[mode].append(seconds)
+                partial += code == 7
         searches[name] = {
             "in_process": percentiles(samples),
-            "fresh_process": percentiles(cli),
+            "fresh_process": percentiles(cli["on"]),
+            "fresh_process_no_resident": percentiles(cli["off"]),
             "mode": found.stats["mode"],
             "total": found.stats["total"],
             "total_exact": found.stats["total_exact"],
@@ -223,6 +235,9 @@ def measure(
         }
         print(json.dumps({name: searches[name]}), file=sys.stderr, flush=True)
     out["search"] = searches
+    # every search with it on was answered by it (a refused one would have searched itself)
+    out["resident_requests"] = team_resident.status().get("requests")
+    out["resident_stopped"] = team_resident.stop()
     out["load_end"] = os.getloadavg()
 
 

@@ -96,6 +96,8 @@ def hermetic_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     monkeypatch.setenv("AGENTDEX_BACKGROUND_EMBED", "0")
     # the CLI's resident embedder outlives a command: tests that want it turn it on
     monkeypatch.setenv("AGENTDEX_RESIDENT_EMBEDDER", "0")
+    # likewise the resident team searcher (`search --team`)
+    monkeypatch.setenv("AGENTDEX_RESIDENT_TEAM", "0")
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(base / "gitconfig"))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     (base / "gitconfig").write_text(

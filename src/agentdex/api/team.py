@@ -10,7 +10,6 @@ leaves the machine; projects under ``[team] exclude`` never do.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import socket
 import time
@@ -60,7 +59,11 @@ def settings(url: str | None = None, machine: str | None = None) -> TeamSettings
 
 
 @contextmanager
-def _connection(team: TeamSettings) -> Iterator[Any]:
+def _connection(team: TeamSettings, kept: Any = None) -> Iterator[Any]:
+    """A new connection to the team database, closed after; or ``kept``, left open."""
+    if kept is not None:
+        yield kept
+        return
     from agentdex.team.connect import connect
 
     conn = connect(team.url, masked=team.masked)
@@ -89,6 +92,8 @@ def _redaction() -> tuple[Callable[[str], tuple[str, int]], str]:
 
     The id hashes the rule set, so a new one re-sends (re-redacted) everything.
     """
+    import hashlib
+
     from agentdex import secrets
 
     ident = hashlib.blake2b(
@@ -288,8 +293,14 @@ def search(
     now: float | None = None,
     exact_total: bool = False,
     budget: Budget | None = None,
+    connection: Callable[[], Any] | None = None,
 ) -> SearchResult:
-    """:func:`agentdex.api.search.search` over the team database; each hit names its machine."""
+    """:func:`agentdex.api.search.search` over the team database; each hit names its machine.
+
+    ``connection``: gives an open connection to ``url`` to search through, left open (the
+    resident team searcher keeps one, :mod:`agentdex.api.team_resident_server`); called
+    after the query is checked, as a connection is otherwise opened (and closed after).
+    """
     from agentdex.api.query_check import check_query
     from agentdex.api.search import SearchResult, _validate
     from agentdex.search.budget import Budget, default_seconds, enforced
@@ -299,7 +310,7 @@ def search(
     team = settings(url, "-")
     budget = budget if budget is not None else Budget(default_seconds())
     result = SearchResult(query=query)
-    with _connection(team) as conn:
+    with _connection(team, None if connection is None else connection()) as conn:
         from agentdex.team.connect import talking
 
         with talking(team.masked, "searching"), conn.transaction():

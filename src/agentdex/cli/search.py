@@ -211,7 +211,6 @@ def search(
     team: bool,
     url: str | None,
 ) -> None:
-    from agentdex.api import search as api
     from agentdex.cli._format import pinned_now
     from agentdex.errors import UsageError
 
@@ -238,15 +237,18 @@ def search(
         "sort": sort,
         "dedup": not no_dedup,
         "now": pinned_now(),
-        "budget": None if time_budget is None else api.Budget(time_budget),
         "exact_total": exact_count,
     }
+    result: Any
     if team:
-        from agentdex.api import team as team_api
+        from agentdex.api.team_resident import team_search
 
-        result = team_api.search(" ".join(query), url=url, **options)
+        result = team_search(" ".join(query), url=url, time_budget=time_budget, **options)
     else:
+        from agentdex.api import search as api
         from agentdex.api.semantic import use_resident_embedder
+
+        options["budget"] = None if time_budget is None else api.Budget(time_budget)
 
         use_resident_embedder()  # a fresh process: the model stays loaded between searches
         with _progress(show_progress) as bar:

@@ -248,6 +248,13 @@ def _request(
 
 def _start(folder: Path, name: str, spec: ModelSpec) -> Any:
     """Start a resident (detached: it outlives this process); None if it cannot be."""
+    args = ["--model", spec.id, "--idle", str(idle_seconds())]
+    return spawn(folder, name, "agentdex.semantic.resident_server", args)
+
+
+def spawn(folder: Path, name: str, module: str, args: list[str]) -> Any:
+    """Start ``python -m module --socket name *args`` in ``folder``, detached (it outlives
+    this process), its output in ``<name>.log``; None if it cannot be started."""
     import subprocess
 
     from agentdex.paths import ensure_private_dir, open_private
@@ -263,8 +270,7 @@ def _start(folder: Path, name: str, spec: ModelSpec) -> Any:
     # the resident runs this very code, whatever the interpreter's own path says
     source = str(Path(agentdex.__file__).resolve().parents[1])
     env["PYTHONPATH"] = os.pathsep.join(p for p in (source, env.get("PYTHONPATH")) if p)
-    argv = [sys.executable, "-m", "agentdex.semantic.resident_server", "--socket", name]
-    argv += ["--model", spec.id, "--idle", str(idle_seconds())]
+    argv = [sys.executable, "-m", module, "--socket", name, *args]
     try:
         with log:
             return subprocess.Popen(

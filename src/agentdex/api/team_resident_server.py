@@ -1,0 +1,249 @@
+"""The resident team searcher's process: ``python -m agentdex.api.team_resident_server``.
+
+Started by :func:`agentdex.api.team_resident.search` (see there). It lives as the
+resident embedder does (:class:`agentdex.semantic.resident_server.Resident`: one per
+socket name and data dir under ``<socket>.lock``, the socket bound before anything
+slow, only peers of its own uid, gone after ``--idle`` seconds without a request,
+when its socket is removed or replaced, on ``stop`` or SIGTERM), but answers in its
+main thread, one search at a time: a search's time budget is enforced with
+``SIGALRM`` (:func:`agentdex.search.budget.enforced`), which only the main thread
+receives, and one search keeps one connection busy. A second search waits for the first.
+
+It keeps one open connection per team URL a client sent (at most ``KEPT``), reused
+when it is idle and healthy after a search, else closed; a kept connection the server
+dropped meanwhile is replaced once, in the same search. Statements are never
+prepared on a kept connection (``prepare_threshold = None``): PostgreSQL's generic
+plan of a prepared statement ignores the trigram pattern's selectivity, and a
+search must be planned as one made on a new connection is.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import socket
+import sys
+import time
+from contextlib import suppress
+from pathlib import Path
+from typing import Any
+
+from agentdex.api import team_resident as wire
+from agentdex.errors import AgentdexError
+from agentdex.semantic.resident_server import Resident, _same_user
+
+#: connections kept open (one per URL), the least recently used closed first
+KEPT = 4
+#: how long a client may take to send its request, and to read the answer
+REQUEST_SECONDS = 5.0
+ANSWER_SECONDS = 60.0
+#: what a client may pass on to :func:`agentdex.api.team.search`
+OPTIONS: dict[str, type | tuple[type, ...]] = {
+    "regex": bool,
+    "word": bool,
+    "case": str,
+    "limit": (int, type(None)),
+    "sort": str,
+    "dedup": bool,
+    "now": (int, float, type(None)),
+    "exact_total": bool,
+}
+
+
+class TeamResident(Resident):
+    def __init__(self, folder: Path, name: str, idle: float) -> None:
+        super().__init__(folder, name, "team", idle)
+        #: URL -> an open connection, idle between searches (least recently used first)
+        self.connections: dict[str, Any] = {}
+        self.digest = wire.environment_digest()
+
+    # -- life (the rest is Resident's) --------------------------------------------------------
+
+    def _load(self) -> None:
+        """Import what a search needs while the first client sends its request."""
+        try:
+            import psycopg  # noqa: F401
+
+            from agentdex.api import team  # noqa: F401
+            from agentdex.team import search  # noqa: F401
+        except ImportError as exc:
+            self.error = f"cannot import the team search: {exc}"
+        self.ready.set()
+
+    def _serve(self, listener: socket.socket) -> None:
+        try:
+            while not self.done.is_set():
+                try:
+                    conn, _ = listener.accept()
+                except TimeoutError:
+                    if self._should_exit():
+                        return
+                    continue
+                except OSError:
+                    return
+                self._serve_one(conn)
+        finally:
+            for kept in self.connections.values():
+                with suppress(Exception):
+                    kept.close()
+            self.connections.clear()
+
+    def _serve_one(self, conn: socket.socket) -> None:
+        with conn:
+            try:
+                if not _same_user(conn):
+                    return
+                conn.settimeout(REQUEST_SECONDS)
+                request = wire.receive(conn)
+                answer = self._answer(request)
+                conn.settimeout(ANSWER_SECONDS)
+                wire.send(conn, answer)
+            except (OSError, ValueError):
+                return
+            finally:
+                self.last = time.monotonic()
+
+    # -- requests ------------------------------------------------------------------------------
+
+    def _answer(self, request: dict[str, Any]) -> dict[str, Any]:  # type: ignore[override]
+        op = request.get("op")
+        if op == "status":
+            return self._status()
+        if op == "stop":
+            self.done.set()
+            return {"ok": True}
+        if op == "search":
+            return self._search(request)
+        return {"ok": False, "fallback": f"unknown op {op!r}"}
+
+    def _status(self) -> dict[str, Any]:
+        info = super()._status()
+        info.pop("model", None)
+        info.pop("loaded", None)
+        info["connections"] = len(self.connections)
+        return info
+
+    def _search(self, request: dict[str, Any]) -> dict[str, Any]:
+        url, query, seconds = request.get("url"), request.get("query"), request.get("seconds")
+        options = request.get("options")
+        if request.get("env") != self.digest:
+            return {"ok": False, "fallback": "another environment (PG* variables, HOME)"}
+        if (
+            not isinstance(url, str)
+            or not isinstance(query, str)
+            or not isinstance(seconds, int | float)
+            or isinstance(seconds, bool)
+            or not isinstance(options, dict)
+            or any(
+                key not in OPTIONS or not isinstance(value, OPTIONS[key])
+                for key, value in options.items()
+            )
+        ):
+            return {"ok": False, "fallback": "malformed search request"}
+        self.ready.wait()
+        if self.error is not None:
+            return {"ok": False, "fallback": self.error}
+        self.requests += 1
+        try:
+            result = self._run(url, query, options, float(seconds))
+        except AgentdexError as exc:
+            error = {"code": exc.code, "message": exc.message, "exit": exc.exit_code}
+            if exc.detail is not None:
+                error["detail"] = exc.detail
+            return {"ok": False, "error": error}
+        except Exception as exc:  # a bug: the client searches itself (and says what it is)
+            print(f"team search failed: {type(exc).__name__}", file=sys.stderr, flush=True)
+            return {"ok": False, "fallback": f"resident failed: {type(exc).__name__}"}
+        return {"ok": True, "result": result.to_json(), "highlights": result.highlights}
+
+    def _run(self, url: str, query: str, options: dict[str, Any], seconds: float) -> Any:
+        """The search, on the connection kept for ``url`` (opened when there is none:
+        after the query is checked, as in a process of its own); one kept connection the
+        server dropped while it was idle is replaced once."""
+        from agentdex.api import team
+        from agentdex.search.budget import Budget
+        from agentdex.team.connect import TeamUnreachable, connect, mask_url
+
+        kept = self.connections.pop(url, None)
+        opened: list[Any] = []
+
+        def connection() -> Any:
+            if kept is not None and not opened:
+                opened.append(kept)
+            else:
+                opened.append(connect(url, masked=mask_url(url)))
+                opened[-1].prepare_threshold = None
+            return opened[-1]
+
+        def search() -> Any:
+            budget = Budget(seconds)
+            return team.search(query, url=url, budget=budget, connection=connection, **options)
+
+        try:
+            try:
+                result = search()
+            except TeamUnreachable:
+                if kept is None or opened != [kept]:
+                    raise
+                result = search()  # a new connection: the kept one was dropped meanwhile
+        except AgentdexError as exc:  # a refused query, a newer schema, no server...
+            if not opened and kept is not None:
+                self.connections[url] = kept  # not used: the query was refused before
+            elif opened and not isinstance(exc, TeamUnreachable):
+                self._keep(url, opened.pop())
+            _close(opened)
+            raise
+        except BaseException:
+            _close(opened)
+            raise
+        self._keep(url, opened.pop())
+        _close(opened)
+        return result
+
+    def _keep(self, url: str, conn: Any) -> None:
+        """Keep ``conn`` for the next search of ``url`` if it is idle and healthy."""
+        from psycopg.pq import TransactionStatus
+
+        if conn.closed or conn.broken or conn.info.transaction_status != TransactionStatus.IDLE:
+            with suppress(Exception):
+                conn.close()
+            return
+        self.connections[url] = conn
+        while len(self.connections) > KEPT:
+            oldest = self.connections.pop(next(iter(self.connections)))
+            with suppress(Exception):
+                oldest.close()
+
+
+def _close(connections: list[Any]) -> None:
+    for conn in connections:
+        with suppress(Exception):
+            conn.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="agentdex-resident-team")
+    parser.add_argument("--socket", required=True, help="socket file name, in the run dir")
+    parser.add_argument("--idle", type=float, default=wire.IDLE_SECONDS)
+    args = parser.parse_args(argv)
+    if "/" in args.socket or args.socket.startswith("."):
+        parser.error("--socket is a file name in the run dir")
+    folder = wire.run_dir()
+    if not folder.is_dir():
+        print(f"no run dir {folder}", file=sys.stderr)
+        return 1
+    server = TeamResident(folder, args.socket, max(args.idle, 0.5))
+    signal.signal(signal.SIGTERM, _leave)
+    code = server.run()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
+def _leave(*_: Any) -> None:
+    raise SystemExit(0)  # through run()'s cleanup: the socket is removed, connections closed
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
