@@ -124,7 +124,7 @@ def test_claude_worktree_conversation_reports_branch_and_worktree(rendered_sampl
     [
         ("e2b7c9d1", "vscode-copilot", "VS Code has no command line"),
         ("7d1f2c3a", "cursor", "Cursor IDE chats"),
-        ("1794826800000", "cline", "Cline runs inside VS Code"),
+        ("1794826800000", "cline", "cline resumes conversations of cline.sessions"),
         ("cursor-cli.prompt_history", "cursor-cli", "only from cursor-cli.prompt_history"),
     ],
 )
@@ -301,3 +301,10 @@ def test_http_route_describes_and_never_runs(
     assert unsupported.status_code == 200 and unsupported.json()["supported"] is False
     missing = client.get("/api/v0/resume/nope-nothing", headers=AUTH)
     assert missing.status_code == 404 and missing.json()["error"] == "NOT_FOUND"
+
+
+def test_a_cline_session_resumes_with_the_cli(rendered_sample: Path) -> None:
+    plan = api.plan("1795255200000_r7tkq", str(rendered_sample))
+    assert plan.supported and plan.agent == "cline"
+    assert plan.argv == ["cline", "--id", "1795255200000_r7tkq"]
+    assert plan.cwd == str(rendered_sample / "src" / "notes-api")

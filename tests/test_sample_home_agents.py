@@ -134,3 +134,14 @@ def test_kiro_cli_reads_both_stores_and_never_the_credentials(sample_home: Path)
         str(sample_home / "src" / "notes-api"),
     }
     assert all("sample-not-a-real-token" not in r.text for r in records)
+
+
+def test_cline_reads_the_task_folders_and_the_sdk_sessions(sample_home: Path) -> None:
+    found = discover(sample_home, agents=["cline"])
+    stores = {s.row.store for s in found.sources}
+    assert stores == {"cline.tasks", "cline.sessions"}
+    session = [s for s in found.sources if s.row.store == "cline.sessions"]
+    records = [r for s in session for r in run(s)]
+    prompts = [r.text for r in records if r.kind == "prompt"]
+    assert prompts == ["rate-limit POST /notes to 30 requests a minute per API key"]
+    assert {r.cwd for r in records} == {str(sample_home / "src" / "notes-api")}

@@ -85,7 +85,7 @@ def indexed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]
             patch.setenv(key, value)
         patch.chdir(base)
         render(home)
-        shutil.copytree(FIXTURES / "cline", home / ".cline" / "data")
+        shutil.copytree(FIXTURES / "cline", home / ".cline" / "data", dirs_exist_ok=True)
         vscode = home / ".config" / "Code" / "User" / "workspaceStorage"
         shutil.copytree(FIXTURES / "vscode" / "workspaceStorage", vscode, dirs_exist_ok=True)
         shutil.copytree(FIXTURES / "real" / "aider" / "afi-core", home / "src" / "afi-core")

@@ -106,7 +106,13 @@ RESUME: tuple[ResumeRow, ...] = (
     ),
     ResumeRow(
         agent="cline",
-        note="Cline runs inside VS Code; a task is reopened from Cline's History view.",
+        argv=("cline", "--id", "{session_id}"),
+        stores=("cline.sessions",),
+        note="The Cline CLI reopens a session of the session store that the CLI, the desktop "
+        "app and the VS Code extension (from 4.0) share; a task of the older task folders is "
+        "reopened from Cline's History view in VS Code.",
+        source="cline/cline apps/cli `--id <session-id>`: 'Resume an existing session by ID' "
+        "(src/commands/program.ts; main.ts starts the interactive chat on it).",
     ),
     ResumeRow(
         agent="aider",
