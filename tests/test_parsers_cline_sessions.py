@@ -339,3 +339,23 @@ def test_through_the_index_a_carried_over_task_is_one_conversation(
     shown = json.loads(run_cli("show", task_id, "--json").stdout)
     texts = [r["text"] for r in shown["records"]]
     assert texts == ["build a cli flag parser", "Added it.", "also handle --help", "Added --help."]
+
+
+def test_the_session_dir_override_and_show_with_a_subagent(
+    home: Path, run_cli: Any, tmp_path: Path
+) -> None:
+    """``CLINE_SESSION_DATA_DIR`` moves the store (as it moves Cline's); ``show`` gives the
+    session's records with its subagent's, which sit in the session's folder."""
+    sessions = tmp_path / "elsewhere" / "sessions"
+    write_session(sessions, SID, conversation()[:2])
+    sub = {"version": 1, "agent": "subagent", "sessionId": f"{SID}__researcher",
+           "messages": [_user("s1", TS + 2000, _text("find every use of Filter")),
+                        _assistant("s2", TS + 3000, _text("Three uses."))]}  # fmt: skip
+    (sessions / SID / "researcher.messages.json").write_text(json.dumps(sub), encoding="utf-8")
+    env = {"CLINE_SESSION_DATA_DIR": str(sessions)}
+    shown = run_cli("show", SID, "--json", env=env)
+    assert shown.returncode == 0, shown.stderr
+    got = [(r["store"], r["kind"], r["text"]) for r in json.loads(shown.stdout)["records"]]
+    assert ("cline.sessions", "prompt", "rename the sidebar filter") in got
+    assert ("cline.sessions", "message", "find every use of Filter") in got
+    assert ("cline.sessions", "message", "Three uses.") in got
