@@ -1,6 +1,7 @@
 """Search by meaning at scale: embedding throughput, memory, vector size, query latency.
 
     python bench/bench_semantic.py CORPUS --work DIR [--runs 11] [--sample 2000] [--fill]
+        [--sample-only]
 
 Steps, each in its own process (peak RSS is that process's own):
 
@@ -206,6 +207,9 @@ def main() -> int:
     )
     parser.add_argument("--scan", type=int, default=0, help="time a scan of N synthetic vectors")
     parser.add_argument("--skip-sample", action="store_true")
+    parser.add_argument(
+        "--sample-only", action="store_true", help="stop after the throughput samples (step 2)"
+    )
     parser.add_argument("--relink", action="store_true", help="time the link after a rebuild")
     parser.add_argument(
         "--skip-loading",
@@ -231,6 +235,11 @@ def main() -> int:
     if not args.skip_sample:
         report["sample_1_thread"] = run_py(FILL.format(limit=args.sample, threads=1), env)
         report["sample_2_threads"] = run_py(FILL.format(limit=args.sample, threads=2), env)
+    if args.sample_only:
+        print(json.dumps(report, indent=1))
+        if args.out:
+            args.out.write_text(json.dumps(report, indent=1) + "\n")
+        return 0
     if args.fill:
         limit = None if args.fill < 0 else args.fill
         report["fill"] = run_py(FILL.format(limit=limit, threads=2), env)

@@ -296,9 +296,9 @@ def _embed_texts(
         flat = [(n, ids) for n, chunks in enumerate(encoded) for ids in chunks]
         order = sorted(range(len(flat)), key=lambda i: len(flat[i][1]))  # similar lengths pad less
         sums = np.zeros((len(new_keys), spec.dim), dtype=np.float32)
-        for at in range(0, len(order), GROUP):
-            part = order[at : at + GROUP]
-            vectors = embedder.embed_ids([flat[i][1] for i in part])
+        parts = [order[at : at + GROUP] for at in range(0, len(order), GROUP)]
+        done = embedder.embed_groups([[flat[i][1] for i in part] for part in parts])
+        for part, vectors in zip(parts, done, strict=True):
             for i, vector in zip(part, vectors, strict=True):
                 sums[flat[i][0]] += vector
         sums /= np.maximum(np.linalg.norm(sums, axis=1, keepdims=True), 1e-12)

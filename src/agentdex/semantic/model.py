@@ -174,6 +174,20 @@ class _Reading(threading.Thread):
         return self.data
 
 
+def _one_malloc_arena() -> None:
+    """glibc gives each thread that allocates its own heap (arena) and keeps what it
+    frees there: two embedding lanes held ~120 MB more at peak than one, past the
+    400 MB budget (bench/bench_semantic.py). One arena for the process keeps one
+    lane's peak; set before the lanes' threads first allocate."""
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None)
+        libc.mallopt(-8, 1)  # M_ARENA_MAX: glibc only; elsewhere there is no mallopt
+    except (OSError, AttributeError):
+        pass
+
+
 class Embedder:
     """Text -> unit-length float32 vectors (mean pooling over the last hidden state)."""
 
@@ -192,9 +206,21 @@ class Embedder:
                 f"semantic search needs {exc.name}; reinstall agentdex"
             ) from None
         data = reading.result()
+        if threads > 1:
+            _one_malloc_arena()
+        from agentdex.semantic.prune import drop_nan_guards
+
+        # the bytes checked are the file's; the graph run skips its no-op NaN guards
+        data, self.guards_dropped = drop_nan_guards(data)
         self.spec = spec
+        #: model calls run at once, each on its own thread (:meth:`embed_groups`)
+        self.lanes = max(1, threads)
         options = ort.SessionOptions()
-        options.intra_op_num_threads = max(1, threads)
+        # one thread per call, and ``lanes`` calls side by side on one session (its
+        # weights loaded once): onnxruntime's own intra-op threads burnt 2.0x the CPU
+        # for 1.4x the speed on 4-chunk calls, side-by-side calls ~1.1x the CPU
+        # (bench/bench_semantic.py, docs/performance.md "Embedding throughput")
+        options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1
         # the arena keeps the largest batch's buffers for good: 700 MB at 64 x 128 tokens
         options.enable_cpu_mem_arena = False
@@ -223,7 +249,7 @@ class Embedder:
             out.append(chunks)
         return out
 
-    def embed_ids(self, batch: list[list[int]]) -> np.ndarray:
+    def embed_ids(self, batch: list[list[int]], *, locked: bool = True) -> np.ndarray:
         """Vectors for pre-tokenized chunks (each with its [CLS] ... [SEP])."""
         import numpy as np
 
@@ -238,12 +264,49 @@ class Embedder:
         feed: dict[str, Any] = {"input_ids": ids, "attention_mask": mask}
         if self.spec.token_types:
             feed["token_type_ids"] = np.zeros_like(ids)
-        with self._lock:
+        if locked:
+            with self._lock:
+                (hidden,) = self.session.run([self.spec.output], feed)
+        else:  # concurrent calls on one session are safe in onnxruntime
             (hidden,) = self.session.run([self.spec.output], feed)
         weights = mask[:, :, None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
+
+    def embed_groups(self, groups: list[list[list[int]]]) -> list[np.ndarray]:
+        """:meth:`embed_ids` of each group, up to :attr:`lanes` groups at once (the
+        runtime lets go of the GIL while it runs); the first error is raised."""
+        if self.lanes == 1 or len(groups) < 2:
+            return [self.embed_ids(group) for group in groups]
+        out: list[Any] = [None] * len(groups)
+        errors: list[BaseException] = []
+        taken = iter(range(len(groups)))
+        take = threading.Lock()
+
+        def lane() -> None:
+            while not errors:
+                with take:
+                    at = next(taken, None)
+                if at is None:
+                    return
+                try:
+                    out[at] = self.embed_ids(groups[at], locked=False)
+                except BaseException as exc:  # re-raised in the caller's thread
+                    errors.append(exc)
+
+        workers = [
+            threading.Thread(target=lane, name=f"agentdex-embed-{n}", daemon=True)
+            for n in range(1, min(self.lanes, len(groups)))
+        ]
+        for worker in workers:
+            worker.start()
+        lane()
+        for worker in workers:
+            worker.join()
+        if errors:
+            raise errors[0]
+        return out
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """One vector per text (its first chunk)."""
