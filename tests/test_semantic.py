@@ -222,3 +222,33 @@ def test_a_query_that_means_nothing_finds_nothing(embedded: Any, run_cli: Any, q
     # while a real question in other words still finds its conversation
     found = _json(run_cli("search", "--json", "sideways pictures from phones"))
     assert found["results"][0]["session_id"] == PHOTOS
+
+
+def test_a_page_reads_the_text_of_its_own_results_only(embedded: Any) -> None:
+    """Hybrid search reads text and snippets for the page it returns, not for every
+    candidate of both halves: a short page is the head of a long one, field for field,
+    and every result of it carries its text, snippet, ``why`` and highlight spans."""
+    from agentdex.api import search as api
+
+    for query in ("upstream service throttling Retry-After", "build image docker", "exif"):
+        long = api.search(query, mode="hybrid", limit=50, refresh_first=False)
+        assert long.stats["search_mode"] == "hybrid"
+        for size in (1, 3):
+            short = api.search(query, mode="hybrid", limit=size, refresh_first=False)
+            assert short.results == long.results[:size], (query, size)
+            assert short.highlights == long.highlights[:size]
+        assert len(long.highlights) == len(long.results)
+        lexical = {
+            r["ref"]: r
+            for r in api.search(query, mode="lexical", limit=50, refresh_first=False).results
+        }
+        for item, spans in zip(long.results, long.highlights, strict=True):
+            assert item["text"] and item["snippet"], item
+            if item["why"]["match"] == "semantic":
+                assert spans == [] and item["why"]["terms"] == []
+                continue
+            # a word match: text, snippet and terms as lexical search gives them
+            same = lexical[item["ref"]]
+            assert (item["text"], item["snippet"]) == (same["text"], same["snippet"])
+            assert item["why"]["terms"] == same["why"]["terms"] and item["why"]["terms"]
+            assert spans

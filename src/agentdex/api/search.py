@@ -296,20 +296,30 @@ def _lexical_index(
     dedup: bool,
     now: float | None,
     exact_total: bool,
+    engine: Engine | None = None,
+    later: dict[str, Callable[[dict[str, Any]], list[tuple[int, int]]]] | None = None,
 ) -> SearchResult:
-    """Answer from the index as it is (the caller refreshed it, or is checking meanwhile)."""
-    from agentdex.api.semantic import why_terms
+    """Answer from the index as it is (the caller refreshed it, or is checking meanwhile).
+
+    ``engine``: answer on this open engine (hybrid search opens one for both halves).
+    ``later``: each result's text, snippet and ``why`` terms are left to the callable
+    stored there under its ``ref`` (hybrid search reads them for its page only)."""
+    from contextlib import AbstractContextManager, nullcontext
+
     from agentdex.index.coverage import BuildCoverage
     from agentdex.index.coverage import read as read_coverage
     from agentdex.search.budget import enforced
     from agentdex.search.query import parse_query, positive_terms
     from agentdex.search.ranking import REFINE, refine
     from agentdex.search.run import SearchRun
-    from agentdex.search.snippets import highlight_patterns, make_snippet, word_patterns
+    from agentdex.search.snippets import highlight_patterns, word_patterns
 
     budget.start()
     started = time.perf_counter()
-    with reader(root, home) as engine, enforced(budget):
+    opened: AbstractContextManager[Engine | None] = (
+        reader(root, home) if engine is None else nullcontext(engine)
+    )
+    with opened as engine, enforced(budget):
         if engine is None:
             if _building(result):  # another process builds it; nothing committed yet
                 result.status = "partial"
@@ -373,28 +383,61 @@ def _lexical_index(
             for hit in hits:
                 hit.score = 0.0
         shown = hits[:limit] if limit is not None else hits
-        if lower_only:
-            for hit in shown:
-                hit.text = engine.original_text(hit)
         patterns = highlight_patterns(needles, regex=regex, sensitive=sensitive)
         words = None if regex else word_patterns(needles, sensitive=sensitive)
         for hit in shown:
-            hit.snippet, spans = make_snippet(
-                hit.text, patterns, budget=budget if regex else None, kind=hit.kind, words=words
-            )
             item = hit_json(hit, home)
-            item["why"] = {
-                "match": "exact",
-                "terms": why_terms(hit.text, needles, sensitive=sensitive, regex=regex),
-                "similarity": None,
-            }
+            item["why"] = {"match": "exact", "terms": [], "similarity": None}
+            finish = _exact_text(
+                engine,
+                hit,
+                lower_only,
+                needles=needles,
+                patterns=patterns,
+                words=words,
+                sensitive=sensitive,
+                regex=regex,
+                budget=budget,
+            )
+            if later is not None:
+                later[item["ref"]] = finish
             result.results.append(item)
-            result.highlights.append(spans)
+            result.highlights.append(finish(item) if later is None else [])
         engine_stats = {"blocks": engine.n_blocks, "blocks_scanned": engine.blocks_scanned}
         finish_stats(result, outcome, stopped, len(shown), sensitive, budget, started, engine_stats)
         if result.coverage is not None:
             result.status = "partial"  # the index is still being built
     return result
+
+
+def _exact_text(
+    engine: Engine,
+    hit: Hit,
+    lowered: bool,
+    *,
+    needles: list[str],
+    patterns: Any,
+    words: Any,
+    sensitive: bool,
+    regex: bool,
+    budget: Budget,
+) -> Callable[[dict[str, Any]], list[tuple[int, int]]]:
+    """What fills a lexical result's text, snippet and ``why`` terms (its highlight spans
+    returned); ``lowered``: the hit holds the lower-cased text ranking read."""
+    from agentdex.api.semantic import why_terms
+    from agentdex.search.snippets import make_snippet
+
+    def finish(item: dict[str, Any]) -> list[tuple[int, int]]:
+        if lowered:
+            hit.text = engine.original_text(hit)
+        hit.snippet, spans = make_snippet(
+            hit.text, patterns, budget=budget if regex else None, kind=hit.kind, words=words
+        )
+        item["text"], item["snippet"] = hit.text, hit.snippet
+        item["why"]["terms"] = why_terms(hit.text, needles, sensitive=sensitive, regex=regex)
+        return spans
+
+    return finish
 
 
 def _building(result: SearchResult) -> bool:

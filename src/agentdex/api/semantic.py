@@ -132,14 +132,17 @@ class QueryVector:
         vectors = VectorIndex.open(self.root, self.generation, mapped=False)
         if vectors is None:
             return False
+
+        def count() -> None:  # while the resident embeds and scans
+            self.searched = vectors.members_count()
+
         try:
             best = resident.nearest(
-                self.text, vectors.folder, vectors.vfile, vectors.count, self.top
+                self.text, vectors.folder, vectors.vfile, vectors.count, self.top, meanwhile=count
             )
             if best is None:
                 return False
             self.near = vectors.records(best)
-            self.searched = vectors.members_count()
         finally:
             vectors.close()
         self.via = "resident"

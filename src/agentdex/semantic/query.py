@@ -157,9 +157,9 @@ def best_rows(rows: store.Rows, query: np.ndarray, top: int) -> dict[int, float]
     order = np.argpartition(-sims, take - 1)[:take] if take < len(sims) else np.arange(len(sims))
     order = order[np.argsort(-sims[order], kind="stable")]
     picked = idx[order]
+    ckeys = np.asarray(rows.ckey)[picked]  # one gather (a mapped scalar each is ~10 us)
     best: dict[int, float] = {}
-    for row, sim in zip(picked.tolist(), sims[order].tolist(), strict=True):
-        ckey = int(rows.ckey[row])
+    for ckey, sim in zip(ckeys.tolist(), sims[order].tolist(), strict=True):
         if ckey not in best:
             best[ckey] = float(sim)
             if len(best) >= top:
@@ -174,14 +174,31 @@ def _candidates(rows: store.Rows, query: np.ndarray) -> np.ndarray:
     n = len(rows)
     if n <= EXACT_MAX:
         return np.arange(n, dtype=np.int64)
-    qbits = query_signs(query)
-    signs = rows.signs()
-    dist = np.empty(n, dtype=np.uint16)
-    for at in range(0, n, SLICE):
-        part = signs[at : at + SLICE]
-        dist[at : at + len(part)] = np.bitwise_count(part ^ qbits).sum(axis=1, dtype=np.uint16)
+    dist = _hamming(rows.signs(), query_signs(query))
     keep = min(PREFILTER, n)
     return np.sort(np.argpartition(dist, keep - 1)[:keep]).astype(np.int64)
+
+
+def _hamming(signs: np.ndarray, qbits: np.ndarray) -> np.ndarray:
+    """Hamming distance of each row of ``signs`` to ``qbits`` (uint16, one a row). Rows of
+    whole 64-bit words are counted a word at a time: 8x fewer values to count and add
+    than bytes (at 470,904 rows ~2x faster than counting bytes)."""
+    import numpy as np
+
+    n = len(signs)
+    dist = np.empty(n, dtype=np.uint16)
+    words = len(qbits) % 8 == 0 and signs.flags.c_contiguous
+    for at in range(0, n, SLICE):
+        part = signs[at : at + SLICE]
+        out = dist[at : at + len(part)]
+        if not words:
+            out[:] = np.bitwise_count(part ^ qbits).sum(axis=1, dtype=np.uint16)
+            continue
+        counts = np.bitwise_count(part.view(np.uint64) ^ qbits.view(np.uint64))
+        out[:] = counts[:, 0]
+        for j in range(1, counts.shape[1]):
+            out += counts[:, j]  # column adds: a sum along the short axis is slower
+    return dist
 
 
 def _exact(rows: store.Rows, query: np.ndarray, idx: np.ndarray) -> np.ndarray:

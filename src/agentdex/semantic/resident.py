@@ -39,7 +39,7 @@ import socket
 import struct
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -190,12 +190,14 @@ def nearest(
     spec: ModelSpec = DEFAULT,
     *,
     start: bool = True,
+    meanwhile: Callable[[], object] | None = None,
 ) -> dict[int, float] | None:
     """The ``top`` contents of the vector store in ``folder`` (its first ``rows`` rows
     of ``vfile``) closest to ``text``, embedded and scanned by the resident: content
     key -> cosine, best first. None when no resident can serve or it cannot read
     the store (the caller embeds and scans itself); :class:`ModelUnavailable` as
-    :func:`embed`."""
+    :func:`embed`. ``meanwhile`` runs here once the request is sent, while the
+    resident embeds and scans (whatever it raises is raised)."""
     request = {
         "op": "nearest",
         "model": spec.id,
@@ -205,7 +207,7 @@ def nearest(
         "rows": rows,
         "top": top,
     }
-    answer = _request(request, spec, start)
+    answer = _request(request, spec, start, meanwhile)
     if answer is None:
         return None
     ckeys, sims = answer[0].get("ckeys"), answer[0].get("sims")
@@ -219,10 +221,14 @@ def nearest(
 
 
 def _request(
-    request: dict[str, Any], spec: ModelSpec, start: bool
+    request: dict[str, Any],
+    spec: ModelSpec,
+    start: bool,
+    meanwhile: Callable[[], object] | None = None,
 ) -> tuple[dict[str, Any], bytes] | None:
     """One request to the resident (started when none runs and ``start``); None when
-    none can serve or its answer is not ``ok``."""
+    none can serve or its answer is not ``ok``. ``meanwhile``: run between sending the
+    request and reading the answer."""
     folder, name = run_dir(), socket_name(spec)
     sock = connect(folder, name, ANSWER_SECONDS)
     child = None
@@ -236,7 +242,11 @@ def _request(
         if sock is None:
             return None
     try:
-        header, payload = _ask(sock, request)
+        with sock:
+            send(sock, request)
+            if meanwhile is not None:
+                meanwhile()
+            header, payload = receive(sock)
     except (OSError, ValueError):
         return None
     if not header.get("ok"):

@@ -1,0 +1,53 @@
+"""The vector scan's sign-bit prefilter: counted by words or by bytes, the same distances."""
+
+from __future__ import annotations
+
+import pytest
+
+np = pytest.importorskip("numpy")
+
+from agentdex.semantic import query, store  # noqa: E402
+from agentdex.semantic.signs import query_signs, sign_bits  # noqa: E402
+
+
+def _rows(n: int, dim: int, seed: int) -> store.Rows:
+    rng = np.random.default_rng(seed)
+    vectors = rng.standard_normal((n, dim)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    q4, scale = store.quantize4(vectors)
+    ckey = rng.integers(-(2**62), 2**62, size=n, dtype=np.int64)
+    ckey[1::7] = ckey[0::7][: len(ckey[1::7])]  # some contents under one key twice
+    return store.Rows(n=n, q4=q4, scale=scale, ckey=ckey)
+
+
+def _unit(dim: int, seed: int) -> np.ndarray:
+    v = np.random.default_rng(seed).standard_normal(dim).astype(np.float32)
+    return v / np.linalg.norm(v)
+
+
+@pytest.mark.parametrize("dim", [384, 40])
+def test_hamming_is_the_count_of_differing_sign_bits(dim: int) -> None:
+    """384 dimensions: 48 bytes, counted as six 64-bit words; 40: 5 bytes, by bytes; a
+    view that is not contiguous (every other row) too."""
+    rows = _rows(70_000, dim, seed=dim)  # past one SLICE of 65,536 rows
+    signs = sign_bits(rows.q4)
+    qbits = query_signs(_unit(dim, 1))
+    expected = np.unpackbits(signs ^ qbits, axis=1).sum(axis=1)
+    assert query._hamming(signs, qbits).tolist() == expected.tolist()
+    assert query._hamming(signs[::2], qbits).tolist() == expected[::2].tolist()
+
+
+def test_best_rows_after_the_prefilter_is_the_exact_best(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past EXACT_MAX the prefilter picks the candidates: best first, one cosine per
+    content key, and the best of them is the one an exact scan of every row finds."""
+    rows = _rows(3_000, 384, seed=5)
+    monkeypatch.setattr(query, "EXACT_MAX", 500)
+    monkeypatch.setattr(query, "PREFILTER", 2_000)
+    for seed in range(5):
+        vector = _unit(384, 100 + seed)
+        best = query.best_rows(rows, vector, 20)
+        assert len(best) == 20 and list(best.values()) == sorted(best.values(), reverse=True)
+        exact = query._exact(rows, vector, np.arange(len(rows), dtype=np.int64))
+        top = int(np.argmax(exact))
+        assert next(iter(best)) == int(rows.ckey[top])
+        assert next(iter(best.values())) == pytest.approx(float(exact[top]), abs=1e-6)
