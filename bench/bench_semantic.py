@@ -24,6 +24,13 @@ Steps, each in its own process (peak RSS is that process's own):
    the query embedding alone in a warm process. ``--skip-loading`` leaves out
    the searches that load the model (each one slows the next fresh processes
    for a while on this 2-core machine: 0.2 s searches take 0.6-0.9 s after it).
+   ``QUERIES`` each hold a word the generated corpus never has but one: their
+   lexical half stops at that word. ``--occurring`` uses ``OCCURRING`` instead,
+   queries whose every word is in the corpus (the lexical half does its work).
+   ``--against SRC --against-work DIR``: the same fresh searches by another
+   checkout's ``src`` on its own copy of the work dir (its own resident),
+   interleaved run by run with this one's (which goes first alternates), so a
+   before/after is measured under the same load.
 
 Prints one JSON report (``--out`` writes it too).
 """
@@ -57,15 +64,28 @@ QUERIES = [
     "pagination skips some items",
 ]
 
+#: queries in other words whose every word occurs in the generated corpus
+#: (bench/generate_corpus.py COMMON): the lexical half intersects real postings
+OCCURRING = [
+    "retry backoff when the server request fails with a timeout",
+    "database migration lock on the table",
+    "docker image size for the release pipeline",
+    "tests failing in the ci pipeline",
+    "cache token timeout after one hour",
+    "how to change the secret key",
+    "search index query performance",
+    "memory of the worker thread queue",
+]
 
-def env_for(corpus: Path, work: Path) -> dict[str, str]:
+
+def env_for(corpus: Path, work: Path, src: Path = SRC) -> dict[str, str]:
     env = dict(os.environ)
     env.update(
         HOME=str(corpus),
         AGENTDEX_DATA_DIR=str(work / "data"),
         AGENTDEX_CONFIG=str(work / "config.toml"),
         AGENTDEX_BACKGROUND_EMBED="0",
-        PYTHONPATH=str(SRC),
+        PYTHONPATH=str(src),
         PYTHONDONTWRITEBYTECODE="",
     )
     return env
@@ -217,8 +237,15 @@ def main() -> int:
         help="leave out the searches that load the model in the process (a model load"
         " slows the next fresh processes for a while on a small machine)",
     )
+    parser.add_argument(
+        "--occurring", action="store_true", help="queries whose every word the corpus has"
+    )
+    parser.add_argument("--against", type=Path, help="another checkout's src, interleaved")
+    parser.add_argument("--against-work", type=Path, help="its copy of the work dir")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
+    if (args.against is None) != (args.against_work is None):
+        parser.error("--against and --against-work go together")
     work = args.work.absolute()
     work.mkdir(parents=True, exist_ok=True)
     (work / "config.toml").touch()
@@ -232,6 +259,17 @@ def main() -> int:
         capture_output=True,
     )
     report["index_seconds"] = round(time.perf_counter() - started, 1)
+    queries = OCCURRING if args.occurring else QUERIES
+    report["queries"] = "occurring" if args.occurring else "rare"
+    if args.against is not None:
+        other = env_for(args.corpus.absolute(), args.against_work.absolute(), args.against)
+        (args.against_work / "config.toml").touch()
+        report["against"] = against(env, other, queries, args.runs, str(args.against))
+        text = json.dumps(report, indent=1)
+        print(text)
+        if args.out:
+            args.out.write_text(text + "\n")
+        return 0
     if not args.skip_sample:
         report["sample_1_thread"] = run_py(FILL.format(limit=args.sample, threads=1), env)
         report["sample_2_threads"] = run_py(FILL.format(limit=args.sample, threads=2), env)
@@ -255,7 +293,7 @@ def main() -> int:
     process_env = {**env, "AGENTDEX_RESIDENT_EMBEDDER": "0"}
     try:
         # the first search starts the resident embedder (its start is reported apart)
-        first, data = fresh_search([QUERIES[0]], resident_env)
+        first, data = fresh_search([queries[0]], resident_env)
         report["first_search_starting_the_resident_ms"] = round(first * 1000, 1)
         hybrid: list[float] = []
         loading: list[float] = []
@@ -264,7 +302,7 @@ def main() -> int:
         embed_loading: list[float] = []
         via: set[str] = set()
         for run in range(args.runs):
-            query = QUERIES[run % len(QUERIES)]
+            query = queries[run % len(queries)]
             seconds, data = fresh_search([query], resident_env)
             hybrid.append(seconds)
             embed.append(data["stats"].get("semantic", {}).get("query_seconds", 0.0))
@@ -306,6 +344,54 @@ def main() -> int:
     if args.out:
         args.out.write_text(text + "\n")
     return 0
+
+
+def against(
+    mine: dict[str, str], other: dict[str, str], queries: list[str], runs: int, src: str
+) -> dict[str, Any]:
+    """Fresh hybrid (resident) and lexical searches by two checkouts, interleaved."""
+    envs = {"this": mine, "against": other}
+    for env in envs.values():
+        subprocess.run(
+            [sys.executable, "-m", "compileall", "-q", env["PYTHONPATH"]],
+            check=True,
+            env=env,
+            capture_output=True,
+        )
+        subprocess.run(
+            [sys.executable, "-m", "agentdex", "index", "--json"],
+            env=env,
+            check=True,
+            capture_output=True,
+        )
+        fresh_search([queries[0]], {**env, "AGENTDEX_RESIDENT_EMBEDDER": "1"})  # starts it
+    times: dict[str, dict[str, list[float]]] = {k: {"hybrid": [], "lexical": []} for k in envs}
+    try:
+        for run in range(runs):
+            query = queries[run % len(queries)]
+            order = list(envs) if run % 2 == 0 else list(reversed(envs))
+            for name in order:
+                env = envs[name]
+                seconds, _ = fresh_search([query], {**env, "AGENTDEX_RESIDENT_EMBEDDER": "1"})
+                times[name]["hybrid"].append(seconds)
+            for name in order:
+                seconds, _ = fresh_search(["--lexical", query], envs[name])
+                times[name]["lexical"].append(seconds)
+    finally:
+        for env in envs.values():
+            run_py(STOP, {**env, "AGENTDEX_RESIDENT_EMBEDDER": "1"})
+    out: dict[str, Any] = {"src": src, "runs": runs}
+    for name, got in times.items():
+        out[name] = {
+            "hybrid_p50": pct(got["hybrid"], 0.5),
+            "hybrid_p95": pct(got["hybrid"], 0.95),
+            "lexical_p50": pct(got["lexical"], 0.5),
+            "lexical_p95": pct(got["lexical"], 0.95),
+        }
+    out["hybrid_p50_this_over_against"] = round(
+        out["this"]["hybrid_p50"] / out["against"]["hybrid_p50"], 3
+    )
+    return out
 
 
 if __name__ == "__main__":
