@@ -85,8 +85,17 @@ def on_terminal(
         cwd=cwd,
     )
     os.close(replica)
+    out = drain(main, proc)
+    code = proc.wait(timeout=60)
+    os.close(main)
+    return code, ANSI.sub("", out.decode("utf-8", "replace"))
+
+
+def drain(main: int, proc: subprocess.Popen[bytes], seconds: float = 120) -> bytes:
+    """Everything a child writes to the pty whose main end is ``main``, until it closes its
+    end or exits (at most ``seconds``)."""
     out = b""
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         ready, _, _ = select.select([main], [], [], 0.2)
         if ready:
@@ -99,6 +108,4 @@ def on_terminal(
             out += chunk
         elif proc.poll() is not None:
             break
-    code = proc.wait(timeout=60)
-    os.close(main)
-    return code, ANSI.sub("", out.decode("utf-8", "replace"))
+    return out

@@ -19,6 +19,7 @@ from agentdex.api import search as api
 from agentdex.api.usage import BY, usage
 from agentdex.index.store import Location, index_root
 from agentdex.ingest import manifest
+from usage_support import assert_usage_level
 
 #: small refreshes keep their records out of tantivy (the default): usage needs no postings
 pytestmark = pytest.mark.deferred_postings
@@ -248,6 +249,7 @@ def test_every_view_adds_up_to_the_same_total(home: Path, calls: list[Any]) -> N
         assert view["totals"] == totals, by
         assert sum(r["calls"] for r in view["rows"]) == totals["calls"], by
         assert sum(r["total_tokens"] for r in view["rows"]) == totals["total_tokens"], by
+    assert_usage_level(home)  # the per-context sums (views without a range) too
 
 
 def test_bad_counts_are_skipped_counted_in_audit_and_never_reach_a_total(home: Path) -> None:

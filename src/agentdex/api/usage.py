@@ -53,10 +53,20 @@ _KEYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "branch": (("coalesce(c.project, c.cwd)", "c.branch"), ("project", "branch")),
     "session": (("c.agent", "c.session_id"), ("agent", "session_id")),
 }
-_SUMS = "sum(r.calls), " + ", ".join(
-    f"sum(r.{c})"
-    for c in ("input", "cache_read", "cache_write", "cache_write_1h", "output", "reasoning")
+#: a rollup row's calls and counts, in :data:`TOKEN_FIELDS` order
+_ROLLUP_COUNTS = (
+    "calls",
+    "input",
+    "cache_read",
+    "cache_write",
+    "cache_write_1h",
+    "output",
+    "reasoning",
 )
+_COLUMNS = ", ".join(f"r.{c}" for c in _ROLLUP_COUNTS)
+_SUMS = ", ".join(f"sum(r.{c})" for c in _ROLLUP_COUNTS)
+#: the views whose keys have no time: without a date range they read ``usage_contexts``
+_TIMELESS = ("agent", "model", "project", "branch", "session")
 
 
 def parse_day(value: str | None, name: str) -> date | None:
@@ -278,9 +288,8 @@ def _read(
         return None
     db = open_reader_db(gen)
     try:
-        if not db.execute(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'usage_rollup'"
-        ).fetchone():
+        tables = _usage_tables(db)
+        if "usage_rollup" not in tables:
             return None  # a generation no writer has migrated yet
         db.execute("BEGIN")
         covered = read_coverage(db)
@@ -288,14 +297,9 @@ def _read(
         if split is not None:
             columns = (*columns, SPLIT[split])
         where, params = _where(first, last, agent)
-        keys = ", ".join(columns)
-        # a conversation's project: the largest of its calls' (one more sum, not a query)
-        project = ", max(coalesce(c.project, c.cwd))" if by == "session" else ""
-        query = (
-            f"SELECT {keys}, c.model, r.size, {_SUMS}{project}"
-            " FROM usage_rollup r JOIN contexts c ON c.id = r.context_id"
-            f" WHERE {where} GROUP BY {keys}, c.model, r.size"
-        )
+        # a view without a date range reads the per-context sums when the generation has them
+        timeless = first is None and last is None and by in _TIMELESS
+        query = _query(by, columns, where, timeless and "usage_contexts" in tables)
         unpriced: dict[str | None, list[int]] = {}
         found = db.execute(query, params).fetchall()
         grouped = _group(found, len(columns), table, unpriced)
@@ -322,6 +326,44 @@ def _read(
     if covered is not None:  # the index is still being built: the newest files' calls so far
         result.update(status="partial", coverage=covered.to_json())
     return result
+
+
+def _usage_tables(db: sqlite3.Connection) -> set[str]:
+    """Which of the usage rollups this generation has (one written before a migration lacks
+    it until a writer opens it)."""
+    return {
+        row[0]
+        for row in db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'"
+            " AND name IN ('usage_rollup', 'usage_contexts')"
+        )
+    }
+
+
+def _query(by: str, columns: tuple[str, ...], where: str, per_context: bool) -> str:
+    """The SQL of a view: its key columns, the model, the prompt size, the sums (and, by
+    session, a project), one row per key, model and size.
+
+    ``per_context`` reads ``usage_contexts`` (no time: one row per context and size)
+    instead of the 15-minute rollup. By session those rows are nearly one per key already,
+    so they are returned as they are and grouped in Python (:func:`_group` adds rows of the
+    same key, model and size): SQLite's GROUP BY sorts every row by its text keys first,
+    which cost more than the scan (35 against 13 ms on the 1 GB corpus).
+    """
+    keys = ", ".join(columns)
+    # a conversation's project: the largest of its calls' (one more column, not a query)
+    if per_context and by == "session":
+        return (
+            f"SELECT {keys}, c.model, r.size, {_COLUMNS}, coalesce(c.project, c.cwd)"
+            f" FROM usage_contexts r JOIN contexts c ON c.id = r.context_id WHERE {where}"
+        )
+    project = ", max(coalesce(c.project, c.cwd))" if by == "session" else ""
+    table = "usage_contexts" if per_context else "usage_rollup"
+    return (
+        f"SELECT {keys}, c.model, r.size, {_SUMS}{project}"
+        f" FROM {table} r JOIN contexts c ON c.id = r.context_id"
+        f" WHERE {where} GROUP BY {keys}, c.model, r.size"
+    )
 
 
 def _ordered(by: str, rows: list[_Row], projects: dict[tuple[str, str], str]) -> list[_Row]:
@@ -452,13 +494,10 @@ def conversation_usage(
     from agentdex.api.usage_prices import load_prices
 
     wanted = set(keys)
-    if (
-        not wanted
-        or not db.execute(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'usage_rollup'"
-        ).fetchone()
-    ):
+    tables = _usage_tables(db) if wanted else set()
+    if "usage_rollup" not in tables:
         return {}
+    rollup = "usage_contexts" if "usage_contexts" in tables else "usage_rollup"
     table = prices or load_prices()
     sessions = sorted({session for _agent, session in wanted})
     found: list[tuple[Any, ...]] = []
@@ -467,7 +506,7 @@ def conversation_usage(
         found.extend(
             db.execute(
                 f"SELECT c.agent, c.session_id, c.model, r.size, {_SUMS}"
-                " FROM usage_rollup r JOIN contexts c ON c.id = r.context_id"
+                f" FROM {rollup} r JOIN contexts c ON c.id = r.context_id"
                 f" WHERE c.session_id IN ({','.join('?' * len(chunk))})"
                 " GROUP BY c.agent, c.session_id, c.model, r.size",
                 chunk,

@@ -198,9 +198,10 @@ def _min_width(table: list[tuple[str, ...]], key: int) -> int:
 
 
 def _human(result: dict[str, Any], home: str | None) -> None:
-    from agentdex.cli._common import console
-    from agentdex.cli._output import current, emit_row
-    from agentdex.cli._table import render
+    import sys
+
+    from agentdex.cli._output import current, emit_row, terminal_safe
+    from agentdex.cli._table import layout, sgr_line
     from agentdex.paths import home_dir
 
     by = result["by"]
@@ -226,21 +227,23 @@ def _human(result: dict[str, Any], home: str | None) -> None:
         ),
         Column("cost", floor=_natural(table, len(NUMBERS) + 1), right=True, style="bold"),
     )
-    out = console()
-    lines = render(columns, table, settings.width)
-    lines[-1].stylize("bold")  # the totals row
-    from rich.text import Text
-
-    # one print of every line: each print runs rich's whole render pipeline (~0.3 ms)
-    out.print(Text("\n").join(lines), no_wrap=True, overflow="ignore", crop=False)
+    lines = layout(columns, table, settings.width)
+    # the header dim, the totals row bold; written as Rich would, without importing it
+    styles = ["dim", *([""] * (len(lines) - 2)), "bold"]
+    out = [
+        sgr_line(line, style, color=settings.color)
+        for line, style in zip(lines, styles, strict=True)
+    ]
+    notes = []
     if result["unpriced"]:
         names = ", ".join(str(u["model"] or "(unknown model)") for u in result["unpriced"])
         calls = sum(u["calls"] for u in result["unpriced"])
-        out.print(
-            f"[dim]{UNPRICED_MARK} unpriced: {calls:,} calls of {names} (no price known;"
-            " cost shown is the priced part)[/]",
-            soft_wrap=True,
+        notes.append(
+            f"{UNPRICED_MARK} unpriced: {calls:,} calls of {names} (no price known;"
+            " cost shown is the priced part)"
         )
     prices = result["prices"]
     where = prices["file"] or f"shipped table of {prices['date']}"
-    out.print(f"[dim]prices: {where}; days in {result['timezone']}[/]", soft_wrap=True)
+    notes.append(f"prices: {where}; days in {result['timezone']}")
+    out.extend(sgr_line([(terminal_safe(note), "")], "dim", color=settings.color) for note in notes)
+    sys.stdout.write("\n".join(out) + "\n")

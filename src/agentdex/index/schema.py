@@ -226,6 +226,16 @@ def m006_compact_records(db: sqlite3.Connection) -> None:
     )
 
 
+@migration
+def m007_usage_contexts(db: sqlite3.Connection) -> None:
+    """Usage summed per context and prompt size, without time (:mod:`agentdex.index.usage`
+    ``usage_contexts``): what ``usage --by session`` (and the other views without a date
+    range) read. An existing generation's is summed once here from its rollup."""
+    from agentdex.index.usage import create_contexts
+
+    create_contexts(db)
+
+
 def migrate(db: sqlite3.Connection) -> list[str]:
     """Apply pending migrations in order; returns the names applied now."""
     db.execute(

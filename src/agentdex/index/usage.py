@@ -17,6 +17,12 @@ Tables (migration ``m005_usage``):
     calls. A quarter hour is the unit of every time zone's offset, so local
     days, weeks and months are exact unions of slots; ``agentdex usage``
     groups these few rows instead of every call.
+``usage_contexts``
+    per context and prompt size, with no time (migration ``m007_usage_contexts``):
+    the same sums as the context's rollup rows, so a view without a date range
+    (by conversation, model, agent, project, branch: a conversation has a context
+    or a few, one per model, cwd, branch...) reads one row per context instead of
+    one per context and quarter hour.
 
 **One counted row per call.** The same call can be written by several files
 (a resumed Claude Code conversation copies its history into a new file, a
@@ -28,8 +34,8 @@ the counted one. When that row goes (its file is re-read or deleted) another
 copy is counted instead, so a copy never counts twice and a call is not lost
 while any file still holds it.
 
-The writer keeps both tables level in the transaction that changes the rows:
-deletes subtract counted rows from the rollup at once; rows added and calls
+The writer keeps the tables level in the transaction that changes the rows:
+deletes subtract counted rows from both rollups at once; rows added and calls
 that lost their counted row are settled at commit (:meth:`UsageTable.settle`).
 """
 
@@ -79,14 +85,35 @@ CREATE TABLE IF NOT EXISTS usage_rollup (
 ) WITHOUT ROWID;
 """
 
+CONTEXTS_DDL = f"""
+CREATE TABLE IF NOT EXISTS usage_contexts (
+    context_id INTEGER NOT NULL,
+    size INTEGER NOT NULL,        -- how many PROMPT_THRESHOLDS the prompt is over
+    calls INTEGER NOT NULL,
+    {", ".join(f"{c} INTEGER NOT NULL" for c in COUNT_COLUMNS)},
+    PRIMARY KEY (context_id, size)
+) WITHOUT ROWID;
+"""
+
 _SUMS = ", ".join(f"{{sign}} * sum({c})" for c in COUNT_COLUMNS)
-_UPSERT = (
-    f"INSERT INTO usage_rollup (context_id, bucket, size, calls, {', '.join(COUNT_COLUMNS)})"
-    f" SELECT context_id, {BUCKET_SQL}, {SIZE_SQL}, {{sign}} * count(*), {_SUMS}"
-    " FROM usage_calls WHERE {where} GROUP BY context_id, 2, 3"
-    " ON CONFLICT(context_id, bucket, size) DO UPDATE SET calls = calls + excluded.calls, "
-    + ", ".join(f"{c} = {c} + excluded.{c}" for c in COUNT_COLUMNS)
-)
+_ADD = ", ".join(f"{c} = {c} + excluded.{c}" for c in COUNT_COLUMNS)
+
+
+def _upsert(table: str, slot: bool) -> str:
+    """Add (``sign`` 1) or take away (-1) the counts of the ``usage_calls`` rows ``where``
+    selects to ``table``'s rows (per context, slot when ``slot``, and prompt size)."""
+    key = "context_id, bucket, size" if slot else "context_id, size"
+    select = f"context_id, {BUCKET_SQL}, {SIZE_SQL}" if slot else f"context_id, {SIZE_SQL}"
+    groups = "context_id, 2, 3" if slot else "context_id, 2"
+    return (
+        f"INSERT INTO {table} ({key}, calls, {', '.join(COUNT_COLUMNS)})"
+        f" SELECT {select}, {{sign}} * count(*), {_SUMS}"
+        f" FROM usage_calls WHERE {{where}} GROUP BY {groups}"
+        f" ON CONFLICT({key}) DO UPDATE SET calls = calls + excluded.calls, {_ADD}"
+    )
+
+
+_UPSERTS = (_upsert("usage_rollup", True), _upsert("usage_contexts", False))
 _INSERT = (
     "INSERT INTO usage_calls (file_id, offset, context_id, call, timestamp,"
     f" {', '.join(COUNT_COLUMNS)}) VALUES ({', '.join('?' * (5 + len(COUNT_COLUMNS)))})"
@@ -102,6 +129,24 @@ def call_hash(agent: str, call_id: str) -> int:
 
 def create(db: sqlite3.Connection) -> None:
     db.executescript(DDL)
+
+
+def create_contexts(db: sqlite3.Connection) -> None:
+    """Create ``usage_contexts`` and fill it from the rollup (a migration of an existing
+    generation), in one transaction: a reader never finds it short of the rollup."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        db.execute(CONTEXTS_DDL)
+        db.execute("DELETE FROM usage_contexts")
+        db.execute(
+            f"INSERT INTO usage_contexts (context_id, size, calls, {', '.join(COUNT_COLUMNS)})"
+            f" SELECT context_id, size, sum(calls), {', '.join(f'sum({c})' for c in COUNT_COLUMNS)}"
+            " FROM usage_rollup GROUP BY context_id, size"
+        )
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
 
 
 class UsageTable:
@@ -206,7 +251,8 @@ class UsageTable:
         self._unsettled.update(calls)
 
     def _rollup(self, where: str, args: tuple[object, ...], sign: int) -> None:
-        self.db.execute(_UPSERT.format(sign=sign, where=where), args)
+        for upsert in _UPSERTS:
+            self.db.execute(upsert.format(sign=sign, where=where), args)
 
     def settle(self) -> None:
         """Make exactly one row of each unsettled call the counted one, rollup included."""
@@ -234,3 +280,4 @@ class UsageTable:
         self._rollup(f"{flipped} AND counted = 0", (), 1)
         db.execute(f"UPDATE usage_calls SET counted = 1 - counted WHERE {flipped}")
         db.execute("DELETE FROM usage_rollup WHERE calls = 0")
+        db.execute("DELETE FROM usage_contexts WHERE calls = 0")
