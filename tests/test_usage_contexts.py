@@ -43,6 +43,8 @@ def _same_from_both_rollups(home: Path) -> None:
         by_slots, slot_totals = _rows(by, home, since=EVERY_DAY)
         assert rows == by_slots, by
         assert totals == slot_totals, by
+        for split in ("model", "agent"):  # the web page's stacked parts
+            assert _rows(by, home, split=split) == _rows(by, home, split=split, since=EVERY_DAY)
 
 
 def test_a_copied_history_counts_once_in_its_first_conversation(home: Path) -> None:
@@ -155,3 +157,17 @@ def test_views_without_a_date_range_read_the_per_context_sums(home: Path) -> Non
         assert _rows(by, home)[1]["calls"] == 2, by
         assert _rows(by, home, since=EVERY_DAY)[1]["calls"] == 1, by
     assert _rows("day", home)[1]["calls"] == 1
+
+
+def test_a_view_leaves_the_cycle_collector_as_it_found_it(home: Path) -> None:
+    import gc
+
+    _transcript(home, "s1", [_claude("s1", "m1", "2026-03-01T10:00:00Z", (5, 0, 0, 5))])
+    api.refresh(home=str(home))
+    assert gc.isenabled()
+    assert _rows("session", home)[1]["calls"] == 1 and gc.isenabled()
+    gc.disable()
+    try:
+        assert _rows("day", home)[1]["calls"] == 1 and not gc.isenabled()
+    finally:
+        gc.enable()

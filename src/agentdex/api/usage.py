@@ -10,10 +10,12 @@ zone, ``TZ``); ``since``/``until`` are inclusive local dates.
 
 from __future__ import annotations
 
+import gc
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -205,7 +207,8 @@ def usage(
     }
 
     def read() -> dict[str, Any] | None:
-        return _read(by, first, last, agent, table, root, home, split, limit)
+        with _collector_off():
+            return _read(by, first, last, agent, table, root, home, split, limit)
 
     found = _answer(read, result["stats"], refresh_first, root, home, rows)
     if found is None:
@@ -215,6 +218,20 @@ def usage(
     result["stats"].update(found.pop("stats"))
     result.update(found)
     return result
+
+
+@contextmanager
+def _collector_off() -> Iterator[None]:
+    """Python's cycle collector paused while a view is read: a session view makes some
+    50,000 containers, none in a cycle, and the collections their allocation sets off cost
+    ~10 ms of a fresh process (the objects are freed by reference counting as before)."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
 
 
 def _answer(
