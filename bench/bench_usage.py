@@ -2,6 +2,8 @@
 
     python bench/generate_corpus.py /tmp/c1000 --size-mb 1000
     python bench/bench_usage.py /tmp/c1000 --work /tmp/bu --before /tmp/main-src [--runs 11]
+    python bench/bench_usage.py /tmp/c1000 --work /tmp/bu --builds 0 --data D \
+        --before /tmp/main-src --before-data D2     # the views, now and before, alternating
 
 ``--before`` is the ``src`` folder of the code to compare the cold build
 with (e.g. a worktree of the commit before usage was stored). Cold builds of
@@ -129,6 +131,13 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=11)
     parser.add_argument("--data", type=Path, help="with --builds 0: the data dir to time usage on")
     parser.add_argument("--views", default="day,model,project,session", help="--by values")
+    parser.add_argument(
+        "--before-data",
+        type=Path,
+        help="with --before and --builds 0: time the views of --before too, on this data dir"
+        " (its own index: another code's migrations send the other's refresh check to a full"
+        " refresh), run for run alternating with --data",
+    )
     args = parser.parse_args()
     # as an installed package runs: from bytecode (this machine's PYTHONDONTWRITEBYTECODE=1
     # would otherwise make every fresh process compile what changed since the last one)
@@ -149,12 +158,17 @@ def main() -> None:
                   file=sys.stderr)  # fmt: skip
     data = args.data or args.work / f"now-{max(0, args.builds - 1)}"
     env = _env(SRC, data)
+    # the code and data each timed view runs with: now's, and before's when compared
+    codes = {"": env}
+    if args.before_data is not None and args.before is not None:
+        codes["before: "] = _env(args.before, args.before_data)
     # what any fresh Python process costs on this machine (site-packages' .pth files included)
     startup = [_timed([sys.executable, "-c", "pass"], env) for _ in range(max(1, args.runs))]
     base = [sys.executable, "-m", "agentdex", "--home", str(args.home), "usage"]
     views: dict[str, Any] = {}
-    if args.runs:  # once: the manifest is rewritten for this environment if it was another's
-        _timed([*base, "--json"], env)
+    for code_env in codes.values() if args.runs else ():
+        # once: the manifest is rewritten for this environment if it was another's
+        _timed([*base, "--json"], code_env)
     for by in args.views.split(",") if args.runs else ():
         for refresh in (True, False):
             for output in ("--json", "terminal", "pipe"):
@@ -162,10 +176,14 @@ def main() -> None:
                 if output == "--json":
                     command.append("--json")
                 timed = _timed_on_terminal if output == "terminal" else _timed
-                samples = [timed(command, env) for _ in range(args.runs)]
-                key = f"{by} {output}{'' if refresh else ' --no-refresh'}"
-                views[key] = round(statistics.median(samples) * 1000, 1)
-                print(f"usage {key}: {views[key]} ms", file=sys.stderr)
+                samples: dict[str, list[float]] = {label: [] for label in codes}
+                for _ in range(args.runs):  # run for run alternating, when compared
+                    for label, code_env in codes.items():
+                        samples[label].append(timed(command, code_env))
+                for label, got in samples.items():
+                    key = f"{label}{by} {output}{'' if refresh else ' --no-refresh'}"
+                    views[key] = round(statistics.median(got) * 1000, 1)
+                    print(f"usage {key}: {views[key]} ms", file=sys.stderr)
     ratio = cpu_ratio = None
     if args.builds:
         before, now = statistics.median(builds["before"]), statistics.median(builds["now"])
