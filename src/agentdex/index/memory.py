@@ -13,7 +13,8 @@ from typing import Any
 
 
 @functools.cache
-def _libc() -> Any:
+def libc() -> Any:
+    """The C library of this process (None off Linux, or when it cannot be loaded)."""
     if not sys.platform.startswith("linux"):
         return None
     import ctypes
@@ -31,9 +32,9 @@ def limit_malloc_arenas() -> None:
     block packer then each keep memory freed by the others: two arenas took
     the 250 MB cold build's peak RSS from 254 to 212 MB at the same CPU time.
     """
-    libc = _libc()
-    if libc is not None and hasattr(libc, "mallopt"):
-        libc.mallopt(-8, 2)  # M_ARENA_MAX
+    lib = libc()
+    if lib is not None and hasattr(lib, "mallopt"):
+        lib.mallopt(-8, 2)  # M_ARENA_MAX
 
 
 def release_free_memory() -> None:
@@ -46,6 +47,6 @@ def release_free_memory() -> None:
     and peaked at 246 MB (one trace each, ``bench/`` notes in
     docs/performance.md).
     """
-    libc = _libc()
-    if libc is not None and hasattr(libc, "malloc_trim"):
-        libc.malloc_trim(0)
+    lib = libc()
+    if lib is not None and hasattr(lib, "malloc_trim"):
+        lib.malloc_trim(0)

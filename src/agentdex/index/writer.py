@@ -51,6 +51,7 @@ from agentdex.index.segments import (
 )
 from agentdex.index.store import open_writer_db
 from agentdex.index.tail import PostingsTail
+from agentdex.index.termlist import write_term_list
 from agentdex.index.usage import UsageTable
 from agentdex.records import Record, Usage
 
@@ -308,13 +309,11 @@ class IndexWriter(ConversationEdits, RecordDeletes, PostingsTail):
                 self.set_meta("vocab_rid", next_rid)
             elif self.vocab_stale and self._terms_due():
                 # a generation read while it is built: without a term list readers would
-                # verify every record past vocab_rid on each query
-                postings_mod.write_vocabulary(
-                    self.gen, postings_mod.all_terms(self.gen / "postings", self.text_chars)
-                )
+                # verify every record past vocab_rid on each query (read by a child process:
+                # the term dictionaries it maps are not this process's memory)
+                write_term_list(self.gen, self.text_chars)
                 self.set_meta("vocab_rid", next_rid)
                 self._terms_at = time.monotonic()
-                release_free_memory()
         self._new_texts = None if self.vocab_stale else []
         self._new_text_bytes = 0
         self.db.execute("COMMIT")
@@ -364,9 +363,7 @@ class IndexWriter(ConversationEdits, RecordDeletes, PostingsTail):
             self._postings.close(wait_merges=big)
             self._postings = None
         if self.vocab_stale or oversized:
-            release_free_memory()
-            terms = postings_mod.all_terms(self.gen / "postings", self.text_chars)
-            postings_mod.write_vocabulary(self.gen, terms)
+            write_term_list(self.gen, self.text_chars)
             self.set_meta("vocab_rid", self.blocks.next_record)
             self.db.execute("COMMIT")
             self.db.execute("BEGIN IMMEDIATE")

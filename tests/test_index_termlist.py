@@ -1,0 +1,137 @@
+"""The whole term list written by a child process (``index/termlist.py``): the same list the
+writer would write itself, failures brought back as the writer's own, and no child outliving it."""
+
+from __future__ import annotations
+
+import errno
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from agentdex.index import postings
+from agentdex.index.termlist import write_term_list
+
+TEXTS = [
+    "zeta alpha café naïve",
+    "alpha beta 0x1f retry-backoff",
+    "日本語 текст zeta9",
+    "Ünïcode straße ß",
+]
+
+
+def _gen(tmp_path: Path, texts: list[str]) -> tuple[Path, set[str]]:
+    """A generation folder whose postings hold ``texts`` (committed), and their non-ASCII chars."""
+    gen = tmp_path / "gen-000001"
+    gen.mkdir()
+    writer = postings.PostingsWriter(gen / "postings", threads=1, heap_bytes=15 << 20)
+    chars: set[str] = set()
+    for rid, text in enumerate(texts):
+        lower = text.lower()
+        chars.update(c for c in lower if c > "\x7f")
+        writer.add(rid, 1, 1, 0, 0, lower, None, 0)
+    writer.commit()
+    writer.close(wait_merges=True)
+    return gen, chars
+
+
+def _child(gen: Path, parent: int, **popen: object) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(  # type: ignore[call-overload,no-any-return]
+        [sys.executable, "-m", "agentdex.index.termlist", "--child", str(gen), str(parent)],
+        env=dict(os.environ, PYTHONPATH=str(Path(postings.__file__).resolve().parents[2])),
+        **popen,
+    )
+
+
+def test_the_child_writes_the_list_the_writer_would_and_drops_the_delta(tmp_path: Path) -> None:
+    gen, chars = _gen(tmp_path, TEXTS)
+    postings.append_vocabulary(gen, ["stale"])  # a delta the full list now covers
+    write_term_list(gen, chars)
+    from_child = (gen / postings.VOCAB_FILE).read_bytes()
+    assert not (gen / postings.VOCAB_DELTA).exists()
+    assert not postings.vocabulary_temp(gen).exists()
+
+    postings.write_vocabulary(gen, postings.all_terms(gen / "postings", chars))
+    assert from_child == (gen / postings.VOCAB_FILE).read_bytes()
+    assert from_child.endswith(postings.SORTED_MARK)
+    terms = {line.split(b"\t")[1].decode() for line in from_child.splitlines()[:-1]}
+    assert {"alpha", "日本語", "текст", "straße", "0x1f", "backoff"} <= terms
+    assert "stale" not in terms
+
+
+def test_a_write_failure_in_the_child_is_the_writers_oserror(tmp_path: Path) -> None:
+    gen, chars = _gen(tmp_path, TEXTS)
+    write_term_list(gen, chars)
+    before = (gen / postings.VOCAB_FILE).read_bytes()
+    postings.vocabulary_temp(gen).mkdir()  # the child cannot open its output
+    with pytest.raises(OSError) as failed:
+        write_term_list(gen, chars)
+    assert failed.value.errno == errno.EISDIR
+    assert failed.value.filename == str(postings.vocabulary_temp(gen))
+    assert (gen / postings.VOCAB_FILE).read_bytes() == before
+
+
+def test_a_child_whose_writer_is_gone_writes_nothing(tmp_path: Path) -> None:
+    gen, _chars = _gen(tmp_path, TEXTS)
+    not_parent = os.getpid()  # the child's parent is this process, not the one it is told
+    child = _child(gen, not_parent + 1 if not_parent > 1 else 2, stdin=subprocess.DEVNULL)
+    assert child.wait(timeout=60) == 1
+    assert not postings.vocabulary_temp(gen).exists()
+    assert not (gen / postings.VOCAB_FILE).exists()
+
+
+def _reading_a_pipe(pid: int) -> bool:
+    try:
+        return "pipe_read" in Path(f"/proc/{pid}/wchan").read_text()
+    except OSError:
+        return False
+
+
+def _gone(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return True
+    return state in ("Z", "X")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_the_child_dies_with_its_writer(tmp_path: Path) -> None:
+    """A writer killed while its child runs leaves no child running, and no list written."""
+    gen, _chars = _gen(tmp_path, TEXTS)
+    source = str(Path(postings.__file__).resolve().parents[2])
+    # the "writer": starts the child (which waits for its input), says its pid, and is killed
+    writer = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import os, subprocess, sys, time\n"
+            "child = subprocess.Popen([sys.executable, '-m', 'agentdex.index.termlist',"
+            f" '--child', {str(gen)!r}, str(os.getpid())], stdin=subprocess.PIPE)\n"
+            "print(child.pid, flush=True)\n"
+            "time.sleep(600)\n",
+        ],
+        env=dict(os.environ, PYTHONPATH=source),
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert writer.stdout is not None
+    child = int(writer.stdout.readline())
+    # the child reads its input once it has set its death signal: kill the writer after that
+    # (killed before, the child sees another parent and stops without the kernel's help)
+    deadline = time.monotonic() + 60
+    while not _reading_a_pipe(child):
+        if time.monotonic() > deadline:
+            writer.kill()
+            pytest.skip("this kernel does not say where a process waits (/proc/PID/wchan)")
+        time.sleep(0.05)
+    writer.kill()
+    writer.wait(timeout=60)
+    deadline = time.monotonic() + 60
+    while not _gone(child) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _gone(child)
+    assert not postings.vocabulary_temp(gen).exists()
