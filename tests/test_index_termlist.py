@@ -135,3 +135,59 @@ def test_the_child_dies_with_its_writer(tmp_path: Path) -> None:
         time.sleep(0.05)
     assert _gone(child)
     assert not postings.vocabulary_temp(gen).exists()
+
+
+def _file_rss() -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("RssFile:"):
+            return int(line.split()[1]) * 1024
+    raise AssertionError("no RssFile")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="MADV_PAGEOUT is Linux's")
+def test_mapped_pages_of_the_folder_leave_the_resident_set_and_read_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the writer's merges map is handed back to the kernel; reads see the same bytes."""
+    import mmap
+
+    from agentdex.index import memory
+
+    monkeypatch.setattr(memory, "MAPPED_CHECK_SECONDS", 0.0)
+    folder = tmp_path / "postings"
+    folder.mkdir()
+    size = 48 * 1024 * 1024
+    data = os.urandom(1024 * 1024) * 48
+    (folder / "seg.idx").write_bytes(data)
+    outside = tmp_path / "other.bin"  # mapped too, but not in the folder: left alone
+    outside.write_bytes(data)
+    pages = memory.MappedPages(str(folder))
+    if pages.base is None:
+        pytest.skip("no madvise in this C library")
+    with open(folder / "seg.idx", "rb") as one, open(outside, "rb") as two:
+        mine = mmap.mmap(one.fileno(), 0, access=mmap.ACCESS_READ)
+        theirs = mmap.mmap(two.fileno(), 0, access=mmap.ACCESS_READ)
+        try:
+            digest = sum(mine[i] for i in range(0, size, 4096))  # every page resident
+            sum(theirs[i] for i in range(0, size, 4096))
+            touched = _file_rss()
+            pages.check()
+            if pages.base is None:
+                pytest.skip("this kernel does not know MADV_PAGEOUT")
+            after = _file_rss()
+            assert pages.reclaims == 1
+            assert touched - after >= 32 * 1024 * 1024  # the folder's pages left ...
+            assert after >= pages.base + 40 * 1024 * 1024  # ... the other file's stayed
+            assert sum(mine[i] for i in range(0, size, 4096)) == digest
+            assert mine[:] == data
+        finally:
+            mine.close()
+            theirs.close()
+
+
+def test_mapped_pages_below_the_slack_are_left_alone(tmp_path: Path) -> None:
+    from agentdex.index import memory
+
+    pages = memory.MappedPages(str(tmp_path))
+    pages.check()
+    assert pages.reclaims == 0

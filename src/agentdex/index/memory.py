@@ -1,14 +1,17 @@
-"""The writer's memory: glibc malloc settings that keep a long build's peak RSS down.
+"""The writer's memory: glibc malloc settings and mapped pages that keep a build's peak RSS down.
 
-Both are no-ops off Linux/glibc. They exist because the writer process
+All are no-ops off Linux/glibc. They exist because the writer process
 hosts tantivy's indexing threads (Rust, on the system allocator) beside
 Python: memory one of them frees stays in the process unless told otherwise.
 """
 
 from __future__ import annotations
 
+import errno
 import functools
+import os
 import sys
+import time
 from typing import Any
 
 
@@ -20,7 +23,7 @@ def libc() -> Any:
     import ctypes
 
     try:
-        return ctypes.CDLL(None)
+        return ctypes.CDLL(None, use_errno=True)
     except OSError:
         return None
 
@@ -50,3 +53,74 @@ def release_free_memory() -> None:
     lib = libc()
     if lib is not None and hasattr(lib, "malloc_trim"):
         lib.malloc_trim(0)
+
+
+#: ``madvise`` advice that reclaims pages (Linux >= 5.4; older kernels refuse it: EINVAL)
+MADV_PAGEOUT = 21
+#: file-backed memory this process may map beyond what it mapped when it began, before
+#: :class:`MappedPages` hands the pages of the watched folder back
+MAPPED_SLACK_BYTES = 16 * 1024 * 1024
+#: :meth:`MappedPages.check` looks at most this often
+MAPPED_CHECK_SECONDS = 0.5
+
+
+class MappedPages:
+    """Keeps the pages of one folder's files that this process maps out of its resident set.
+
+    tantivy reads segments through ``mmap``: while it merges, every page of
+    the segments it reads stays resident in the writer (up to ~50-100 MB at
+    1 GB) until the merge ends. :meth:`check`, called often, reads the
+    process's file-backed RSS (cheap) and, once it grew more than
+    :data:`MAPPED_SLACK_BYTES` past its level at the start, asks the kernel to
+    reclaim the pages mapped from ``folder`` (``MADV_PAGEOUT``). That never
+    changes what any mapping reads (a page is read back on its next access;
+    the advice is a no-op on pages another process maps too, and on anonymous
+    memory without swap), so it is safe against tantivy mapping and unmapping
+    files meanwhile. Linux only; elsewhere it does nothing.
+    """
+
+    def __init__(self, folder: str) -> None:
+        self.prefix = os.fsencode(folder.rstrip("/") + "/")
+        lib = libc()
+        self._madvise = getattr(lib, "madvise", None) if lib is not None else None
+        self.base = self._file_rss() if self._madvise is not None else None
+        self.reclaims = 0
+        self._next = 0.0
+
+    @staticmethod
+    def _file_rss() -> int | None:
+        try:
+            with open("/proc/self/status", "rb") as handle:
+                for line in handle:
+                    if line.startswith(b"RssFile:"):
+                        return int(line.split()[1]) * 1024
+        except (OSError, ValueError, IndexError):
+            pass
+        return None
+
+    def check(self) -> None:
+        if self.base is None or self._madvise is None or time.monotonic() < self._next:
+            return
+        self._next = time.monotonic() + MAPPED_CHECK_SECONDS
+        mapped = self._file_rss()
+        if mapped is None or mapped - self.base <= MAPPED_SLACK_BYTES:
+            return
+        import ctypes
+
+        try:
+            with open("/proc/self/maps", "rb") as handle:
+                maps = handle.read()
+        except OSError:
+            return
+        self.reclaims += 1
+        for line in maps.splitlines():
+            parts = line.split(None, 5)
+            if len(parts) < 6 or not parts[5].startswith(self.prefix) or b"w" in parts[1]:
+                continue
+            start, end = (int(bound, 16) for bound in parts[0].split(b"-"))
+            refused = self._madvise(
+                ctypes.c_void_p(start), ctypes.c_size_t(end - start), ctypes.c_int(MADV_PAGEOUT)
+            )
+            if refused and ctypes.get_errno() == errno.EINVAL:
+                self.base = None  # this kernel does not know the advice: stop asking
+                return

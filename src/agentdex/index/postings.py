@@ -40,6 +40,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
+from agentdex.index.memory import MappedPages
 from agentdex.records import KINDS, ROLES
 
 TOKENIZER = "adx_simple"
@@ -140,6 +141,8 @@ class PostingsWriter:
         # they were when it opened, which kept every segment merged away since mapped, and
         # the pages the merges had read resident (~50 MB of a 1 GB build's peak RSS)
         del index
+        #: the merges' mapped pages, kept out of this process's resident set
+        self.mapped = MappedPages(str(path))
         self.added = 0
 
     def add(

@@ -336,6 +336,8 @@ class IndexWriter(ConversationEdits, RecordDeletes, PostingsTail):
         return every is not None and time.monotonic() - self._terms_at >= every
 
     def maybe_commit(self, commit_bytes: int, commit_seconds: float) -> None:
+        if self._postings is not None:
+            self._postings.mapped.check()  # what tantivy's merges read is not our memory
         if self.pending >= commit_bytes or time.monotonic() - self.last_commit > commit_seconds:
             self.commit()
 
