@@ -1,4 +1,4 @@
-"""What reading usage costs the parsers that gained it (Cline-family tasks, Copilot CLI).
+"""What reading usage costs the parsers that gained it (Cline tasks and sessions, Copilot CLI).
 
     python bench/parse_task_usage.py --work /tmp/adx-usage-parse [--requests 2000] [--runs 7]
 
@@ -7,7 +7,9 @@ Writes, in the agents' shapes, one Cline task of ``--requests`` API requests
 ``environment_details``, ``ui_messages.json`` with an ``api_req_started`` entry per
 request among the usual ``text``/``tool`` entries) and one Copilot CLI event log of
 ``--requests`` turns ending in a ``session.shutdown`` (``requests.count`` = that
-many). Parses each ``--runs`` times with the usage reading on and with it replaced
+many), and one Cline SDK-era session (``<id>/<id>.messages.json`` + manifest) of
+``--requests`` requests, each an assistant message with ``metrics`` and a tool round
+trip. Parses each ``--runs`` times with the usage reading on and with it replaced
 by a no-op, alternating, and prints the medians and their ratio as JSON.
 """
 
@@ -27,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 from agentdex.parsers import cline as cline_parser
 from agentdex.parsers import copilot_cli
 from agentdex.parsers.base import ParseCursor, SourceRef
+from agentdex.parsers.cline import sessions as cline_sessions
 from agentdex.readers import Diagnostics
 
 TS = 1_793_696_400_000
@@ -61,6 +64,34 @@ def write_cline(root: Path, n: int) -> Path:
     (task / "api_conversation_history.json").write_text(json.dumps(history), encoding="utf-8")
     (task / "ui_messages.json").write_text(json.dumps(ui), encoding="utf-8")
     return task / "api_conversation_history.json"
+
+
+def write_cline_session(root: Path, n: int) -> Path:
+    sid = f"{TS}_bench"
+    folder = root / "sessions" / sid
+    folder.mkdir(parents=True, exist_ok=True)
+    model = {"id": "claude-sonnet-4-6", "provider": "anthropic"}
+    messages: list[Any] = [{"id": "u0", "role": "user", "ts": TS,
+                            "content": [{"type": "text", "text": "<user_input mode=\"act\">fix it</user_input>"}]}]  # fmt: skip  # noqa: E501
+    for i in range(n):
+        ts = TS + 1000 * (i + 1)
+        metrics = {"inputTokens": 12_000 + 60 * i, "outputTokens": 150, "cost": 0.01,
+                   "cacheReadTokens": 11_000 + 50 * i, "cacheWriteTokens": 900}  # fmt: skip
+        messages.append({"id": f"msg_a{i}", "role": "assistant", "ts": ts, "modelInfo": model,
+                         "metrics": metrics, "content": [
+            {"type": "text", "text": f"Step {i}: {FILLER[:200]}"},
+            {"type": "tool_use", "id": f"t{i}", "name": "read_files",
+             "input": {"files": [{"path": f"a{i}.py"}]}}]})  # fmt: skip
+        messages.append({"id": f"msg_a{i}_tool_t{i}", "role": "user", "ts": ts + 5, "content": [
+            {"type": "tool_result", "tool_use_id": f"t{i}", "name": "read_files",
+             "content": [{"query": f"a{i}.py", "result": FILLER, "success": True}]}]})  # fmt: skip
+    doc = {"version": 1, "agent": "lead", "sessionId": sid, "messages": messages}
+    path = folder / f"{sid}.messages.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    manifest = {"session_id": sid, "cwd": "/w/app", "model": model["id"],
+                "started_at": "2026-11-01T09:00:00Z", "metadata": {"title": "fix it"}}  # fmt: skip
+    (folder / f"{sid}.json").write_text(json.dumps(manifest), encoding="utf-8")
+    return path
 
 
 def write_copilot(root: Path, n: int) -> Path:
@@ -119,11 +150,14 @@ def main() -> None:
     args = ap.parse_args()
     cline_path = write_cline(args.work / "cline", args.requests)
     copilot_path = write_copilot(args.work / "copilot", args.requests)
+    session_path = write_cline_session(args.work / "cline-sdk", args.requests)
     out = [
         measure("cline task", cline_parser.parse_task, cline_path, "cline", cline_parser,
                 "note_task_usage", args.runs),
         measure("copilot-cli log", copilot_cli.parse_events, copilot_path, "copilot-cli",
                 copilot_cli, "note_shutdown", args.runs),
+        measure("cline session", cline_sessions.parse_session, session_path, "cline",
+                cline_sessions, "note_call", args.runs),
     ]  # fmt: skip
     print(json.dumps({"requests": args.requests, "runs": args.runs, "results": out}, indent=1))
 
