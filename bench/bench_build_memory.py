@@ -131,7 +131,7 @@ def _marked(owner, name, step, generator=False):
 
 _marked(_postings, "all_terms", "term list", generator=True)
 _marked(_postings, "write_vocabulary", "term list")
-_marked(_postings, "write_terms_in_child", "term list")
+_marked(_writer, "write_term_list", "term list")  # the writer waits for its child
 _marked(_postings.PostingsWriter, "commit", "postings commit")
 _marked(_postings.PostingsWriter, "close", "merge wait")
 _marked(_writer.IndexWriter, "end_bulk_load", "record indexes")
