@@ -183,14 +183,16 @@ def test_an_index_from_before_usage_reads_it_at_the_next_refresh(home: Path) -> 
     assert gen is not None
     db = sqlite3.connect(gen / "index.db")  # as a generation written before m005_usage
     db.executescript(
-        "DROP TABLE usage_calls; DROP TABLE usage_rollup;"
-        " DELETE FROM migrations WHERE name = 'm005_usage';"
+        "DROP TABLE usage_calls; DROP TABLE usage_rollup; DROP TABLE usage_contexts;"
+        " DELETE FROM migrations WHERE name IN ('m005_usage', 'm007_usage_contexts');"
     )
     db.commit()
     db.close()
     manifest.discard(Location(index_root(None, home=str(home))).root)  # written by that version
     assert usage("day", home=str(home), refresh_first=False)["status"] == "no-index"
     assert _counts(_totals(home)) == (1, 5, 0, 0, 5)  # the refresh migrated and read it
+    assert len(assert_usage_level(home)) == 1
+    assert _counts(usage("session", home=str(home))["totals"]) == (1, 5, 0, 0, 5)
 
 
 _EXAMPLES = itertools.count()
