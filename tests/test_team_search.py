@@ -143,6 +143,40 @@ def test_first_page_path_equals_local(pushed: Team, monkeypatch: Any) -> None:
     assert modes == {"whole", "first-page", "scan"}
 
 
+def test_bands_read_ahead_on_a_second_connection(pushed: Team, monkeypatch: Any) -> None:
+    """The first bands' probes read ahead on a helper connection (team/ahead.py) give the
+    same answers as without it, and as locally; the helper is idle after every search."""
+    from psycopg.pq import TransactionStatus
+
+    from agentdex.team import ahead
+    from agentdex.team.connect import connect
+
+    monkeypatch.setattr("agentdex.team.search.FULL_VERIFIED", 5)
+    served = []
+    result = ahead.ReadAhead.result
+
+    def counted(self: Any, where: Any) -> Any:
+        found = result(self, where)
+        served.append(found is not None)
+        return found
+
+    monkeypatch.setattr(ahead.ReadAhead, "result", counted)
+    helper = connect(pushed.reader)
+    try:
+        for query, options in QUERIES:
+            args = {"now": NOW, "limit": 10, **options}
+            alone = api.search(query, url=pushed.reader, **args)
+            theirs = api.search(query, url=pushed.reader, helper=lambda: helper, **args)
+            mine = local.search(query, refresh_first=False, **args)
+            _same(theirs, mine, (query, options))
+            assert theirs.results == alone.results, (query, options)
+            assert theirs.stats | {"seconds": 0} == alone.stats | {"seconds": 0}
+            assert helper.info.transaction_status == TransactionStatus.IDLE
+    finally:
+        helper.close()
+    assert any(served), "no band was read ahead"
+
+
 def test_a_hashed_id_from_a_team_hit_opens_its_conversation(pushed: Team) -> None:
     """Aider's ids are hashed (``aider-3f9a2c1b``): the page opens a team hit by its short ref."""
     from agentdex.api import team_views

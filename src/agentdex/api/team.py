@@ -294,12 +294,15 @@ def search(
     exact_total: bool = False,
     budget: Budget | None = None,
     connection: Callable[[], Any] | None = None,
+    helper: Callable[[], Any] | None = None,
 ) -> SearchResult:
     """:func:`agentdex.api.search.search` over the team database; each hit names its machine.
 
     ``connection``: gives an open connection to ``url`` to search through, left open (the
     resident team searcher keeps one, :mod:`agentdex.api.team_resident_server`); called
     after the query is checked, as a connection is otherwise opened (and closed after).
+    ``helper``: gives a second open connection, on which a first page's band probes are
+    read ahead (:class:`agentdex.team.ahead.ReadAhead`); asked only when that may help.
     """
     from agentdex.api.query_check import check_query
     from agentdex.api.search import SearchResult, _validate
@@ -323,6 +326,7 @@ def search(
             with enforced(budget):
                 _team_answer(
                     conn,
+                    helper,
                     result,
                     budget,
                     query=query,
@@ -341,6 +345,7 @@ def search(
 
 def _team_answer(
     conn: Any,
+    helper: Callable[[], Any] | None,
     result: SearchResult,
     budget: Budget,
     *,
@@ -377,7 +382,7 @@ def _team_answer(
     node = parse_query(query, now=now, regex=regex)
     if node is None:
         raise UsageError('empty query: give words, "a phrase" or field:value filters')
-    engine = TeamEngine(conn, budget)
+    engine = TeamEngine(conn, budget, helper)
     sensitive = engine.prepare(node, regex=regex, word=word, case=case)
     sql_planner = planner(sensitive=sensitive, word=word, regex=regex)
     run = TeamRun(

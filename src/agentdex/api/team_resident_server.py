@@ -56,6 +56,8 @@ class TeamResident(Resident):
         super().__init__(folder, name, "team", idle)
         #: URL -> an open connection, idle between searches (least recently used first)
         self.connections: dict[str, Any] = {}
+        #: URL -> the second connection a search reads ahead on (``team.ahead``)
+        self.helpers: dict[str, Any] = {}
         self.digest = wire.environment_digest()
 
     # -- life (the rest is Resident's) --------------------------------------------------------
@@ -84,10 +86,9 @@ class TeamResident(Resident):
                     return
                 self._serve_one(conn)
         finally:
-            for kept in self.connections.values():
-                with suppress(Exception):
-                    kept.close()
+            _close([*self.connections.values(), *self.helpers.values()])
             self.connections.clear()
+            self.helpers.clear()
 
     def _serve_one(self, conn: socket.socket) -> None:
         with conn:
@@ -121,7 +122,7 @@ class TeamResident(Resident):
         info = super()._status()
         info.pop("model", None)
         info.pop("loaded", None)
-        info["connections"] = len(self.connections)
+        info["connections"] = len(self.connections) + len(self.helpers)
         return info
 
     def _search(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -163,22 +164,31 @@ class TeamResident(Resident):
         server dropped while it was idle is replaced once."""
         from agentdex.api import team
         from agentdex.search.budget import Budget
-        from agentdex.team.connect import TeamUnreachable, connect, mask_url
+        from agentdex.team.connect import TeamUnreachable
 
         kept = self.connections.pop(url, None)
         opened: list[Any] = []
+        kept_helper = self.helpers.pop(url, None)
+        helpers: list[Any] = []
 
         def connection() -> Any:
             if kept is not None and not opened:
                 opened.append(kept)
             else:
-                opened.append(connect(url, masked=mask_url(url)))
-                opened[-1].prepare_threshold = None
+                opened.append(_connect(url))
             return opened[-1]
+
+        def helper() -> Any:
+            if not helpers:
+                usable = kept_helper is not None and not kept_helper.closed
+                helpers.append(kept_helper if usable else _connect(url))
+            return helpers[0]
 
         def search() -> Any:
             budget = Budget(seconds)
-            return team.search(query, url=url, budget=budget, connection=connection, **options)
+            return team.search(
+                query, url=url, budget=budget, connection=connection, helper=helper, **options
+            )
 
         try:
             try:
@@ -197,23 +207,39 @@ class TeamResident(Resident):
         except BaseException:
             _close(opened)
             raise
+        finally:
+            self._keep_helper(url, kept_helper, helpers)
         self._keep(url, opened.pop())
         _close(opened)
         return result
 
-    def _keep(self, url: str, conn: Any) -> None:
+    def _keep(self, url: str, conn: Any, pool: dict[str, Any] | None = None) -> None:
         """Keep ``conn`` for the next search of ``url`` if it is idle and healthy."""
         from psycopg.pq import TransactionStatus
 
+        pool = self.connections if pool is None else pool
         if conn.closed or conn.broken or conn.info.transaction_status != TransactionStatus.IDLE:
-            with suppress(Exception):
-                conn.close()
+            _close([conn])
             return
-        self.connections[url] = conn
-        while len(self.connections) > KEPT:
-            oldest = self.connections.pop(next(iter(self.connections)))
-            with suppress(Exception):
-                oldest.close()
+        pool[url] = conn
+        while len(pool) > KEPT:
+            _close([pool.pop(next(iter(pool)))])
+
+    def _keep_helper(self, url: str, kept: Any, used: list[Any]) -> None:
+        """After a search: the helper connection it used (or the one kept, unused)."""
+        conn = used[0] if used else kept
+        if conn is not None:
+            self._keep(url, conn, self.helpers)
+        if kept is not None and used and used[0] is not kept:
+            _close([kept])  # it was closed: replaced
+
+
+def _connect(url: str) -> Any:
+    from agentdex.team.connect import connect, mask_url
+
+    conn = connect(url, masked=mask_url(url))
+    conn.prepare_threshold = None  # planned as on a new connection (the module docstring)
+    return conn
 
 
 def _close(connections: list[Any]) -> None:

@@ -44,6 +44,7 @@ from agentdex.search.matchers import TermMatcher
 from agentdex.search.plan import Candidates
 from agentdex.search.query import And, Field, Node, Not, Or, Term, terms
 from agentdex.search.run import FULL_VERIFIED, PAGE, Outcome, SearchRun, _Stream
+from agentdex.team.ahead import ReadAhead
 from agentdex.team.plan import Sql, SqlPlanner
 
 #: light columns (the local order, block and file ids as 0), then what results show
@@ -66,13 +67,25 @@ BAND_EDGES = (0, 4, 12, 24)
 WALK_LEVELS = 10
 #: per statement: a bitmap of 50,000 candidates stays exact (the default 4 MB goes lossy)
 WORK_MEM = "32MB"
+#: bands whose probes are read ahead on a second connection (:class:`ReadAhead`)
+AHEAD_BANDS = 2
 
 
 class TeamEngine:
-    """One query over the team database, in one read snapshot (see the module docstring)."""
+    """One query over the team database, in one read snapshot (see the module docstring).
 
-    def __init__(self, conn: Any, budget: Budget | None = None) -> None:
+    ``helper``: gives a second connection to the same database (or None), on which the
+    first bands' probes are read ahead while ``conn`` counts the candidates
+    (:class:`ReadAhead`); without one everything is read on ``conn``.
+    """
+
+    def __init__(
+        self, conn: Any, budget: Budget | None = None, helper: Callable[[], Any] | None = None
+    ) -> None:
         self.conn = conn
+        self.helper = helper
+        #: the probes being read ahead on the helper connection (:meth:`TeamRun.run`)
+        self.ahead: ReadAhead | None = None
         self.budget = budget if budget is not None else unlimited()
         self.matchers: dict[Term, TermMatcher] = {}
         #: id -> the full row (light columns, then machine, store, path, locator, gone, text)
@@ -148,14 +161,21 @@ class TeamEngine:
             plan = json.loads(plan)
         return int(plan[0]["Plan"]["Plan Rows"])
 
-    def probe(self, query: Sql, limit: int | None) -> list[tuple[int, int, float | None]]:
-        """Up to ``limit`` (None: all) candidates' (id, level, ts) in any order (a bitmap)."""
+    def probe(
+        self, query: Sql, limit: int | None, conn: Any = None
+    ) -> list[tuple[int, int, float | None]]:
+        """Up to ``limit`` (None: all) candidates' (id, level, ts) in any order (a bitmap).
+
+        ``conn``: another connection (the read-ahead's), whose errors are its caller's.
+        """
         found: list[tuple[int, int, float | None]] = []
+        statement = f"SELECT id, level, ts FROM {FROM} WHERE {query.text} LIMIT %s"
+        if conn is not None:
+            with self._settings(conn, seqscan=False, bitmap=True, index=False) as cur:
+                cur.execute(statement, (*query.params, limit))
+                return list(cur.fetchall())
         with self._bounded(seqscan=False, bitmap=True, index=False), self.conn.cursor() as cur:
-            cur.execute(
-                f"SELECT id, level, ts FROM {FROM} WHERE {query.text} LIMIT %s",
-                (*query.params, limit),
-            )
+            cur.execute(statement, (*query.params, limit))
             found = cur.fetchall()
         return found
 
@@ -189,22 +209,28 @@ class TeamEngine:
         """
         import psycopg
 
-        left = self.budget.remaining()
         try:
-            with self.conn.transaction(), self.conn.cursor() as cur:
-                timeout = 0 if left is None else max(1, int(left * 1000))
-                # one round trip (no parameters: the simple protocol takes several statements)
-                cur.execute(
-                    f"SET LOCAL enable_seqscan = {'on' if seqscan else 'off'};"
-                    f" SET LOCAL enable_bitmapscan = {'on' if bitmap else 'off'};"
-                    f" SET LOCAL enable_indexscan = {'on' if index else 'off'};"
-                    f" SET LOCAL work_mem = '{WORK_MEM}';"
-                    f" SET LOCAL statement_timeout = {timeout}"
-                )
+            with self._settings(self.conn, seqscan=seqscan, bitmap=bitmap, index=index):
                 yield True
         except psycopg.errors.QueryCanceled:
             self.interrupted = True
             self.budget.stop("time-budget")
+
+    @contextmanager
+    def _settings(self, conn: Any, *, seqscan: bool, bitmap: bool, index: bool) -> Iterator[Any]:
+        """A savepoint on ``conn`` with the plan settings and the budget's statement timeout."""
+        left = self.budget.remaining()
+        with conn.transaction(), conn.cursor() as cur:
+            timeout = 0 if left is None else max(1, int(left * 1000))
+            # one round trip (no parameters: the simple protocol takes several statements)
+            cur.execute(
+                f"SET LOCAL enable_seqscan = {'on' if seqscan else 'off'};"
+                f" SET LOCAL enable_bitmapscan = {'on' if bitmap else 'off'};"
+                f" SET LOCAL enable_indexscan = {'on' if index else 'off'};"
+                f" SET LOCAL work_mem = '{WORK_MEM}';"
+                f" SET LOCAL statement_timeout = {timeout}"
+            )
+            yield cur
 
     def _fetch(self, sql: str, params: tuple[Any, ...], *, walk: bool) -> list[tuple[Any, ...]]:
         # the plan is chosen here, as the local engine chooses: a bitmap over the trigram
@@ -278,16 +304,31 @@ class TeamRun(SearchRun):
             expected = self.team.estimate(sql)
             if self._dense(expected, sort, want):
                 return self._paged(self._walks(sql, sort), sort, want, expected)
-        found = self.team.probe(sql, FULL_VERIFIED + 1)
-        if want is None or exact_total or len(found) <= FULL_VERIFIED:
-            if len(found) <= FULL_VERIFIED:
-                ids = [f[0] for f in found]
-                self.team.fetch_rows(ids)
-                rows = self.team.light(ids)
-            else:
-                rows = self.team.every(sql, self.out_of_time)
-            return self._finish(self._verified(rows), sort, len(rows), "whole")
-        return self._paged(self._banded(sql, sort), sort, want, len(found))
+            if expected > FULL_VERIFIED and sort != "time":
+                # a first page is likely: read its first bands on the helper connection
+                # while this one counts the candidates
+                wheres = self._band_wheres(sql)
+                self.team.ahead = ReadAhead.start(self.team, wheres, ORDERED_MAX + 1)
+        try:
+            found = self.team.probe(sql, FULL_VERIFIED + 1)
+            if want is None or exact_total or len(found) <= FULL_VERIFIED:
+                if len(found) <= FULL_VERIFIED:
+                    ids = [f[0] for f in found]
+                    self.team.fetch_rows(ids)
+                    rows = self.team.light(ids)
+                else:
+                    rows = self.team.every(sql, self.out_of_time)
+                return self._finish(self._verified(rows), sort, len(rows), "whole")
+            return self._paged(self._banded(sql, sort), sort, want, len(found))
+        finally:
+            if self.team.ahead is not None:
+                self.team.ahead.stop()
+                self.team.ahead = None
+
+    def _band_wheres(self, sql: Sql) -> list[Sql]:
+        """The conditions of the first ``AHEAD_BANDS`` bands' probes."""
+        edges = [*BAND_EDGES, LEVELS]
+        return [_in_band(sql, band) for band in list(pairwise(edges))[:AHEAD_BANDS]]
 
     def _dense(self, expected: int, sort: str, want: int) -> bool:
         """Would walking read fewer rows than probing every candidate? (planner estimates)
@@ -335,8 +376,11 @@ class TeamRun(SearchRun):
         def load() -> None:
             for stream in members:
                 self.team.pending.pop(stream.query, None)
-            where = sql if levels is None else sql.both(Sql("level >= %s AND level < %s", levels))
-            found = self.team.probe(where, ORDERED_MAX + 1)
+            where = _in_band(sql, levels)
+            ahead = self.team.ahead
+            found = ahead.result(where) if ahead is not None else None
+            if found is None:
+                found = self.team.probe(where, ORDERED_MAX + 1)
             if len(found) > ORDERED_MAX:
                 return  # many: these levels are walked
             found.sort(key=lambda f: (f[2] is None, -(f[2] or 0.0), -f[0]))
@@ -367,6 +411,10 @@ class TeamRun(SearchRun):
             if self.team.matches(self.node, row):
                 matched.append(row)
         return matched
+
+
+def _in_band(sql: Sql, levels: tuple[int, int] | None) -> Sql:
+    return sql if levels is None else sql.both(Sql("level >= %s AND level < %s", levels))
 
 
 def planner(*, sensitive: bool, word: bool, regex: bool) -> SqlPlanner:
