@@ -5,7 +5,8 @@ query reaches the server: ``import psycopg`` (~0.2 s: libpq, asyncio, ssl,
 importlib.metadata), the search modules (~0.1 s), and the connection (TCP or
 socket, TLS, authentication). The query itself takes 20-200 ms at 1 GB. So the CLI
 asks a small resident process (:mod:`agentdex.api.team_resident_server`) that has
-all of that loaded and keeps one open connection per team URL: the first
+all of that loaded and keeps an open connection per team URL (and a second one
+to read a first page's bands ahead on, :mod:`agentdex.team.ahead`): the first
 ``search --team`` starts it (it binds its socket at once, then imports and
 connects while that first search waits for its answer); it answers over a unix
 socket in the data dir and exits by itself after ``idle_seconds()`` without a

@@ -9,7 +9,8 @@ main thread, one search at a time: a search's time budget is enforced with
 ``SIGALRM`` (:func:`agentdex.search.budget.enforced`), which only the main thread
 receives, and one search keeps one connection busy. A second search waits for the first.
 
-It keeps one open connection per team URL a client sent (at most ``KEPT``), reused
+It keeps an open connection per team URL a client sent (at most ``KEPT``; and one
+more for reading bands ahead, :mod:`agentdex.team.ahead`), reused
 when it is idle and healthy after a search, else closed; a kept connection the server
 dropped meanwhile is replaced once, in the same search. Statements are never
 prepared on a kept connection (``prepare_threshold = None``): PostgreSQL's generic
