@@ -83,6 +83,6 @@ class ReadAhead:
         """Cancel what is still being read, and wait for the helper to be idle again."""
         self.stopping = True
         if self.thread.is_alive() and len(self.found) < len(self.ready):
-            with suppress(Exception):
-                self.helper.cancel_safe()
+            with suppress(Exception):  # cancel_safe: psycopg 3.2+; cancel before
+                getattr(self.helper, "cancel_safe", self.helper.cancel)()
         self.thread.join()
