@@ -100,7 +100,9 @@ def _gone(pid: int) -> bool:
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
 def test_the_child_dies_with_its_writer(tmp_path: Path) -> None:
-    """A writer killed while its child runs leaves no child running, and no list written."""
+    """A writer killed while its child waits for its input leaves no child running and no
+    list written (the pipe's end reaches the child a moment before the kernel's signal: the
+    child must not take that end for an empty input)."""
     gen, _chars = _gen(tmp_path, TEXTS)
     source = str(Path(postings.__file__).resolve().parents[2])
     # the "writer": starts the child (which waits for its input), says its pid, and is killed

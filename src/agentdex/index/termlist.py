@@ -10,7 +10,10 @@ tantivy reads the dictionaries and writes the list to a temporary file; the
 writer, which waited for it, puts the file in place (the child never
 replaces the list itself: a child outliving a killed writer could otherwise
 put an older list over a newer one). On Linux the child dies with the
-writer (``PR_SET_PDEATHSIG``).
+writer (``PR_SET_PDEATHSIG``), and a child whose input ended before the
+writer's last byte writes nothing (the writer's exit closes that pipe a
+moment before the kernel sends the signal). A child killed while it writes
+leaves a partial temporary file, never installed, replaced by the next.
 
 A write failure in the child (a full disk, ``ulimit -f``) comes back to the
 writer as the same ``OSError`` it would have raised itself.
@@ -30,6 +33,8 @@ from agentdex.index import postings
 
 #: the child's argument that says it runs as one (``python -m agentdex.index.termlist``)
 _CHILD = "--child"
+#: the last byte the writer sends (its characters are all non-ASCII: never a NUL)
+_END = b"\0"
 
 
 def write_term_list(gen: Path, non_ascii: set[str] | str) -> None:
@@ -45,7 +50,8 @@ def write_term_list(gen: Path, non_ascii: set[str] | str) -> None:
     # the child runs this very code, whatever the interpreter's own path says
     source = str(Path(agentdex.__file__).resolve().parents[1])
     env["PYTHONPATH"] = os.pathsep.join(p for p in (source, env.get("PYTHONPATH")) if p)
-    chars = "".join(sorted(set(non_ascii))).encode("utf-8", "surrogatepass")
+    # ends with END: a child that reads to the end without it knows its writer died
+    chars = "".join(sorted(set(non_ascii))).encode("utf-8", "surrogatepass") + _END
     done = subprocess.run(
         [sys.executable, "-m", "agentdex.index.termlist", _CHILD, str(gen), str(os.getpid())],
         input=chars,
@@ -87,7 +93,10 @@ def _die_with_parent(parent: int) -> None:
 def _child(argv: list[str]) -> int:
     gen, parent = Path(argv[0]), int(argv[1])
     _die_with_parent(parent)
-    non_ascii = sys.stdin.buffer.read().decode("utf-8", "surrogatepass")
+    given = sys.stdin.buffer.read()
+    if not given.endswith(_END):  # the writer died before it said everything: write nothing
+        return 1
+    non_ascii = given[: -len(_END)].decode("utf-8", "surrogatepass")
     try:
         postings.write_vocabulary_file(
             postings.vocabulary_temp(gen), postings.all_terms(gen / "postings", non_ascii)
