@@ -206,6 +206,7 @@ class Embedder:
                 f"semantic search needs {exc.name}; reinstall agentdex"
             ) from None
         data = reading.result()
+        reading.data = None  # the file's bytes live as long as ``data`` only
         if threads > 1:
             _one_malloc_arena()
         from agentdex.semantic.prune import drop_nan_guards

@@ -34,7 +34,7 @@ class _Malformed(ValueError):
     pass
 
 
-def _varint(data: bytes, at: int) -> tuple[int, int]:
+def _varint(data: memoryview, at: int) -> tuple[int, int]:
     value = shift = 0
     while True:
         if at >= len(data) or shift > 63:
@@ -63,18 +63,22 @@ def _put_varint(value: int) -> bytes:
 class _Field:
     number: int
     wire: int
-    raw: bytes  #: the whole field as encoded (key and value)
-    value: bytes  #: a length-delimited field's payload (else empty)
+    raw: memoryview  #: the whole field as encoded (key and value), not copied
+    value: memoryview  #: a length-delimited field's payload (else empty)
 
 
-def _fields(data: bytes) -> list[_Field]:
+def _text(view: memoryview) -> str:
+    return bytes(view).decode("utf-8", "replace")
+
+
+def _fields(data: memoryview) -> list[_Field]:
     out: list[_Field] = []
     at = 0
     while at < len(data):
         start = at
         key, at = _varint(data, at)
         number, wire = key >> 3, key & 7
-        value = b""
+        value = data[0:0]
         if wire == _VARINT:
             _, at = _varint(data, at)
         elif wire == _I64:
@@ -109,7 +113,7 @@ class _Node:
 def _node(field: _Field) -> _Node:
     parts = _fields(field.value)
     text = {
-        n: [p.value.decode("utf-8", "replace") for p in parts if p.number == n and p.wire == _LEN]
+        n: [_text(p.value) for p in parts if p.number == n and p.wire == _LEN]
         for n in (_NODE_INPUT, _NODE_OUTPUT, _NODE_OP)
     }
     op = text[_NODE_OP][0] if text[_NODE_OP] else ""
@@ -126,7 +130,7 @@ def drop_nan_guards(model: bytes) -> tuple[bytes, int]:
 
 
 def _drop(model: bytes) -> tuple[bytes, int]:
-    top = _fields(model)
+    top = _fields(memoryview(model))  # views into the model: its 23 MB are not copied
     graphs = [f for f in top if f.number == _MODEL_GRAPH and f.wire == _LEN]
     if len(graphs) != 1:
         return model, 0
@@ -158,12 +162,12 @@ def _drop(model: bytes) -> tuple[bytes, int]:
     if any(name in removed for n in users for name in n.inputs if name not in rename):
         return model, 0  # an IsNaN output read elsewhere: leave the graph alone
     graph_outputs = {  # a guard whose output is the graph's own is left in place
-        _fields(f.value)[0].value.decode() for f in graph if f.number == 12 and f.wire == _LEN
+        _text(_fields(f.value)[0].value) for f in graph if f.number == 12 and f.wire == _LEN
     }
     if graph_outputs & set(rename):
         return model, 0
     by_field = {id(n.field): n for n in nodes}
-    out = bytearray()
+    pieces: list[bytes | memoryview] = []
     for f in graph:
         if f.number == _GRAPH_NODE and id(f) in by_field:
             node = by_field[id(f)]
@@ -171,18 +175,21 @@ def _drop(model: bytes) -> tuple[bytes, int]:
                 continue
             if any(name in rename for name in node.inputs):
                 payload = b"".join(
-                    _len_field(_NODE_INPUT, rename[p.value.decode()].encode())
-                    if p.number == _NODE_INPUT and p.wire == _LEN and p.value.decode() in rename
+                    _len_field(_NODE_INPUT, rename[_text(p.value)].encode())
+                    if p.number == _NODE_INPUT and p.wire == _LEN and _text(p.value) in rename
                     else p.raw
                     for p in node.parts
                 )
-                out += _len_field(_GRAPH_NODE, payload)
+                pieces.append(_len_field(_GRAPH_NODE, payload))
                 continue
         elif f.number == _GRAPH_VALUE_INFO and f.wire == _LEN:
             names = [p.value for p in _fields(f.value) if p.number == _VALUE_NAME]
-            if names and names[0].decode("utf-8", "replace") in removed:
+            if names and _text(names[0]) in removed:
                 continue
-        out += f.raw
-    new_graph = _len_field(_MODEL_GRAPH, bytes(out))
-    rebuilt = b"".join(new_graph if f is graphs[0] else f.raw for f in top)
-    return rebuilt, len(rename)
+        pieces.append(f.raw)
+    # one copy of the model at the end (views until then): its peak is two models
+    head = _put_varint(_MODEL_GRAPH << 3 | _LEN) + _put_varint(sum(len(b) for b in pieces))
+    out: list[bytes | memoryview] = []
+    for f in top:
+        out.extend((head, *pieces) if f is graphs[0] else (f.raw,))
+    return b"".join(out), len(rename)
