@@ -317,17 +317,22 @@ def test_cli_says_when_the_total_is_a_lower_bound(
 
 
 def test_a_small_history_makes_a_small_index(home: Path) -> None:
-    """Issue 16: an empty or tiny history must not cost megabytes on disk."""
+    """Issue 16: an empty or tiny history must not cost megabytes on disk.
+
+    An empty SQLite table or index still takes one 4 KiB page: the index and archive
+    databases hold ~50 of them (~200 KB, growing a page per new table), so the bounds
+    leave room for a few more tables, never for tantivy's or a cache's megabytes.
+    """
 
     def index_bytes() -> int:
         root = Location(index_root()).root
         return sum(p.stat().st_size for p in root.rglob("*") if p.is_file())
 
     refresh(home)
-    assert index_bytes() < 200_000
+    assert index_bytes() < 256_000
     write_file(store_dir(home) / "a.jsonl", [rec(f"a small chat, line {i}") for i in range(50)])
     refresh(home)
-    assert 0 < index_bytes() < 300_000
+    assert 0 < index_bytes() < 384_000
 
 
 def test_a_query_with_nothing_to_look_up_says_it_scans(home: Path) -> None:
