@@ -78,23 +78,22 @@ class Answer:
 
 def enabled() -> bool:
     """Whether the CLI may use (and start) a resident team searcher."""
-    value = os.environ.get("AGENTDEX_RESIDENT_TEAM", "1").strip().lower()
-    return value not in ("0", "false", "no", "off") and hasattr(socket, "AF_UNIX")
+    from agentdex.semantic.resident import switched_on
+
+    return switched_on("AGENTDEX_RESIDENT_TEAM")
 
 
 def idle_seconds() -> float:
-    value = os.environ.get("AGENTDEX_TEAM_IDLE_SECONDS", "")
-    try:
-        seconds = float(value)
-    except ValueError:
-        return IDLE_SECONDS
-    return seconds if seconds > 0 else IDLE_SECONDS
+    from agentdex.semantic.resident import seconds_setting
+
+    return seconds_setting("AGENTDEX_TEAM_IDLE_SECONDS", IDLE_SECONDS)
 
 
 def run_dir() -> Path:
-    from agentdex.paths import data_dir
+    """The residents' folder (the embedder's too: one private ``run/`` per data dir)."""
+    from agentdex.semantic.resident import run_dir as residents_dir
 
-    return data_dir() / "run"
+    return residents_dir()
 
 
 def socket_name() -> str:

@@ -63,19 +63,29 @@ _SUN_PATH = 100
 _HEADER = struct.Struct(">I")
 
 
-def enabled() -> bool:
-    """Whether the CLI may use (and start) a resident embedder."""
-    value = os.environ.get("AGENTDEX_RESIDENT_EMBEDDER", "1").strip().lower()
+def switched_on(variable: str) -> bool:
+    """Whether the environment ``variable`` lets a resident be used (on unless 0/false/
+    no/off; never without unix sockets). The embedder's and the team searcher's switch."""
+    value = os.environ.get(variable, "1").strip().lower()
     return value not in ("0", "false", "no", "off") and hasattr(socket, "AF_UNIX")
 
 
-def idle_seconds() -> float:
-    value = os.environ.get("AGENTDEX_EMBEDDER_IDLE_SECONDS", "")
+def seconds_setting(variable: str, default: float) -> float:
+    """A positive number of seconds from the environment ``variable``, else ``default``."""
     try:
-        seconds = float(value)
+        seconds = float(os.environ.get(variable, ""))
     except ValueError:
-        return IDLE_SECONDS
-    return seconds if seconds > 0 else IDLE_SECONDS
+        return default
+    return seconds if seconds > 0 else default
+
+
+def enabled() -> bool:
+    """Whether the CLI may use (and start) a resident embedder."""
+    return switched_on("AGENTDEX_RESIDENT_EMBEDDER")
+
+
+def idle_seconds() -> float:
+    return seconds_setting("AGENTDEX_EMBEDDER_IDLE_SECONDS", IDLE_SECONDS)
 
 
 def run_dir() -> Path:
