@@ -22,6 +22,13 @@ RSS from ``getrusage`` (the main process, and the largest parse worker):
 pair in one sitting); ``--no-append`` leaves the corpus untouched (the
 append step writes into HOME: skip it on a shared, read-only corpus).
 
+``--reuse`` keeps an index already built in ``--work`` (a copy of one) and
+measures only the searches: no floor, parse or cold build (a refresh first,
+so the index is current). ``--against SRC --against-work DIR`` adds the same
+fresh and in-process searches by another checkout on its own work dir,
+interleaved with this code's run by run (an A/B in one sitting; each work
+dir is built first if it holds no index).
+
 ``--agrep PATH`` runs agrep (its own venv's executable, lexical, embeddings
 off) on the same home: cold index until its search database is ready,
 no-change index, and the same fresh searches. Prints one JSON document.
@@ -112,7 +119,7 @@ result = {{"queries": out}}
 
 
 def child(body: str, env: dict[str, str]) -> dict[str, Any]:
-    code = CHILD.format(src=str(SRC), body=body)
+    code = CHILD.format(src=env.get("PYTHONPATH", str(SRC)), body=body)
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False
     )
@@ -194,18 +201,40 @@ def append_one(home: Path) -> tuple[Path, str]:
     return path, token
 
 
-def bench_agentdex(
-    home: Path, work: Path, runs: int, queries: dict[str, list[str]], *, append: bool = True
-) -> Any:
+def work_env(work: Path, src: Path) -> dict[str, str]:
+    """The environment of a fresh agentdex process on ``work`` running ``src``'s code."""
     env = dict(os.environ)
     env["AGENTDEX_DATA_DIR"] = str(work / "agentdex-data")
     env["AGENTDEX_CONFIG"] = str(work / "no-config.toml")
     (work / "no-config.toml").write_text("")  # default settings (a missing file warns)
-    env["PYTHONPATH"] = str(SRC)
+    env["PYTHONPATH"] = str(src)
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed tool runs byte-compiled modules
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(SRC)], check=True, env=env)
-    shutil.rmtree(work / "agentdex-data", ignore_errors=True)
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(src)], check=True, env=env)
+    return env
+
+
+def in_process_queries(queries: dict[str, list[str]]) -> dict[str, tuple[str, bool]]:
+    return {
+        name: (" ".join(args[1:]) if args[0] == "-E" else " ".join(args), args[0] == "-E")
+        for name, args in queries.items()
+    }
+
+
+def bench_agentdex(
+    home: Path,
+    work: Path,
+    runs: int,
+    queries: dict[str, list[str]],
+    *,
+    append: bool = True,
+    reuse: bool = False,
+) -> Any:
+    env = work_env(work, SRC)
     report: dict[str, Any] = {}
+    if reuse and (work / "agentdex-data" / "homes").is_dir():
+        report["reused"] = child(REFRESH.format(home=str(home)), env)
+        return searches(home, env, runs, queries, report, append=append)
+    shutil.rmtree(work / "agentdex-data", ignore_errors=True)
     report["floor_orjson"] = child(FLOOR.format(home=str(home), loads="orjson.loads"), env)
     report["floor_stdlib"] = child(FLOOR.format(home=str(home), loads="json.loads"), env)
     report["parse_only"] = child(PARSE.format(home=str(home)), env)
@@ -221,10 +250,20 @@ def bench_agentdex(
         "files": noop[0]["refresh"]["files_seen"],
         "index_process": percentiles([wall([*agentdex, "index", "--json"], env) for _ in range(5)]),
     }
-    inproc = {
-        name: (" ".join(args[1:]) if args[0] == "-E" else " ".join(args), args[0] == "-E")
-        for name, args in queries.items()
-    }
+    return searches(home, env, runs, queries, report, append=append)
+
+
+def searches(
+    home: Path,
+    env: dict[str, str],
+    runs: int,
+    queries: dict[str, list[str]],
+    report: dict[str, Any],
+    *,
+    append: bool,
+) -> Any:
+    agentdex = [sys.executable, "-m", "agentdex", "--home", str(home)]
+    inproc = in_process_queries(queries)
     report["in_process"] = child(IN_PROCESS.format(home=str(home), queries=inproc, runs=runs), env)[
         "queries"
     ]
@@ -244,6 +283,43 @@ def bench_agentdex(
     )
     report["appended_found"] = json.loads(out.stdout)["stats"]["total"]
     return report
+
+
+def against(
+    home: Path, this: tuple[Path, Path], other: tuple[Path, Path], runs: int
+) -> dict[str, Any]:
+    """Fresh and in-process searches by two checkouts, each on its own work dir, interleaved
+    run by run (the order flips every run); a work dir without an index is built first."""
+    queries = pick_queries(home)
+    envs: dict[str, dict[str, str]] = {}
+    for name, (work, src) in (("this", this), ("against", other)):
+        work.mkdir(parents=True, exist_ok=True)
+        envs[name] = work_env(work, src)
+        child(REFRESH.format(home=str(home)), envs[name])  # builds, or brings it up to date
+    fresh: dict[str, dict[str, list[float]]] = {name: {} for name in envs}
+    agentdex = [sys.executable, "-m", "agentdex", "--home", str(home)]
+    inproc = in_process_queries(queries)
+    out: dict[str, Any] = {"src": str(other[1]), "runs": runs}
+    for name, env in envs.items():
+        body = IN_PROCESS.format(home=str(home), queries=inproc, runs=runs)
+        out.setdefault(name, {})["in_process"] = child(body, env)["queries"]
+    for run in range(runs):
+        order = list(envs) if run % 2 == 0 else list(reversed(envs))
+        for query, args in queries.items():
+            for name in order:
+                argv = [*agentdex, "search", "--json", "--limit", "20", *args]
+                fresh[name].setdefault(query, []).append(wall(argv, envs[name]))
+    for name, got in fresh.items():
+        out[name]["fresh_search"] = {query: percentiles(s) for query, s in got.items()}
+    out["fresh_p50_this_over_against"] = {
+        query: round(
+            out["this"]["fresh_search"][query]["p50_ms"]
+            / out["against"]["fresh_search"][query]["p50_ms"],
+            3,
+        )
+        for query in queries
+    }
+    return out
 
 
 def bench_agrep(agrep: str, home: Path, work: Path, runs: int, queries: dict[str, Any]) -> Any:
@@ -299,7 +375,12 @@ def main() -> None:
     parser.add_argument("--agrep", help="path to an agrep 0.4.6 executable (its own venv)")
     parser.add_argument("--src", type=Path, help="measure this agentdex source tree instead")
     parser.add_argument("--no-append", action="store_true", help="never write into HOME")
+    parser.add_argument("--reuse", action="store_true", help="search the index --work holds")
+    parser.add_argument("--against", type=Path, help="another checkout's src, interleaved")
+    parser.add_argument("--against-work", type=Path, help="its own work dir")
     args = parser.parse_args()
+    if (args.against is None) != (args.against_work is None):
+        parser.error("--against and --against-work go together")
     if args.src is not None:
         global SRC
         SRC = args.src.resolve()
@@ -308,8 +389,21 @@ def main() -> None:
     report: dict[str, Any] = {"home": str(args.home), "queries": queries}
     if args.agrep:
         report["agrep"] = bench_agrep(args.agrep, args.home, args.work, args.runs, queries)
-    ad = bench_agentdex(args.home, args.work, args.runs, queries, append=not args.no_append)
+    if args.against is not None:
+        report["against"] = against(
+            args.home, (args.work, SRC), (args.against_work, args.against.resolve()), args.runs
+        )
+        report["src"] = str(SRC)
+        print(json.dumps(report, indent=2))
+        return
+    ad = bench_agentdex(
+        args.home, args.work, args.runs, queries, append=not args.no_append, reuse=args.reuse
+    )
     report["agentdex"] = ad
+    if "cold_index" not in ad:
+        report["src"] = str(SRC)
+        print(json.dumps(report, indent=2))
+        return
     ad["ratios"] = {
         "cold_index_vs_orjson_floor": round(
             ad["cold_index"]["seconds"] / ad["floor_orjson"]["seconds"], 2

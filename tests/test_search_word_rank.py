@@ -104,3 +104,35 @@ def test_a_phrase_ranks_above_its_words_inside_others(
     whole = [all(_whole(texts[ref], w) for w in ("race", "condition")) for ref in two]
     assert whole == sorted(whole, reverse=True) and whole[0]
     assert len(two) == sum("race" in t and "condition" in t for t in texts.values())
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["race", "race -role:tool", "race role:tool", "race condition", "race -condition", "race here"],
+)
+def test_word_streams_give_the_page_the_plan_and_words_give(
+    indexed: tuple[Path, list[dict[str, object]]], monkeypatch: pytest.MonkeyPatch, query: str
+) -> None:
+    """A first page reads its whole-word streams from ``Planner.word_streams`` (the words
+    and the other children's plans, not the text terms' unions): the same page as from the
+    plan's query AND the words, also where the plan is exact and nothing is verified (a
+    NOT of a field: a whole-word record the NOT excludes must not come back)."""
+    from agentdex.search.plan import Planner
+
+    root, recs = indexed
+    texts = {f"{r['session']}@line:{i + 1}": r for i, r in enumerate(recs)}
+    monkeypatch.setattr(search_run, "FULL_EXACT", 0)
+    monkeypatch.setattr(search_run, "FULL_VERIFIED", 0)
+    monkeypatch.setattr(search_run, "PAGE", 3)
+    pages = {}
+    for how in ("word streams", "plan and words"):
+        if how == "plan and words":
+            monkeypatch.setattr(Planner, "word_streams", lambda self, node, words: None)
+        pages[how] = {limit: _refs(root, query, limit) for limit in (1, 7, 30, 200)}
+    assert pages["word streams"] == pages["plan and words"]
+    everything = pages["word streams"][200]
+    assert everything  # every query here matches some records
+    if "-role:tool" in query:
+        assert all(texts[ref]["role"] != "tool" for ref in everything)
+    if " role:tool" in query:
+        assert all(texts[ref]["role"] == "tool" for ref in everything)

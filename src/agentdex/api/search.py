@@ -305,6 +305,7 @@ def _lexical_index(
     ``later``: each result's text, snippet and ``why`` terms are left to the callable
     stored there under its ``ref`` (hybrid search reads them for its page only)."""
     from contextlib import AbstractContextManager, nullcontext
+    from functools import partial
 
     from agentdex.index.coverage import BuildCoverage
     from agentdex.index.coverage import read as read_coverage
@@ -347,6 +348,7 @@ def _lexical_index(
             )
         )
         clock = time.time() if now is None else now
+        whole = planner.whole_words(node) if sort == "relevance" and not word else None
         run = SearchRun(
             engine,
             node,
@@ -357,7 +359,8 @@ def _lexical_index(
             only_here=only_here,
             dedup=dedup,
             budget=budget,
-            words=planner.whole_words(node) if sort == "relevance" and not word else None,
+            words=whole,
+            word_streams=partial(planner.word_streams, node, whole),
         )
         want = None if limit is None else (max(REFINE, limit) if sort == "relevance" else limit)
         outcome = run.run(want=want, sort=sort, exact_total=exact_total)

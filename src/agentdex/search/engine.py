@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -189,6 +189,32 @@ class Engine:
 
     def count(self, query: Any) -> int:
         return int(self.searcher.search(self._query(query), limit=1, count=True).count)
+
+    def count_aside(self, query: Any) -> Callable[[], int]:
+        """Start counting ``query``'s matches on another thread (tantivy's search lets go of
+        the GIL, so it runs beside this one's next search); call the result to wait for the
+        count (an error there is raised by that call)."""
+        import threading
+
+        got: list[int] = []
+        failed: list[BaseException] = []
+
+        def count() -> None:
+            try:
+                got.append(self.count(query))
+            except BaseException as exc:  # handed to the waiting caller
+                failed.append(exc)
+
+        worker = threading.Thread(target=count, name="agentdex-count", daemon=True)
+        worker.start()
+
+        def wait() -> int:
+            worker.join()
+            if failed:
+                raise failed[0]
+            return got[0]
+
+        return wait
 
     def candidate_ids(self, query: Any, at_most: int | None = None) -> list[int]:
         """Record ids of every candidate (any order); ``at_most``: a known upper bound on

@@ -108,6 +108,8 @@ class Planner:
         self.word = word
         self.regex = regex
         self.analyzer = analyzer()
+        #: every node planned so far (a query's subtrees are planned once per planner)
+        self._plans: dict[Node, Candidates] = {}
         #: records holding a token too long for tantivy: candidates of every text term
         long_tokens = tantivy.Query.term_query(schema, "flags", LONG_TOKEN)
         self.long_tokens = long_tokens if searcher.search(long_tokens, 1).count else None
@@ -159,6 +161,12 @@ class Planner:
 
     # -- the tree ------------------------------------------------------------------------------
     def plan(self, node: Node) -> Candidates:
+        known = self._plans.get(node)
+        if known is None:
+            known = self._plans[node] = self._plan(node)
+        return known
+
+    def _plan(self, node: Node) -> Candidates:
         if isinstance(node, Term):
             return self.term(node)
         if isinstance(node, Field):
@@ -331,6 +339,33 @@ class Planner:
             occur = self.tantivy.Occur.Must if isinstance(node, And) else self.tantivy.Occur.Should
             return q.boolean_query([(occur, part) for part in kept])
         return None  # a field or a NOT: the plan has it; it does not make a word whole
+
+    def word_streams(self, node: Node, words: Any) -> Any:
+        """What a first page reads its whole-word candidates from, cheaper than the plan's
+        query AND ``words``: a top-level text term's plan (the union of every term that
+        holds its word) is replaced by its whole word; the other children keep their plans
+        (and their whole words, if any). None when ``words`` is None.
+
+        A record matching the query is in every child's plan, so it is in this query exactly
+        when it is in ``words``. Every record this query holds is in the plan: a term's
+        whole word is one of the terms its plan unites (an exact plan's word is a single
+        token); a plan that is not exact gets every candidate verified anyway.
+        """
+        if words is None:
+            return None
+        children = node.children if isinstance(node, And) else (node,)
+        parts = []
+        for child in children:
+            whole = self.whole_words(child)
+            if isinstance(child, Term) and whole is not None:
+                parts.append(whole)
+                continue
+            planned = self.plan(child).query  # planned already: read back, not again
+            parts.extend(q for q in (planned, whole) if q is not None)
+        if len(parts) == 1:
+            return parts[0]
+        occur = self.tantivy.Occur.Must
+        return self.tantivy.Query.boolean_query([(occur, q) for q in parts])
 
     # -- fields ------------------------------------------------------------------------------
     def field(self, field: Field) -> Candidates:

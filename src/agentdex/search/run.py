@@ -110,10 +110,17 @@ class SearchRun:
         dedup: bool,
         budget: Any = None,
         words: Any = None,
+        word_streams: Callable[[], Any] | None = None,
     ) -> None:
         self.engine = engine
         #: the whole-word query (relevance only), and the candidates known to match it
         self.words = words
+        #: makes what a first page reads whole-word candidates from (None: the plan's query
+        #: AND ``words``): a query holding exactly the records that match the query and
+        #: ``words`` among those that match the query, and only records of the plan
+        #: (:meth:`~agentdex.search.plan.Planner.word_streams`), cheaper to evaluate
+        self.word_streams: Callable[[], Any] | None = word_streams
+        self._word_query: Any = None
         self.word_ids: set[int] = set()
         #: (here, word) parts whose streams are read only when reached (see _first_pages)
         self.lazy: list[tuple[bool | None, bool]] = []
@@ -175,11 +182,18 @@ class SearchRun:
         if known is not None and known + len(tail) <= (FULL_EXACT if exact else FULL_VERIFIED):
             # the planner counted them (few): no pages to read first
             return self._whole(query, sort, known + len(tail), known=known)
-        # one pass gives the count and the first pages (per level, or by time)
-        pages = self._first_pages(query, sort, want)
+        # one pass gives the count and the first pages (per level, or by time); with whole
+        # words first, the count of every candidate is likely needed apart (the other tier
+        # is read lazily): it is counted on another thread meanwhile (tantivy lets go of
+        # the GIL), and waited for either way
+        counting = self.engine.count_aside(query) if self.words is not None else None
+        try:
+            pages = self._first_pages(query, sort, want)
+        finally:
+            counted = counting() if counting is not None else None
         count = sum(total for (_, _, word), (total, _) in pages.items() if word is not True)
         if self.lazy:  # the other tier's pages are read only if the whole words run out
-            count = self.engine.count(query)
+            count = self.engine.count(query) if counted is None else counted
         candidates = count + len(tail)
         if candidates <= (FULL_EXACT if exact else FULL_VERIFIED):
             return self._whole(query, sort, candidates, known=count)
@@ -204,7 +218,7 @@ class SearchRun:
                 self.lazy = [(here, False) for here in here_parts]
                 break
             for here_flag in here_parts:
-                part = self._word_part(self._here_part(query, here_flag), word_flag)
+                part = self._part(query, here_flag, word_flag)
                 for level, page in self.engine.level_pages(part, size).items():
                     pages[(level, here_flag, word_flag)] = page
         return pages
@@ -267,17 +281,22 @@ class SearchRun:
         matched: int | None,
     ) -> Outcome:
         streams = []
+        parts: dict[tuple[bool | None, bool | None], Any] = {}  # one query per (here, word)
+
+        def part(here: bool | None, word: bool | None) -> Any:
+            if (here, word) not in parts:
+                parts[(here, word)] = self._part(query, here, word)
+            return parts[(here, word)]
+
         for (level, here, word), (count, ids) in sorted(
             pages.items(),
             key=lambda item: (item[0][2] is False, item[0][0] or 0, item[0][1] is False),
         ):
-            part = self._word_part(self._here_part(query, here), word)
-            stream = _Stream(self, part, level, here, count, ids)
+            stream = _Stream(self, part(here, word), level, here, count, ids)
             stream.word = bool(word)
             streams.append(stream)
         for here, word in self.lazy:  # read on demand, level by level (count unknown)
-            part = self._word_part(self._here_part(query, here), word)
-            streams.extend(_Stream(self, part, level, here) for level in range(LEVELS))
+            streams.extend(_Stream(self, part(here, word), level, here) for level in range(LEVELS))
         accepted = self._merge(streams, sort, want)
         return Outcome(
             rows=accepted,
@@ -289,6 +308,21 @@ class SearchRun:
             stopped=self.stopped,
             word_ids={r[ID] for _, r in accepted if r[ID] in self.word_ids},
         )
+
+    def _part(self, query: Any, here: bool | None, word: bool | None) -> Any:
+        """A first page's stream query: ``query`` (here/elsewhere) or, for the whole-word
+        streams, :attr:`word_streams` when given (every candidate is verified either way,
+        and a matching record is in the one exactly when it is in the other)."""
+        if word is True and self.words is not None and self.word_streams is not None:
+            if self._word_query is None:
+                self._word_query = self.word_streams()
+            base = self._word_query
+            if base is None:  # nothing cheaper: the plan's query AND the words
+                return self._word_part(self._here_part(query, here), word)
+            if self.only_here and self.here_query is not None:
+                base = self.engine.both(base, self.here_query)
+            return self._here_part(base, here)
+        return self._word_part(self._here_part(query, here), word)
 
     def _word_part(self, query: Any, word: bool | None) -> Any:
         """The candidates matching as whole words (True), or all of them (False, None).
@@ -324,11 +358,12 @@ class SearchRun:
         accepted: list[tuple[float, Row]] = []
         seen: set[tuple[Any, ...]] = set()
         taken: set[int] = set()
+        # a stream's bound and exhaustion change only when it fetches: recomputed then
+        live = [s for s in streams if not s.exhausted]
+        bound = max((s.bound() for s in live), default=float("-inf"))
         while len(accepted) < want:
             if self.out_of_time():
                 break
-            live = [s for s in streams if not s.exhausted]
-            bound = max((s.bound() for s in live), default=float("-inf"))
             if heap and -heap[0][0] >= bound:
                 key, _, _, row = heapq.heappop(heap)
                 if row[ID] in taken:
@@ -351,6 +386,8 @@ class SearchRun:
                     if best.word:
                         self.word_ids.add(row[ID])
                     self._push(heap, row, sort)
+            live = [s for s in streams if not s.exhausted]
+            bound = max((s.bound() for s in live), default=float("-inf"))
         if sort != "time":
             accepted = [(cheap_score(r, self.now, self.here), r) for _, r in accepted]
         return accepted
@@ -382,9 +419,10 @@ class _Stream:
         first: list[int] | None = None,
     ) -> None:
         self.run = run
-        self.query = (
-            query if level is None else run.engine.both(query, run.engine.level_query(level))
-        )
+        #: the stream's own query (with its level) is built only when a page past the first
+        #: is read: building a boolean query copies its parts (a field's thousands of ids)
+        self.base = query
+        self._query: Any = None
         self.level = level
         self.here = here
         self.count = count
@@ -397,6 +435,15 @@ class _Stream:
         #: newest time not yet read (None before the first read: no bound on time)
         self.next_ts: float | None = None
         self.started = False
+
+    @property
+    def query(self) -> Any:
+        if self._query is None:
+            engine = self.run.engine
+            level = self.level
+            base = self.base
+            self._query = base if level is None else engine.both(base, engine.level_query(level))
+        return self._query
 
     def bound(self) -> float:
         """The best key any unread candidate of this stream can have."""
