@@ -24,10 +24,10 @@ append step writes into HOME: skip it on a shared, read-only corpus).
 
 ``--reuse`` keeps an index already built in ``--work`` (a copy of one) and
 measures only the searches: no floor, parse or cold build (a refresh first,
-so the index is current). ``--against SRC --against-work DIR`` adds the same
-fresh and in-process searches by another checkout on its own work dir,
-interleaved with this code's run by run (an A/B in one sitting; each work
-dir is built first if it holds no index).
+so the index is current). ``--against SRC --against-work DIR`` (repeatable)
+measures only the same fresh and in-process searches, by this code and by
+other checkouts each on its own work dir, interleaved run by run (an A/B in
+one sitting; a work dir holding no index is built first).
 
 ``--agrep PATH`` runs agrep (its own venv's executable, lexical, embeddings
 off) on the same home: cold index until its search database is ready,
@@ -286,39 +286,45 @@ def searches(
 
 
 def against(
-    home: Path, this: tuple[Path, Path], other: tuple[Path, Path], runs: int
+    home: Path, this: tuple[Path, Path], others: list[tuple[Path, Path]], runs: int
 ) -> dict[str, Any]:
-    """Fresh and in-process searches by two checkouts, each on its own work dir, interleaved
-    run by run (the order flips every run); a work dir without an index is built first."""
+    """Fresh and in-process searches by several checkouts, each on its own work dir,
+    interleaved run by run (the order turns every run); a work dir without an index is
+    built first. Names: ``this``, ``against``, ``against2``..."""
     queries = pick_queries(home)
     envs: dict[str, dict[str, str]] = {}
-    for name, (work, src) in (("this", this), ("against", other)):
+    named = [("this", this)] + [
+        ("against" if i == 0 else f"against{i + 1}", other) for i, other in enumerate(others)
+    ]
+    for name, (work, src) in named:
         work.mkdir(parents=True, exist_ok=True)
         envs[name] = work_env(work, src)
         child(REFRESH.format(home=str(home)), envs[name])  # builds, or brings it up to date
     fresh: dict[str, dict[str, list[float]]] = {name: {} for name in envs}
     agentdex = [sys.executable, "-m", "agentdex", "--home", str(home)]
     inproc = in_process_queries(queries)
-    out: dict[str, Any] = {"src": str(other[1]), "runs": runs}
+    out: dict[str, Any] = {"src": {name: str(src) for name, (_, src) in named}, "runs": runs}
     for name, env in envs.items():
         body = IN_PROCESS.format(home=str(home), queries=inproc, runs=runs)
         out.setdefault(name, {})["in_process"] = child(body, env)["queries"]
     for run in range(runs):
-        order = list(envs) if run % 2 == 0 else list(reversed(envs))
+        turn = run % len(envs)
+        order = list(envs)[turn:] + list(envs)[:turn]
         for query, args in queries.items():
             for name in order:
                 argv = [*agentdex, "search", "--json", "--limit", "20", *args]
                 fresh[name].setdefault(query, []).append(wall(argv, envs[name]))
     for name, got in fresh.items():
         out[name]["fresh_search"] = {query: percentiles(s) for query, s in got.items()}
-    out["fresh_p50_this_over_against"] = {
-        query: round(
-            out["this"]["fresh_search"][query]["p50_ms"]
-            / out["against"]["fresh_search"][query]["p50_ms"],
-            3,
-        )
-        for query in queries
-    }
+    for name in list(envs)[1:]:
+        out[f"fresh_p50_this_over_{name}"] = {
+            query: round(
+                out["this"]["fresh_search"][query]["p50_ms"]
+                / out[name]["fresh_search"][query]["p50_ms"],
+                3,
+            )
+            for query in queries
+        }
     return out
 
 
@@ -376,8 +382,10 @@ def main() -> None:
     parser.add_argument("--src", type=Path, help="measure this agentdex source tree instead")
     parser.add_argument("--no-append", action="store_true", help="never write into HOME")
     parser.add_argument("--reuse", action="store_true", help="search the index --work holds")
-    parser.add_argument("--against", type=Path, help="another checkout's src, interleaved")
-    parser.add_argument("--against-work", type=Path, help="its own work dir")
+    parser.add_argument(
+        "--against", type=Path, action="append", help="another checkout's src, interleaved"
+    )
+    parser.add_argument("--against-work", type=Path, action="append", help="its own work dir")
     args = parser.parse_args()
     if (args.against is None) != (args.against_work is None):
         parser.error("--against and --against-work go together")
@@ -390,9 +398,10 @@ def main() -> None:
     if args.agrep:
         report["agrep"] = bench_agrep(args.agrep, args.home, args.work, args.runs, queries)
     if args.against is not None:
-        report["against"] = against(
-            args.home, (args.work, SRC), (args.against_work, args.against.resolve()), args.runs
-        )
+        if len(args.against) != len(args.against_work):
+            parser.error("one --against-work per --against")
+        others = [(w, s.resolve()) for s, w in zip(args.against, args.against_work, strict=True)]
+        report["against"] = against(args.home, (args.work, SRC), others, args.runs)
         report["src"] = str(SRC)
         print(json.dumps(report, indent=2))
         return
