@@ -361,6 +361,7 @@ def _lexical_index(
             budget=budget,
             words=whole,
             word_streams=partial(planner.word_streams, node, whole),
+            one_word=planner.one_word(node),
         )
         want = None if limit is None else (max(REFINE, limit) if sort == "relevance" else limit)
         outcome = run.run(want=want, sort=sort, exact_total=exact_total)

@@ -367,6 +367,12 @@ class Planner:
         occur = self.tantivy.Occur.Must
         return self.tantivy.Query.boolean_query([(occur, q) for q in parts])
 
+    def one_word(self, node: Node) -> bool:
+        """Is the query one text term of one token (its whole words one term's postings)?"""
+        if self.regex or not isinstance(node, Term):
+            return False
+        return len(self.analyzer.pre_tokenize(node.text.lower()).tokens) == 1
+
     # -- fields ------------------------------------------------------------------------------
     def field(self, field: Field) -> Candidates:
         from agentdex.index.postings import role_kinds

@@ -111,6 +111,7 @@ class SearchRun:
         budget: Any = None,
         words: Any = None,
         word_streams: Callable[[], Any] | None = None,
+        one_word: bool = False,
     ) -> None:
         self.engine = engine
         #: the whole-word query (relevance only), and the candidates known to match it
@@ -120,10 +121,14 @@ class SearchRun:
         #: ``words`` among those that match the query, and only records of the plan
         #: (:meth:`~agentdex.search.plan.Planner.word_streams`), cheaper to evaluate
         self.word_streams: Callable[[], Any] | None = word_streams
+        #: the whole words are one word (a single term's postings): its streams are read
+        #: level by level when reached instead of aggregated first
+        self.one_word = one_word and words is not None
         self._word_query: Any = None
         self.word_ids: set[int] = set()
-        #: (here, word) parts whose streams are read only when reached (see _first_pages)
-        self.lazy: list[tuple[bool | None, bool]] = []
+        #: (here, word) parts whose streams are read only when reached, level by level
+        #: (see _first_pages)
+        self.lazy: list[tuple[bool | None, bool | None]] = []
         self.node = node
         self.plan = plan
         self.now = now
@@ -192,7 +197,7 @@ class SearchRun:
         finally:
             counted = counting() if counting is not None else None
         count = sum(total for (_, _, word), (total, _) in pages.items() if word is not True)
-        if self.lazy:  # the other tier's pages are read only if the whole words run out
+        if any(word is not True for _, word in self.lazy):  # the other tier: read if needed
             count = self.engine.count(query) if counted is None else counted
         candidates = count + len(tail)
         if candidates <= (FULL_EXACT if exact else FULL_VERIFIED):
@@ -213,19 +218,27 @@ class SearchRun:
         if self.here_query is not None and not self.only_here:
             here_parts = [True, False]
         word_parts: list[bool | None] = [None] if self.words is None else [True, False]
+        words = 0  # whole-word candidates
         for word_flag in word_parts:
-            if word_flag is False and self._enough_words(pages, want):
-                self.lazy = [(here, False) for here in here_parts]
+            if word_flag is True and self.one_word:
+                # one word's postings, read level by level when reached, cost less than an
+                # aggregation over all of them; their count is one more read of them
+                for here_flag in here_parts:
+                    words += self.engine.count(self._part(query, here_flag, True))
+                self.lazy.extend((here, True) for here in here_parts)
+                continue
+            if word_flag is False and words >= LAZY_WORDS * want:
+                # whole-word candidates enough to fill the page, most likely: the other
+                # tier's streams are read only if the whole words run out
+                self.lazy.extend((here, False) for here in here_parts)
                 break
             for here_flag in here_parts:
                 part = self._part(query, here_flag, word_flag)
                 for level, page in self.engine.level_pages(part, size).items():
                     pages[(level, here_flag, word_flag)] = page
+                    if word_flag:
+                        words += page[0]
         return pages
-
-    def _enough_words(self, pages: dict[StreamKey, tuple[int, list[int]]], want: int) -> bool:
-        """Whole-word candidates enough to fill the page, most likely: read no other tier yet."""
-        return sum(count for count, _ in pages.values()) >= LAZY_WORDS * want
 
     # -- everything ---------------------------------------------------------------------------
     def _whole(self, query: Any, sort: str, candidates: int, known: int | None = None) -> Outcome:
@@ -296,7 +309,10 @@ class SearchRun:
             stream.word = bool(word)
             streams.append(stream)
         for here, word in self.lazy:  # read on demand, level by level (count unknown)
-            streams.extend(_Stream(self, part(here, word), level, here) for level in range(LEVELS))
+            for level in range(LEVELS):
+                stream = _Stream(self, part(here, word), level, here)
+                stream.word = bool(word)
+                streams.append(stream)
         accepted = self._merge(streams, sort, want)
         return Outcome(
             rows=accepted,
