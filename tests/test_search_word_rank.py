@@ -136,3 +136,32 @@ def test_word_streams_give_the_page_the_plan_and_words_give(
         assert all(texts[ref]["role"] != "tool" for ref in everything)
     if " role:tool" in query:
         assert all(texts[ref]["role"] == "tool" for ref in everything)
+
+
+def test_a_first_page_read_while_counting_is_dropped_when_the_candidates_are_few(
+    indexed: tuple[Path, list[dict[str, object]]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the whole words enough for a page, the page is read while another thread counts
+    every candidate; when they are few after all (160 here), every candidate is read
+    instead, and nothing of the dropped page shows: same results, same statistics (blocks
+    read included) as the path that never read a page."""
+    root, _recs = indexed
+
+    def answer() -> tuple[list[str], dict[str, object]]:
+        result = api.search("race", root=root, refresh_first=False, limit=30, dedup=False)
+        stats = {k: v for k, v in result.stats.items() if k not in ("seconds", "refresh")}
+        return [r["ref"] for r in result.results], stats
+
+    plain = answer()  # 40 whole words < LAZY_WORDS x 100: no page read ahead
+    assert plain[1]["mode"] == "whole" and plain[1]["blocks_scanned"]
+    dropped: list[int] = []
+    real = search_run.SearchRun._first_page
+
+    def first_page(self: search_run.SearchRun, *args: object, **kw: object) -> object:
+        dropped.append(1)
+        return real(self, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(search_run.SearchRun, "_first_page", first_page)
+    monkeypatch.setattr(search_run, "LAZY_WORDS", 0)  # whole words always "enough"
+    assert answer() == plain
+    assert dropped  # a page was read ahead, and dropped

@@ -293,6 +293,16 @@ class Engine:
             self._blocks.popitem(last=False)
         return block
 
+    def block_mark(self) -> tuple[int, OrderedDict[int, Block], bool]:
+        """What reading blocks changes (their count, the cache, an interruption): see
+        :meth:`back_to`."""
+        return self.blocks_scanned, OrderedDict(self._blocks), self.interrupted
+
+    def back_to(self, mark: tuple[int, OrderedDict[int, Block], bool]) -> None:
+        """Undo the block reads since ``mark`` (an answer read ahead and dropped leaves no
+        trace in the statistics)."""
+        self.blocks_scanned, self._blocks, self.interrupted = mark
+
     def record_values(self, row: tuple[Any, ...]) -> dict[str, object]:
         values: dict[str, object] = dict(zip(LIGHT_NAMES, row, strict=False))
         values["path"] = self.path_of(int(row[FILE]))

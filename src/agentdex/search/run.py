@@ -194,6 +194,10 @@ class SearchRun:
         counting = self.engine.count_aside(query) if self.words is not None else None
         try:
             pages = self._first_pages(query, sort, want)
+            if counting is not None and any(word is not True for _, word in self.lazy):
+                # the count decides between a first page and every candidate: the first
+                # page is read meanwhile, and dropped in the rare case of few candidates
+                return self._page_or_whole(query, pages, sort, want, tail, counting)
         finally:
             counted = counting() if counting is not None else None
         count = sum(total for (_, _, word), (total, _) in pages.items() if word is not True)
@@ -204,6 +208,32 @@ class SearchRun:
             return self._whole(query, sort, candidates, known=count)
         matched = count + len(self.tail_matches) if exact else None
         return self._first_page(query, pages, sort, want, candidates, matched)
+
+    def _page_or_whole(
+        self,
+        query: Any,
+        pages: dict[StreamKey, tuple[int, list[int]]],
+        sort: str,
+        want: int,
+        tail: list[int],
+        counting: Callable[[], int],
+    ) -> Outcome:
+        """The first page, read while ``counting`` counts the candidates on its thread; if
+        they are few after all, the answer is every candidate, as if no page had been read
+        (the blocks it read are forgotten: the statistics are the same too)."""
+        mark = self.engine.block_mark()
+        page = self._first_page(query, pages, sort, want, 0, None)
+        count = counting()
+        candidates = count + len(tail)
+        exact = self.plan.exact
+        if candidates <= (FULL_EXACT if exact else FULL_VERIFIED):
+            self.engine.back_to(mark)
+            self.word_ids = set()
+            self.stopped = None
+            return self._whole(query, sort, candidates, known=count)
+        page.candidates = candidates
+        page.matched = count + len(self.tail_matches) if exact else None
+        return page
 
     def _first_pages(
         self, query: Any, sort: str, want: int
