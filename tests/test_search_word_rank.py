@@ -141,10 +141,12 @@ def test_word_streams_give_the_page_the_plan_and_words_give(
 def test_a_first_page_read_while_counting_is_dropped_when_the_candidates_are_few(
     indexed: tuple[Path, list[dict[str, object]]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """With the whole words enough for a page, the page is read while another thread counts
-    every candidate; when they are few after all (160 here), every candidate is read
-    instead, and nothing of the dropped page shows: same results, same statistics (blocks
-    read included) as the path that never read a page."""
+    """With many whole-word candidates, the page is read while another thread counts every
+    candidate; when they are few after all (160 here), every candidate is read instead, and
+    nothing of the dropped page shows: same results, same statistics (blocks read
+    included) as the path that never read a page. (A corpus where that happens needs
+    more whole-word candidates than the whole-answer threshold and fewer candidates: the
+    run is told so here.)"""
     root, _recs = indexed
 
     def answer() -> tuple[list[str], dict[str, object]]:
@@ -161,7 +163,15 @@ def test_a_first_page_read_while_counting_is_dropped_when_the_candidates_are_few
         dropped.append(1)
         return real(self, *args, **kw)  # type: ignore[arg-type]
 
+    real_pages = search_run.SearchRun._first_pages
+
+    def first_pages(self: search_run.SearchRun, *args: object) -> object:
+        pages = real_pages(self, *args)  # type: ignore[arg-type]
+        self.whole_words = 10**9  # "many": a page is read while counting
+        return pages
+
     monkeypatch.setattr(search_run.SearchRun, "_first_page", first_page)
+    monkeypatch.setattr(search_run.SearchRun, "_first_pages", first_pages)
     monkeypatch.setattr(search_run, "LAZY_WORDS", 0)  # whole words always "enough"
     assert answer() == plain
     assert dropped  # a page was read ahead, and dropped

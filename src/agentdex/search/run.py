@@ -126,6 +126,8 @@ class SearchRun:
         self.one_word = one_word and words is not None
         self._word_query: Any = None
         self.word_ids: set[int] = set()
+        #: whole-word candidates the first pages counted (see _first_pages)
+        self.whole_words = 0
         #: (here, word) parts whose streams are read only when reached, level by level
         #: (see _first_pages)
         self.lazy: list[tuple[bool | None, bool | None]] = []
@@ -194,9 +196,11 @@ class SearchRun:
         counting = self.engine.count_aside(query) if self.words is not None else None
         try:
             pages = self._first_pages(query, sort, want)
-            if counting is not None and any(word is not True for _, word in self.lazy):
-                # the count decides between a first page and every candidate: the first
-                # page is read meanwhile, and dropped in the rare case of few candidates
+            many = self.whole_words > (FULL_EXACT if exact else FULL_VERIFIED)
+            if counting is not None and many and any(word is not True for _, word in self.lazy):
+                # the count decides between a first page and every candidate: with this many
+                # whole-word candidates a page is likely, so it is read meanwhile (and
+                # dropped in the rare case of few candidates after all)
                 return self._page_or_whole(query, pages, sort, want, tail, counting)
         finally:
             counted = counting() if counting is not None else None
@@ -248,7 +252,7 @@ class SearchRun:
         if self.here_query is not None and not self.only_here:
             here_parts = [True, False]
         word_parts: list[bool | None] = [None] if self.words is None else [True, False]
-        words = 0  # whole-word candidates
+        words = 0  # whole-word candidates (or a superset: see word_streams)
         for word_flag in word_parts:
             if word_flag is True and self.one_word:
                 # one word's postings, read level by level when reached, cost less than an
@@ -268,6 +272,7 @@ class SearchRun:
                     pages[(level, here_flag, word_flag)] = page
                     if word_flag:
                         words += page[0]
+        self.whole_words = words
         return pages
 
     # -- everything ---------------------------------------------------------------------------
