@@ -2,6 +2,11 @@
 
     python bench/bench_build_memory.py HOME --work DIR [--src A/src --src B/src] [--every 0.05]
 
+A ``--src`` given twice is built twice (reported as ``SRC``, ``SRC#2``...).
+Each build also reports what it stored (``sizes``: ``bench_sizes.py``'s
+parts, total and ratio to HOME's bytes), read before the next build
+deletes the data dir.
+
 For each source tree (``--src``, repeatable; default this checkout's), in
 this order: a fresh data dir, then the same cold build ``bench_search.py``
 times (``api.refresh(home=HOME)`` in a fresh, byte-compiled process; peak
@@ -32,6 +37,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_search import CHILD, FLOOR, REFRESH, SRC
+from bench_sizes import sizes
 
 #: runs in the build's process before the build: the sampler and the step markers
 SAMPLER = r"""
@@ -177,6 +183,8 @@ def cold_build(home: Path, work: Path, src: Path, every: float) -> dict[str, Any
     refresh = report.pop("refresh")
     report["records"] = refresh.get("records_added")
     report["files"] = refresh.get("files_seen")
+    [index] = (data / "homes").glob("*/index")
+    report["sizes"] = sizes(index, home)
     return report
 
 
@@ -208,8 +216,11 @@ def main() -> None:
     for src in args.src or [SRC]:
         build = cold_build(args.home, args.work, src.resolve(), args.every)
         build["vs_floor"] = round(build["seconds"] / floor_s, 1)
-        report[str(src)] = build
-        print(json.dumps({str(src): build}), file=sys.stderr, flush=True)
+        name, again = str(src), 2
+        while name in report:
+            name, again = f"{src}#{again}", again + 1
+        report[name] = build
+        print(json.dumps({name: build}), file=sys.stderr, flush=True)
     print(json.dumps(report, indent=2))
 
 

@@ -16,7 +16,11 @@ from pathlib import Path
 
 
 def main() -> None:
-    root, corpus = Path(sys.argv[1]), Path(sys.argv[2])
+    print(json.dumps(sizes(Path(sys.argv[1]), Path(sys.argv[2])), indent=2))
+
+
+def sizes(root: Path, corpus: Path) -> dict[str, object]:
+    """The report: bytes per part (MB), the total and its ratio to the corpus's bytes."""
     seen: set[tuple[int, int]] = set()
     parts: dict[str, int] = {}
 
@@ -44,14 +48,13 @@ def main() -> None:
             count("other", path)
     total = sum(parts.values())
     corpus_bytes = sum(p.stat().st_size for p in corpus.rglob("*") if p.is_file())
-    report = {
+    return {
         "generations": [g.name for g in gens],
         "parts_mb": {k: round(v / 1e6, 1) for k, v in sorted(parts.items())},
         "total_mb": round(total / 1e6, 1),
         "corpus_mb": round(corpus_bytes / 1e6, 1),
         "ratio": round(total / corpus_bytes, 3),
     }
-    print(json.dumps(report, indent=2))
 
 
 if __name__ == "__main__":

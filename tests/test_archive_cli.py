@@ -293,7 +293,8 @@ def _index_copies(word: str) -> list[str]:
     block decompressed, and tantivy's term dictionary (deleted documents included)."""
     import sqlite3
 
-    from agentdex.index import codec, postings
+    from agentdex.index import postings
+    from agentdex.index.segments import BLOCK_ROW, blocks_in
     from agentdex.index.store import index_root
 
     needle = word.encode()
@@ -305,10 +306,11 @@ def _index_copies(word: str) -> list[str]:
     for gen in sorted(root.glob("gen-*")):
         blocks = (gen / "text.blocks").read_bytes()
         db = sqlite3.connect(gen / "index.db")
-        for offset, size in db.execute("SELECT offset, lower_size FROM blocks"):
-            if needle in codec.decompress(blocks[offset : offset + size]):
-                found.append(f"{gen.name}/text.blocks@{offset}")
+        rows = db.execute(f"SELECT {BLOCK_ROW} FROM blocks").fetchall()
         db.close()
+        for (offset, *_), block in zip(rows, blocks_in(blocks, rows), strict=True):
+            if needle in block.lower:
+                found.append(f"{gen.name}/text.blocks@{offset}")
         if any(term == word for term, _ in postings.all_terms(gen / "postings", ())):
             found.append(f"{gen.name}/postings terms")
     return found

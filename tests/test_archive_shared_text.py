@@ -20,7 +20,14 @@ from agentdex.api import search as api
 from agentdex.archive import shared
 from agentdex.archive.store import TEXT, ArchiveStore, archive_path
 from agentdex.index import codec
-from agentdex.index.segments import BLOCK_FILE, BlockFile, BlockWriter, prepare
+from agentdex.index.segments import (
+    BLOCK_FILE,
+    BLOCK_ROW,
+    BlockFile,
+    BlockWriter,
+    blocks_in,
+    prepare,
+)
 from agentdex.index.store import Location, index_root, open_writer_db
 from agentdex.records import Record
 from test_archive import _parser, rec, refresh  # noqa: F401  (_parser: autouse fixture)
@@ -55,6 +62,16 @@ def chunk_texts() -> bytes:
     name = archive_rows("SELECT value FROM meta WHERE key = 'blob_file'")
     data = (folder / (name[0][0] if name else "chunks-000001.blobs")).read_bytes()
     return b"".join(codec.decompress(data[o : o + s]) for o, s in rows)
+
+
+def block_texts(data: bytes, rows: list[tuple[Any, ...]]) -> list[str]:
+    """The whole original text of each block listed in ``rows`` (``BLOCK_ROW``) of a text
+    file's bytes, read as the index and the archive read it."""
+    texts = []
+    for block in blocks_in(data, rows):
+        assert block.lower == block.original.lower().encode("utf-8", "surrogatepass")
+        texts.append(block.original)
+    return texts
 
 
 def test_the_archive_keeps_no_second_copy_of_indexed_text(home: Path) -> None:
@@ -139,20 +156,22 @@ def test_forget_purge_takes_the_text_from_the_one_place(home: Path) -> None:
     assert "chestnut secret words" in archived()
     manage.forget(index_root(), [(None, "s1")], "test")
     assert refresh(home, full=True).rebuilt
-    needle = b"secret words"
+    needle = "secret words"
+    read = 0
     for link in links():
-        data = link.read_bytes()
-        for offset, lower_size in archive_rows(
-            "SELECT offset, lower_size FROM blocks WHERE file = ?", (link.name,)
-        ):
-            assert needle not in codec.decompress(data[offset : offset + lower_size])
+        rows = archive_rows(f"SELECT {BLOCK_ROW} FROM blocks WHERE file = ?", (link.name,))
+        for text in block_texts(link.read_bytes(), rows):
+            assert needle not in text.lower()
+            read += 1
     for gen in index_root().glob("gen-*"):
-        data = (gen / BLOCK_FILE).read_bytes()
         db = sqlite3.connect(gen / "index.db")
-        for offset, size in db.execute("SELECT offset, lower_size FROM blocks"):
-            assert needle not in codec.decompress(data[offset : offset + size])
+        rows = db.execute(f"SELECT {BLOCK_ROW} FROM blocks").fetchall()
         db.close()
-    assert needle not in chunk_texts()
+        for text in block_texts((gen / BLOCK_FILE).read_bytes(), rows):
+            assert needle not in text.lower()
+            read += 1
+    assert read > 0
+    assert needle.encode() not in chunk_texts()
     assert set(archived()) == {"chestnut kept"}
 
 

@@ -1,7 +1,7 @@
 """One copy of a record's text: archive entries that point at the index's text blocks.
 
 The index stores every record's text in its generation's ``text.blocks``
-(16 KiB blocks: the lower-cased text, and the original as a delta from it;
+(16 KiB blocks of the original text, with a dictionary in the same file;
 :mod:`agentdex.index.segments`). The archive used to compress and store the
 same text again in its chunks. Now an entry whose record the index holds
 points at that block instead (``entries.text_chunk`` negative: minus a
@@ -34,7 +34,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agentdex.errors import CorruptError
-from agentdex.index.segments import BLOCK_FILE, Block, unpack_starts
+from agentdex.index import codec
+from agentdex.index.segments import (
+    BLOCK_FILE,
+    Block,
+    dictionary_ref,
+    read_dictionary,
+    unpack_starts,
+)
 
 if TYPE_CHECKING:
     from agentdex.archive.rewrite import Transform
@@ -112,6 +119,7 @@ class SharedBlocks:
         self.db = db
         self._fds: dict[str, int] = {}
         self._cache: OrderedDict[int, Block] = OrderedDict()
+        self._dictionaries: dict[str, dict[tuple[int, int], codec.Dictionary]] = {}
 
     def open_listed(self) -> None:
         """Open every link the database (in the caller's read snapshot) lists, so a writer
@@ -152,19 +160,34 @@ class SharedBlocks:
             raise ArchiveCorruptError(f"archive text block {block_id} is cut short in {name}")
         lower_starts = unpack_starts(lower_raw, int(count))
         original_starts = unpack_starts(original_raw, int(count))
+        original = data[lower_size:]
+        ref = dictionary_ref(original)
         block = Block(
             block_id,
             0,
             int(count),
             data[:lower_size],
             lower_starts,
-            data[lower_size:],
+            original,
             original_starts,
+            dictionary=None if ref is None else self._dictionary(str(name), *ref),
         )
         self._cache[block_id] = block
         while len(self._cache) > BLOCK_CACHE:
             self._cache.popitem(last=False)
         return block
+
+    def _dictionary(self, name: str, offset: int, size: int) -> codec.Dictionary:
+        """The dictionary a block of the link ``name`` was packed with (the index wrote it
+        into the same file: :mod:`agentdex.index.segments`)."""
+        from agentdex.archive.store import ArchiveCorruptError
+
+        fd = self._fd(name)
+        cache = self._dictionaries.setdefault(name, {})
+        try:
+            return read_dictionary(cache, lambda at, n: os.pread(fd, n, at), offset, size)
+        except CorruptError as exc:
+            raise ArchiveCorruptError(f"archive text dictionary is cut short in {name}") from exc
 
     def text(self, block_id: int, position: int) -> str:
         """The original text of the record at ``position`` in the block."""
@@ -189,6 +212,7 @@ class SharedBlocks:
             fd = self._fds.pop(name, None)
             if fd is not None:
                 os.close(fd)
+            self._dictionaries.pop(name, None)
         self._cache.clear()
 
     def unreferenced_links(self) -> list[Path]:
@@ -204,6 +228,7 @@ class SharedBlocks:
             os.close(fd)
         self._fds.clear()
         self._cache.clear()
+        self._dictionaries.clear()
 
 
 def move_into_chunks(

@@ -10,6 +10,11 @@ is told apart by the zstd frame's magic number and read as before.
 
 The compressor keeps per-thread state (a block or chunk is packed on a
 helper thread while the writer goes on), so each thread has its own.
+
+A :class:`Dictionary` is a zstd dictionary trained on a text file's first
+blocks (:mod:`.segments`): 16 KiB blocks share most of their words and
+structure with one another, which a block compressed alone cannot use
+(docs/performance.md, "One text, one dictionary").
 """
 
 from __future__ import annotations
@@ -51,6 +56,45 @@ def decompress(blob: bytes) -> bytes:
     if decompressor is None:
         decompressor = _local.decompressor = _zstd().ZstdDecompressor()
     return bytes(decompressor.decompress(blob))
+
+
+def train(samples: list[bytes], size: int) -> bytes:
+    """A zstd dictionary of at most ``size`` bytes trained on ``samples``; raises
+    :class:`CodecError` when zstd cannot train one (too few or too uniform samples)."""
+    try:
+        return bytes(_zstd().train_dictionary(size, samples, level=LEVEL).as_bytes())
+    except Exception as exc:  # zstandard.ZstdError
+        raise CodecError(f"no dictionary: {exc}") from exc
+
+
+class Dictionary:
+    """A trained dictionary, with per-thread (de)compressors that use it."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self._local = threading.local()
+
+    def _state(self) -> Any:
+        state = self._local
+        if getattr(state, "dict", None) is None:
+            state.dict = _zstd().ZstdCompressionDict(self.data)
+            state.compressors = {}
+            state.decompressor = None
+        return state
+
+    def compress(self, data: bytes, level: int = LEVEL) -> bytes:
+        state = self._state()
+        compressor = state.compressors.get(level)
+        if compressor is None:
+            compressor = _zstd().ZstdCompressor(level=level, dict_data=state.dict)
+            state.compressors[level] = compressor
+        return bytes(compressor.compress(data))
+
+    def decompress(self, blob: bytes) -> bytes:
+        state = self._state()
+        if state.decompressor is None:
+            state.decompressor = _zstd().ZstdDecompressor(dict_data=state.dict)
+        return bytes(state.decompressor.decompress(blob))
 
 
 class CodecError(ValueError):

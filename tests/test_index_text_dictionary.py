@@ -1,0 +1,229 @@
+"""Text blocks store the original text once, compressed with a dictionary trained per file.
+
+Real SQLite generations and real ``text.blocks`` files in temporary folders:
+every block reads back to the texts written (lower-cased and original), the
+dictionary lives in the text file itself, a second writer finds it instead
+of training another, a writer killed before its commit leaves neither, and
+the archive reads the same blocks through its own hard link.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from pathlib import Path
+
+import pytest
+
+from agentdex.archive import shared
+from agentdex.index import codec, segments
+from agentdex.index.segments import (
+    BLOCK_FILE,
+    BlockFile,
+    BlockWriter,
+    load_block,
+    pack_block,
+    prepare,
+    unpack_original,
+)
+from agentdex.index.store import open_writer_db
+from agentdex.records import Record
+
+WORDS = (
+    "Retry the Upload with Backoff; the ServerError came from src/api/Client.py line",
+    "ünïcode ß and İ change length when lower-cased, ΑΣ ends in a final sigma",
+    "def handle_request(self, Request):\n    return self.Router.dispatch(Request)",
+    "Tool result: 3 files changed, 41 insertions(+), 7 deletions(-)",
+)
+
+
+def texts(count: int, seed: int = 7) -> list[str]:
+    rng = random.Random(seed)
+    return [
+        " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 12))) + f" #{i} {rng.random()}"
+        for i in range(count)
+    ]
+
+
+def write(gen: Path, items: list[str], *, commit: bool = True, start: int = 0) -> None:
+    db = open_writer_db(gen)
+    file = BlockFile(gen, write=True)
+    writer = BlockWriter(db, file)
+    db.execute("BEGIN IMMEDIATE")
+    for i, text in enumerate(items, start):
+        record = Record("a", "s", "p", f"line:{i}", "x", "user", "prompt", text, timestamp=i)
+        writer.add_prepared(prepare(record), 1)
+    writer.flush()
+    db.execute("COMMIT" if commit else "ROLLBACK")
+    writer.close()
+    file.close()
+    db.close()
+
+
+def read_all(gen: Path) -> list[tuple[str, bytes]]:
+    """(original, lower-cased bytes) of every record, in id order."""
+    db = open_writer_db(gen)
+    file = BlockFile(gen)
+    out = []
+    try:
+        for (block_id,) in db.execute("SELECT id FROM blocks ORDER BY id").fetchall():
+            block = load_block(db, file, int(block_id))
+            assert block is not None
+            for i in range(block.count):
+                start, end = block.lower_span(i)
+                out.append((block.original_text(i), block.lower[start:end]))
+    finally:
+        file.close()
+        db.close()
+    return out
+
+
+def stored_parts(gen: Path) -> list[tuple[int, bytes]]:
+    """(lower_size, the first bytes of the original part) of every block."""
+    db = open_writer_db(gen)
+    data = (gen / BLOCK_FILE).read_bytes()
+    try:
+        rows = db.execute("SELECT offset, lower_size FROM blocks ORDER BY id").fetchall()
+    finally:
+        db.close()
+    return [(size, data[offset + size : offset + size + 1]) for offset, size in rows]
+
+
+def dictionaries(gen: Path) -> set[tuple[int, int]]:
+    """Where the file's blocks say their dictionaries lie (offset, size)."""
+    db = open_writer_db(gen)
+    data = (gen / BLOCK_FILE).read_bytes()
+    try:
+        rows = db.execute("SELECT offset, lower_size, original_size FROM blocks").fetchall()
+    finally:
+        db.close()
+    refs = {segments.dictionary_ref(data[o + low : o + low + size]) for o, low, size in rows}
+    return {ref for ref in refs if ref is not None}
+
+
+@pytest.fixture
+def small_training(monkeypatch: pytest.MonkeyPatch) -> int:
+    """Train after 256 KiB (16 blocks) instead of 4 MiB, so a test needs little text."""
+    monkeypatch.setattr(segments, "DICT_TRAIN_BYTES", 256 * 1024)
+    return 256 * 1024
+
+
+def expected(items: list[str]) -> list[tuple[str, bytes]]:
+    return [(t, t.lower().encode("utf-8", "surrogatepass")) for t in items]
+
+
+def test_blocks_read_back_from_the_original_alone(tmp_path: Path) -> None:
+    items = [*texts(300), "", "ΑΣ", "İstanbul", "\ud800 lone surrogate"]
+    write(tmp_path, items)
+    assert read_all(tmp_path) == expected(items)
+    parts = stored_parts(tmp_path)
+    assert parts and all(size == 0 and marker == b"o" for size, marker in parts)
+
+
+def test_a_dictionary_is_trained_once_and_lives_in_the_text_file(
+    tmp_path: Path, small_training: int
+) -> None:
+    first = texts(2000)
+    write(tmp_path, first)
+    parts = stored_parts(tmp_path)
+    assert {marker for _, marker in parts} == {b"o", b"d"}
+    assert all(size == 0 for size, _ in parts)
+    assert parts[-1][1] == b"d"
+    refs = dictionaries(tmp_path)
+    assert len(refs) == 1
+    # a second writer appends with the same dictionary: no second one in the file
+    more = texts(500, seed=8)
+    write(tmp_path, more, start=len(first))
+    assert read_all(tmp_path) == expected(first + more)
+    assert dictionaries(tmp_path) == refs
+
+
+def test_the_dictionary_makes_blocks_smaller(tmp_path: Path, small_training: int) -> None:
+    items = texts(3000)
+    alone, trained = tmp_path / "alone", tmp_path / "trained"
+    alone.mkdir()
+    trained.mkdir()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(segments, "DICT_TRAIN_BYTES", 1 << 40)  # never trains
+        write(alone, items)
+    write(trained, items)
+    assert {m for _, m in stored_parts(alone)} == {b"o"}
+    assert read_all(trained) == read_all(alone) == expected(items)
+
+    def blocks_bytes(gen: Path) -> int:  # the blocks alone, without the dictionary
+        db = open_writer_db(gen)
+        try:
+            row = db.execute("SELECT sum(lower_size + original_size) FROM blocks").fetchone()
+            return int(row[0])
+        finally:
+            db.close()
+
+    # the dictionary (~30 KB here) pays off over megabytes, not this test's 1 MB
+    assert blocks_bytes(trained) < 0.9 * blocks_bytes(alone)
+
+
+def test_a_writer_killed_before_its_commit_leaves_no_dictionary(
+    tmp_path: Path, small_training: int
+) -> None:
+    write(tmp_path, texts(20))  # under the training size: committed, no dictionary
+    end = (tmp_path / BLOCK_FILE).stat().st_size
+    write(tmp_path, texts(2000, seed=9), commit=False, start=20)  # trained, never committed
+    assert (tmp_path / BLOCK_FILE).stat().st_size > end
+    write(tmp_path, ["after the kill"], start=20)  # the next writer cuts what was not committed
+    assert read_all(tmp_path) == expected([*texts(20), "after the kill"])
+    assert {m for _, m in stored_parts(tmp_path)} == {b"o"}
+
+
+def test_a_block_whose_lower_case_cannot_be_recomputed_is_stored_both_ways() -> None:
+    original = b"Some Text\x00More"
+    lower = b"some text\x00not what lower() gives"
+    lower_blob, original_blob = pack_block(lower, original, None)
+    assert lower_blob and codec.decompress(lower_blob) == lower
+    assert unpack_original(original_blob, lambda: lower) == original
+    blob_lower, blob = pack_block(original.lower(), original, None)
+    assert blob_lower == b"" and unpack_original(blob, lambda: b"") == original
+
+
+def test_a_dictionary_block_without_its_dictionary_is_an_error() -> None:
+    data = b"d" + segments.DICT_REF.pack(0, 10) + b"frame"
+    with pytest.raises(Exception, match="dictionary"):
+        unpack_original(data, lambda: b"")
+
+
+def test_the_archive_reads_dictionary_blocks_through_its_link(
+    tmp_path: Path, small_training: int
+) -> None:
+    gen = tmp_path / "gen-000001"
+    gen.mkdir()
+    items = texts(2000)
+    write(gen, items)
+    archive = tmp_path / "archive"
+    archive.mkdir()
+    name = shared.link(archive, gen)
+    assert name is not None
+    db = open_writer_db(gen)
+    rows = db.execute(
+        "SELECT id, offset, lower_size, original_size, count, lower_starts, original_starts"
+        " FROM blocks ORDER BY id"
+    ).fetchall()
+    db.close()
+    os.unlink(gen / BLOCK_FILE)  # the generation's name is gone: the link still reads
+    import sqlite3
+
+    adb = sqlite3.connect(":memory:")
+    adb.execute(
+        "CREATE TABLE blocks (id INTEGER PRIMARY KEY, file TEXT, offset INTEGER,"
+        " lower_size INTEGER, original_size INTEGER, count INTEGER, lower_starts BLOB,"
+        " original_starts BLOB)"
+    )
+    adb.executemany(
+        "INSERT INTO blocks VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [(r[0] + 1, name, *r[1:]) for r in rows],
+    )
+    reader = shared.SharedBlocks(archive, adb)
+    try:
+        got = [reader.text(r[0] + 1, position) for r in rows for position in range(int(r[4]))]
+    finally:
+        reader.close()
+        adb.close()
+    assert got == items
