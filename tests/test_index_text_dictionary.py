@@ -227,3 +227,28 @@ def test_the_archive_reads_dictionary_blocks_through_its_link(
         reader.close()
         adb.close()
     assert got == items
+
+
+def starts_stored(gen: Path) -> list[tuple[bytes, bytes]]:
+    db = open_writer_db(gen)
+    try:
+        rows = db.execute("SELECT lower_starts, original_starts FROM blocks ORDER BY id")
+        return [(bytes(a), bytes(b)) for a, b in rows.fetchall()]
+    finally:
+        db.close()
+
+
+def test_where_records_start_is_found_from_the_separators(tmp_path: Path) -> None:
+    plain, nul = tmp_path / "plain", tmp_path / "nul"
+    plain.mkdir()
+    nul.mkdir()
+    items = texts(400)
+    write(plain, items)
+    assert starts_stored(plain) and all(pair == (b"", b"") for pair in starts_stored(plain))
+    assert read_all(plain) == expected(items)
+    # a record holding a NUL: its block keeps where each record starts, as before
+    with_nul = [*items[:200], "before\x00after İ", *items[200:]]
+    write(nul, with_nul)
+    stored = starts_stored(nul)
+    assert sum(pair != (b"", b"") for pair in stored) == 1
+    assert read_all(nul) == expected(with_nul)

@@ -54,10 +54,12 @@ if TYPE_CHECKING:
 BLOCK_BYTES = 16 * 1024
 BLOCK_FILE = "text.blocks"
 #: a text file's dictionary is trained on its first this many bytes of original text
-#: (docs/performance.md: 4 MB trained in ~0.6 s and packed within 0.5% of 16 MB's)
+#: (docs/performance.md, s5-21a: 4 MB trained in ~0.6 s and packed blocks within 0.5% of
+#: what 16 MB's dictionary did)
 DICT_TRAIN_BYTES = 4 * 1024 * 1024
-#: the largest dictionary trained (zstd's default size)
-DICT_BYTES = 112 * 1024
+#: the largest dictionary trained (256 KiB packed 3% smaller than zstd's default 112 KiB,
+#: 512 KiB 1% smaller still)
+DICT_BYTES = 256 * 1024
 #: after the ``d`` marker: where the dictionary lies in the same file (offset, size)
 DICT_REF = struct.Struct("<QI")
 #: a run of this many characters that are neither spaces nor ASCII punctuation may hold a
@@ -149,10 +151,27 @@ def pack_starts(starts: list[int]) -> bytes:
     return array("H" if max(starts) < 65536 else "I", starts).tobytes()
 
 
-def unpack_starts(data: bytes, count: int) -> array[int]:
-    """:func:`pack_starts` read back; the width follows from the byte count."""
+def unpack_starts(data: bytes, count: int) -> array[int] | None:
+    """:func:`pack_starts` read back; the width follows from the byte count. None: not
+    stored (no record of the block holds a NUL: the separators say where each starts)."""
+    if not data and count:
+        return None
     starts = array("H" if len(data) == 2 * count else "I")
     starts.frombytes(data)
+    return starts
+
+
+def separated_starts(text: bytes | str, count: int) -> array[int]:
+    """Where each of ``count`` NUL-separated records starts in ``text`` (no record holds a
+    NUL: :func:`unpack_starts` returned None)."""
+    sep: bytes | str = SEP_B if isinstance(text, bytes) else SEP
+    starts = array("I", [0])
+    at = text.find(sep)  # type: ignore[arg-type]
+    while at >= 0 and len(starts) < count:
+        starts.append(at + 1)
+        at = text.find(sep, at + 1)  # type: ignore[arg-type]
+    if len(starts) != count:
+        raise CorruptError(f"a text block holds {len(starts)} records, not {count}")
     return starts
 
 
@@ -381,7 +400,14 @@ class BlockWriter:
             original_starts.append(pos)
             pos += len(part_s) + 1
         lower = SEP_B.join(self._lower)
-        original = encode(SEP.join(self._original))
+        joined = SEP.join(self._original)
+        original = encode(joined)
+        if joined.count(SEP) == len(self._original) - 1:
+            # no record holds a NUL: where each starts is where a separator ends, on reading
+            packed_lower_starts = packed_original_starts = b""
+        else:
+            packed_lower_starts = pack_starts(lower_starts)
+            packed_original_starts = pack_starts(original_starts)
         if self._samples is not None:
             self._samples.append(original)
             self._sampled += len(original)
@@ -393,8 +419,8 @@ class BlockWriter:
                 self.next_block,
                 self.next_record,
                 len(self._rows),
-                pack_starts(lower_starts),
-                pack_starts(original_starts),
+                packed_lower_starts,
+                packed_original_starts,
                 job,
             )
         )
@@ -465,13 +491,28 @@ class Block:
     first_id: int
     count: int
     _lower_blob: bytes
-    lower_starts: array[int]
+    #: None: not stored (:func:`unpack_starts`), found from the text when first asked
+    _lower_starts: array[int] | None
     _original_blob: bytes
-    original_starts: array[int]
+    _original_starts: array[int] | None
     _original: str | None = None
     _lower: bytes | None = None
     #: the file's dictionary when the original was packed with one
     dictionary: codec.Dictionary | None = None
+
+    @property
+    def lower_starts(self) -> array[int]:
+        """Where each record starts in :attr:`lower` (bytes)."""
+        if self._lower_starts is None:
+            self._lower_starts = separated_starts(self.lower, self.count)
+        return self._lower_starts
+
+    @property
+    def original_starts(self) -> array[int]:
+        """Where each record starts in :attr:`original` (characters)."""
+        if self._original_starts is None:
+            self._original_starts = separated_starts(self.original, self.count)
+        return self._original_starts
 
     @property
     def lower(self) -> bytes:
