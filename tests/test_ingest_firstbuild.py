@@ -193,6 +193,59 @@ def test_a_bulk_first_build_keeps_its_term_list_current_for_readers(tmp_path: Pa
         writer.close(True)
 
 
+def test_a_bulk_build_commits_its_postings_before_sorting_the_record_indexes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The end of a bulk first build writes tantivy's last buffers before SQLite sorts every
+    record row for the two record indexes, so the two never hold memory at once (the cold
+    build's peak RSS fell where they did); the indexes exist when it returns."""
+    from agentdex.index import postings
+    from agentdex.index.segments import prepare
+    from agentdex.index.writer import IndexWriter
+    from agentdex.records import Record
+
+    gen = tmp_path / "gen-000001"
+    gen.mkdir()
+    seen: list[tuple[str, bool]] = []
+    writer = IndexWriter(gen)
+
+    def indexes() -> bool:
+        names = {r[0] for r in writer.db.execute("SELECT name FROM sqlite_master")}
+        return {"record_rows_file", "record_rows_context"} <= names
+
+    real_commit = postings.PostingsWriter.commit
+
+    def commit(self: postings.PostingsWriter) -> None:
+        seen.append(("postings commit", indexes()))
+        real_commit(self)
+
+    monkeypatch.setattr(postings.PostingsWriter, "commit", commit)
+    try:
+        writer.start_bulk_load()
+        writer.terms_every = 0.0
+        fid = writer.new_file("/x.jsonl", "claude-code", "claude-code.transcripts", None)
+        for n in range(3):
+            record = Record(
+                agent="claude-code",
+                store="claude-code.transcripts",
+                source_path="/x.jsonl",
+                locator=f"line:{n + 1}",
+                session_id="s",
+                role="user",
+                kind="prompt",
+                text=f"quokka{n} hops",
+            )
+            writer.add(prepare(record), fid)
+        assert not indexes()
+        writer.finish(big=True)
+        assert indexes()
+        assert seen[0] == ("postings commit", False)  # the records' postings: before the sort
+        assert writer.meta_int("vocab_rid") == writer.next_record
+        assert all(f"\tquokka{n}\n" in (gen / "vocab.txt").read_text() for n in range(3))
+    finally:
+        writer.close(True)
+
+
 def test_http_and_mcp_searches_carry_the_coverage(
     transcripts: list[Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -350,7 +350,17 @@ class IndexWriter(ConversationEdits, RecordDeletes, PostingsTail):
 
     def finish(self, *, big: bool) -> None:
         """Final commit; rebuild the term list if needed; let merges finish after big builds."""
-        self.end_bulk_load()
+        if self._bulk:
+            # the postings' last indexing buffers are written and freed first: SQLite's sort
+            # of every record row for their indexes then no longer runs beside them (the
+            # cold build's peak RSS fell there: docs/performance.md, s5-21a); no term list
+            # in this commit: the whole list is written below
+            every, self.terms_every = self.terms_every, None
+            try:
+                self.commit()
+            finally:
+                self.terms_every = every
+            self.end_bulk_load()
         self.commit()
         if not (self.gen / "postings" / "meta.json").is_file():
             postings_mod.open_index(self.gen / "postings", create=True)
