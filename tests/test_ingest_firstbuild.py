@@ -159,12 +159,26 @@ def test_small_first_builds_keep_discovery_order_and_no_deadline(
     assert result.status == "ok" and result.coverage is None and len(result.results) == FILES
 
 
+def _prompt(n: int, text: str) -> Any:
+    from agentdex.records import Record
+
+    return Record(
+        agent="claude-code",
+        store="claude-code.transcripts",
+        source_path="/x.jsonl",
+        locator=f"line:{n + 1}",
+        session_id="s",
+        role="user",
+        kind="prompt",
+        text=text,
+    )
+
+
 def test_a_bulk_first_build_keeps_its_term_list_current_for_readers(tmp_path: Path) -> None:
     """Readers verify every record past ``vocab_rid``: a build read while it runs writes its
     whole term list at a commit (at most every ``terms_every`` seconds), not only at its end."""
     from agentdex.index.segments import prepare
     from agentdex.index.writer import IndexWriter
-    from agentdex.records import Record
 
     gen = tmp_path / "gen-000001"
     gen.mkdir()
@@ -174,17 +188,7 @@ def test_a_bulk_first_build_keeps_its_term_list_current_for_readers(tmp_path: Pa
         writer.terms_every = 0.0
         fid = writer.new_file("/x.jsonl", "claude-code", "claude-code.transcripts", None)
         for n in range(3):
-            record = Record(
-                agent="claude-code",
-                store="claude-code.transcripts",
-                source_path="/x.jsonl",
-                locator=f"line:{n + 1}",
-                session_id="s",
-                role="user",
-                kind="prompt",
-                text=f"numbat{n} digs",
-            )
-            writer.add(prepare(record), fid)
+            writer.add(prepare(_prompt(n, f"numbat{n} digs")), fid)
             writer.commit()
             assert writer.meta_int("vocab_rid") == writer.next_record == n + 2
         terms = (gen / "vocab.txt").read_text()
@@ -202,7 +206,6 @@ def test_a_bulk_build_commits_its_postings_before_sorting_the_record_indexes(
     from agentdex.index import postings
     from agentdex.index.segments import prepare
     from agentdex.index.writer import IndexWriter
-    from agentdex.records import Record
 
     gen = tmp_path / "gen-000001"
     gen.mkdir()
@@ -225,17 +228,7 @@ def test_a_bulk_build_commits_its_postings_before_sorting_the_record_indexes(
         writer.terms_every = 0.0
         fid = writer.new_file("/x.jsonl", "claude-code", "claude-code.transcripts", None)
         for n in range(3):
-            record = Record(
-                agent="claude-code",
-                store="claude-code.transcripts",
-                source_path="/x.jsonl",
-                locator=f"line:{n + 1}",
-                session_id="s",
-                role="user",
-                kind="prompt",
-                text=f"quokka{n} hops",
-            )
-            writer.add(prepare(record), fid)
+            writer.add(prepare(_prompt(n, f"quokka{n} hops")), fid)
         assert not indexes()
         writer.finish(big=True)
         assert indexes()
