@@ -171,3 +171,25 @@ def test_a_view_leaves_the_cycle_collector_as_it_found_it(home: Path) -> None:
         assert _rows("day", home)[1]["calls"] == 1 and not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_a_conversation_over_two_projects_and_an_unpriced_model(home: Path) -> None:
+    """The session view's own row builder (one conversation, several contexts): the largest
+    project, both models, the priced part and the unpriced call, as the generic rows give."""
+    _transcript(home, "s1", [
+        _claude("s1", "m1", "2026-03-01T10:00:00Z", (5, 0, 0, 5), cwd="/w/app"),
+        _claude("s1", "m2", "2026-03-01T11:00:00Z", (7, 0, 0, 3), "nobody-knows", "/w/lib"),
+        _claude("s1", "m3", "2026-03-01T12:00:00Z", (1, 2, 0, 1), cwd="/w/app"),
+    ])  # fmt: skip
+    _transcript(home, "s2", [_claude("s2", "m4", "2026-03-02T10:00:00Z", (1, 0, 0, 1))])
+    api.refresh(home=str(home))
+    rows, totals = _rows("session", home)
+    assert [r["session_id"] for r in rows] == ["s1", "s2"]
+    s1 = rows[0]
+    assert s1["project"] == "/w/lib" and s1["models"] == ["claude-opus-4-6", "nobody-knows"]
+    assert (s1["calls"], s1["total_tokens"], s1["unpriced_calls"], s1["unpriced_tokens"]) == (
+        3, 24, 1, 10)  # fmt: skip
+    assert s1["cost_usd"] is None and s1["priced_cost_usd"] > 0
+    assert (totals["calls"], totals["unpriced_calls"], totals["cost_usd"]) == (4, 1, None)
+    _same_from_both_rollups(home)
+    assert _rows("session", home, limit=1)[0] == _rows("session", home, limit=1, since=EVERY_DAY)[0]

@@ -210,6 +210,7 @@ _EXAMPLES = itertools.count()
             st.integers(0, 23),  # hour
             st.sampled_from(["claude-opus-4-6", "claude-sonnet-4-5", "nobody-knows"]),
             st.tuples(*(st.integers(0, 5000) for _ in range(4))),
+            st.sampled_from(["/w/app", "/w/lib"]),  # one conversation, two projects
         ),
         min_size=1,
         max_size=30,
@@ -223,9 +224,10 @@ def test_every_view_adds_up_to_the_same_total(home: Path, calls: list[Any]) -> N
     shutil.rmtree(root, ignore_errors=True)
     run = next(_EXAMPLES)  # new paths each example: a rewrite never looks unchanged
     files: dict[int, list[dict[str, Any]]] = {}
-    for file, mid, day, hour, model, counts in calls:
+    for file, mid, day, hour, model, counts, cwd in calls:
         ts = f"2026-04-{day + 1:02d}T{hour:02d}:{file:02d}:00Z"  # no ties across files
-        files.setdefault(file, []).append(_claude(f"s{file}", f"m{mid}", ts, counts, model))
+        line = _claude(f"s{file}", f"m{mid}", ts, counts, model, cwd)
+        files.setdefault(file, []).append(line)
     for file, lines in files.items():
         _transcript(home, f"s{file}", lines, slug=f"-w-p{file % 2}-{run}")
     oracle: dict[str, tuple[str, tuple[int, ...]]] = {}
@@ -251,6 +253,19 @@ def test_every_view_adds_up_to_the_same_total(home: Path, calls: list[Any]) -> N
         assert view["totals"] == totals, by
         assert sum(r["calls"] for r in view["rows"]) == totals["calls"], by
         assert sum(r["total_tokens"] for r in view["rows"]) == totals["total_tokens"], by
+        if by == "session":  # its own row builder == the generic one (the slot rollup's)
+            generic = usage(by, home=str(home), refresh_first=False, since="2000-01-01")
+            assert (view["rows"], view["totals"], view["unpriced"]) == (
+                generic["rows"], generic["totals"], generic["unpriced"])  # fmt: skip
+            for n in (1, 2):  # the largest n, titles and projects as the generic view's
+                assert (
+                    usage(by, home=str(home), refresh_first=False, limit=n)["rows"]
+                    == (
+                        usage(by, home=str(home), refresh_first=False, limit=n, since="2000-01-01")[
+                            "rows"
+                        ]
+                    )
+                )
     assert_usage_level(home)  # the per-context sums (views without a range) too
 
 

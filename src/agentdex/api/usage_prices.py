@@ -186,6 +186,6 @@ def _problem(data: Any) -> str | None:
                 if rate not in RATE_NAMES:
                     known = ", ".join((*RATE_NAMES, *TIERS))
                     return f"model {name!r}: unknown rate {rate!r} (known: {known})"
-                if isinstance(number, bool) or not isinstance(number, int | float) or number < 0:
+                if isinstance(number, bool) or not isinstance(number, (int, float)) or number < 0:
                     return f"model {name!r}: rate {rate!r} must be a number >= 0"
     return None
