@@ -13,7 +13,12 @@ Rates are USD per million tokens: ``input`` (fresh input), ``output``
 and ``cache_write_1h`` (one-hour writes). ``above_128k``/``above_200k``/
 ``above_272k`` hold the rates that change for a call whose prompt (input plus
 cache) is past that size; the others stay. A model is found by its exact id,
-then lower-cased, then without a ``provider/`` prefix; nothing else.
+then lower-cased, then without a ``provider/`` prefix, then (each of those) with
+the dots of its version numbers written as dashes (``claude-sonnet-4.6``, as
+OpenRouter, Cline's provider and Copilot name it, is Anthropic's
+``claude-sonnet-4-6``; the table itself lists ``mistral-medium-3.5`` and
+``mistral-medium-3-5`` at the same rates); nothing looser: no suffix dropped,
+no words reordered, no nearest name.
 
 A call whose model is not in the table, or that has tokens of a kind the
 model has no rate for, has no cost (``None``): it is reported unpriced,
@@ -24,6 +29,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,6 +42,14 @@ RATE_NAMES = ("input", "output", "cache_read", "cache_write", "cache_write_1h")
 TIERS = ("above_128k", "above_200k", "above_272k")
 #: not looked up yet (a model without a price is cached as None)
 _UNSEEN: Any = object()
+#: a dot between two digits: a version number's (``4.6``, ``2.5``), written ``4-6`` by others
+_VERSION_DOT = re.compile(r"(?<=\d)\.(?=\d)")
+
+
+def dashed(name: str) -> str:
+    """``name`` lower-cased with its version numbers' dots as dashes (``Claude-Sonnet-4.6`` ->
+    ``claude-sonnet-4-6``): the one spelling difference :meth:`PriceTable.find` forgives."""
+    return _VERSION_DOT.sub("-", name.lower())
 
 
 @dataclass(slots=True)
@@ -45,6 +59,8 @@ class PriceTable:
     models: dict[str, dict[str, Any]]
     path: str | None = None
     _lower: dict[str, str] = field(default_factory=dict)
+    #: by :func:`dashed` name (None where two of the table's names with other rates meet)
+    _dashed: dict[str, str | None] = field(default_factory=dict)
     _rates: dict[tuple[str | None, int], dict[str, float] | None] = field(default_factory=dict)
     #: per model and size: its five rates in RATE_NAMES order when it has all of them
     _every: dict[tuple[str | None, int], tuple[float, ...] | None] = field(default_factory=dict)
@@ -53,15 +69,32 @@ class PriceTable:
         self._lower = {name.lower(): name for name in self.models}
 
     def find(self, model: str | None) -> str | None:
-        """The table's name for ``model`` (exact, lower-cased, without ``provider/``), or None."""
+        """The table's name for ``model`` (exact, lower-cased, without ``provider/``, then
+        those with version dots as dashes), or None."""
         if not model:
             return None
         if model in self.models:
             return model
-        for candidate in (model.lower(), model.rsplit("/", 1)[-1].lower()):
+        candidates = (model.lower(), model.rsplit("/", 1)[-1].lower())
+        for candidate in candidates:
             if candidate in self._lower:
                 return self._lower[candidate]
+        if not self._dashed:
+            self._dashed = self._by_dashed_name()
+        for candidate in candidates:
+            found = self._dashed.get(dashed(candidate))
+            if found is not None:
+                return found
         return None
+
+    def _by_dashed_name(self) -> dict[str, str | None]:
+        names: dict[str, str | None] = {}
+        for name, entry in self.models.items():
+            key = dashed(name)
+            other = names.get(key, name)
+            # two spellings of one model carry the same rates; else neither is taken
+            names[key] = name if other is not None and self.models[other] == entry else None
+        return names
 
     def rates(self, model: str | None, size: int = 0) -> dict[str, float] | None:
         """The rates of ``model`` for a prompt of size class ``size``, or None (unknown)."""
