@@ -98,8 +98,42 @@ def test_shutdown_totals_are_spread_over_the_runs_requests(tmp_path: Path) -> No
     assert [u.output_tokens for u in sonnet] == [90] * 10
 
 
-def test_a_resumed_session_adds_each_runs_totals(tmp_path: Path) -> None:
-    """``copilot --resume`` starts a new run at zero: each run's shutdown is new usage."""
+def _resume(n: int, ts: str) -> dict[str, Any]:
+    return _ev("session.resume", {"resumeTime": ts, "eventCount": n}, n, ts)
+
+
+def test_a_resumed_sessions_running_totals_count_once(tmp_path: Path) -> None:
+    """Copilot CLI 1.x carries a session's totals over a resume: each shutdown is the running
+    total of every run so far (the shape of a published three-run session: cache reads
+    1.85 M, then 14.06 M), so only each rise is new, and the session's calls count once."""
+    opus = "claude-opus-4.7"
+    path = _log(tmp_path, [
+        _start(), *_turn(1, "2026-08-10T04:20:00Z"),
+        _shutdown(3, "2026-08-10T04:56:31Z", {opus: _metric(1_900_000, 13_465, 1_853_542,
+                                                            count=20)}),
+        _resume(4, "2026-08-10T05:00:00Z"), *_turn(5, "2026-08-10T05:01:00Z"),
+        _shutdown(7, "2026-08-10T05:32:54Z", {opus: _metric(14_200_000, 59_156, 14_060_000,
+                                                            count=130),
+                                              "gpt-5-mini": _metric(3_000, 40, count=2)}),
+        _resume(8, "2026-08-10T08:00:00Z"), *_turn(9, "2026-08-10T08:01:00Z"),
+        _shutdown(11, "2026-08-10T08:08:15Z", {opus: _metric(14_300_000, 60_000, 14_150_000,
+                                                             count=131),
+                                               "gpt-5-mini": _metric(3_000, 40, count=2)}),
+    ])  # fmt: skip
+    usage, skipped, _ = _usage(path)
+    assert skipped == 0
+    # the session's whole usage, as its last shutdown says: once, not 1 + 2 + 3 runs' sum
+    assert _sum(usage) == (150_000 + 3_000, 14_150_000, 0, 60_000 + 40, 0)
+    assert len(usage) == 131 + 2
+    by_day = {}
+    for u in usage:
+        by_day[u.timestamp] = by_day.get(u.timestamp, 0) + u.output_tokens
+    assert sorted(by_day.values()) == [844, 13_465, 45_691 + 40]  # each run's own rise
+
+
+def test_a_resumed_session_whose_totals_restart_adds_each_run(tmp_path: Path) -> None:
+    """An older CLI (0.0.x) started a resumed session at zero: a shutdown with a count below
+    the one before, or without a model the one before had, is a restart, all new."""
     path = _log(tmp_path, [
         _start(), *_turn(1, "2026-03-07T15:20:00Z"),
         _shutdown(3, "2026-03-07T15:30:00Z", {"claude-sonnet-4.5": _metric(5_000, 100, 4_000)}),
@@ -107,10 +141,13 @@ def test_a_resumed_session_adds_each_runs_totals(tmp_path: Path) -> None:
             "2026-03-09T09:00:00Z"),
         *_turn(5, "2026-03-09T09:01:00Z"),
         _shutdown(7, "2026-03-09T09:30:00Z", {"claude-sonnet-4.5": _metric(6_000, 50, 5_500)}),
+        _resume(8, "2026-03-10T09:00:00Z"), *_turn(9, "2026-03-10T09:01:00Z"),
+        # every count above the run before, but its model is gone: a restart too
+        _shutdown(11, "2026-03-10T09:30:00Z", {"gpt-5-mini": _metric(7_000, 60, 6_000)}),
     ])  # fmt: skip
     usage, _, _ = _usage(path)
-    assert _sum(usage) == (1_000 + 500, 9_500, 0, 150, 0)
-    assert sorted({u.timestamp for u in usage}) == [1772897400.0, 1773048600.0]
+    assert _sum(usage) == (1_000 + 500 + 1_000, 9_500 + 6_000, 0, 150 + 60, 0)
+    assert sorted({u.timestamp for u in usage})[:2] == [1772897400.0, 1773048600.0]
 
 
 def test_a_second_shutdown_of_one_run_counts_only_its_rise(tmp_path: Path) -> None:

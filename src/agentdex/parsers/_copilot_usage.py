@@ -14,11 +14,17 @@ cacheWriteTokens, reasoningTokens?}}``: the totals of the run that ends there.
   input = ``inputTokens - cacheReadTokens - cacheWriteTokens`` (``inputTokens``
   itself should the difference be negative). ``outputTokens`` -> output,
   ``reasoningTokens`` its reasoning part (when not above it).
-* A run starts at ``session.start`` or ``session.resume``: a CLI that re-enters a
-  session starts its counters at zero (github/copilot-cli #3994; users' resumed
-  logs hold one shutdown per run whose totals add up), while within one run the
-  tracker only adds, so a later shutdown of the same run is cumulative and only
-  its rise over the earlier one is new.
+* **Shutdowns are running totals**, within a run and (Copilot CLI 1.x) across
+  the runs of a resumed session: the CLI's tracker only adds, and a resumed
+  session's next shutdown carries the earlier runs' totals (a three-run session
+  whose shutdowns read 1.85 M, then 14.06 M cache reads, getagentseal/codeburn
+  #946; ccusage #1721). So each shutdown is compared with the one before it in
+  the file: when no model of the earlier one is missing and none of its counts
+  (requests included) fell, only the rise is new; else the counter restarted
+  (older CLIs, 0.0.x, started a resumed session at zero: copilot-cli #524,
+  #1628) and the whole shutdown is new. A call is thus never counted twice;
+  an older CLI's resumed run that outgrew the run before it in every count is
+  counted short by that run's totals.
 * The totals of ``n`` requests (``requests.count``) are spread over ``n`` calls
   (equal shares, the remainder on the first ones), so the calls are counted
   right and a long session's totals, which pass the 10 M per-call bound, stay
@@ -43,7 +49,7 @@ _RUN = "usage_run"
 
 
 def new_run(state: dict[str, Any]) -> None:
-    """A ``session.start``/``session.resume``: the next shutdown's totals start from zero."""
+    """A ``session.start``: the file's first shutdown is all new."""
     state[_RUN] = {}
 
 
@@ -69,6 +75,7 @@ def note_shutdown(
     earlier: dict[str, list[int]] = cursor.state.setdefault(_RUN, {})
     stamp = parse_timestamp(event.get("timestamp"))
     name = event.get("id") if isinstance(event.get("id"), str) else f"{session}/{locator}"
+    totals: dict[str, list[int]] = {}
     for model, metric in metrics.items():
         metric = dict_of(metric)
         counts = read_counts(metric.get("usage"), _REQUIRED, _OPTIONAL, cumulative=True)
@@ -77,12 +84,18 @@ def note_shutdown(
             cursor.skip_usage(diag, ref.path, f"{locator}/{model}", counts)
             continue
         calls = requests if isinstance(requests, int) and requests > 0 else 1
-        now = [*(counts[k] for k in (*_REQUIRED, *_OPTIONAL)), calls]
+        totals[model] = [*(counts[k] for k in (*_REQUIRED, *_OPTIONAL)), calls]
+    # a running total of the shutdown before (same run or a resumed one), or a restart?
+    running = all(
+        model in metrics
+        and (model not in totals or all(a >= b for a, b in zip(totals[model], before, strict=True)))
+        for model, before in earlier.items()
+    )
+    if not running:
+        earlier.clear()
+    for model, now in totals.items():
         before = earlier.get(model)
-        if before is not None and all(a >= b for a, b in zip(now, before, strict=True)):
-            new = [a - b for a, b in zip(now, before, strict=True)]
-        else:
-            new = now
+        new = now if before is None else [a - b for a, b in zip(now, before, strict=True)]
         earlier[model] = now
         at = (f"{locator}/{model}", offset, session, cwd, branch)
         _emit(ref, cursor, diag, dict(zip(_KEPT, new, strict=True)), at, (str(name), model, stamp))

@@ -117,9 +117,7 @@ def parse_events(ref: SourceRef, cursor: ParseCursor, diagnostics: Diagnostics) 
                 state["version"] = data["copilotVersion"]
             new_run(state)
             continue
-        if kind == "session.resume":
-            new_run(state)
-        elif kind == "session.shutdown":
+        if kind == "session.shutdown":  # (a session.resume carries the totals over)
             where = (f"line:{line.lineno}", line.offset, state["session_id"], state.get("cwd"),
                      state.get("branch"))  # fmt: skip
             note_shutdown(ref, cursor, diagnostics, event, where)
