@@ -78,20 +78,20 @@ class Answer:
 
 def enabled() -> bool:
     """Whether the CLI may use (and start) a resident team searcher."""
-    from agentdex.semantic.resident import switched_on
+    from agentdex.semantic.switches import switched_on
 
     return switched_on("AGENTDEX_RESIDENT_TEAM")
 
 
 def idle_seconds() -> float:
-    from agentdex.semantic.resident import seconds_setting
+    from agentdex.semantic.switches import seconds_setting
 
     return seconds_setting("AGENTDEX_TEAM_IDLE_SECONDS", IDLE_SECONDS)
 
 
 def run_dir() -> Path:
     """The residents' folder (the embedder's too: one private ``run/`` per data dir)."""
-    from agentdex.semantic.resident import run_dir as residents_dir
+    from agentdex.semantic.switches import run_dir as residents_dir
 
     return residents_dir()
 

@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentdex.semantic.model import DEFAULT, ModelSpec, ModelUnavailable, model_file
+from agentdex.semantic.switches import run_dir, seconds_setting, switched_on
 
 if TYPE_CHECKING:
     import numpy as np
@@ -63,22 +64,6 @@ _SUN_PATH = 100
 _HEADER = struct.Struct(">I")
 
 
-def switched_on(variable: str) -> bool:
-    """Whether the environment ``variable`` lets a resident be used (on unless 0/false/
-    no/off; never without unix sockets). The embedder's and the team searcher's switch."""
-    value = os.environ.get(variable, "1").strip().lower()
-    return value not in ("0", "false", "no", "off") and hasattr(socket, "AF_UNIX")
-
-
-def seconds_setting(variable: str, default: float) -> float:
-    """A positive number of seconds from the environment ``variable``, else ``default``."""
-    try:
-        seconds = float(os.environ.get(variable, ""))
-    except ValueError:
-        return default
-    return seconds if seconds > 0 else default
-
-
 def enabled() -> bool:
     """Whether the CLI may use (and start) a resident embedder."""
     return switched_on("AGENTDEX_RESIDENT_EMBEDDER")
@@ -86,12 +71,6 @@ def enabled() -> bool:
 
 def idle_seconds() -> float:
     return seconds_setting("AGENTDEX_EMBEDDER_IDLE_SECONDS", IDLE_SECONDS)
-
-
-def run_dir() -> Path:
-    from agentdex.paths import data_dir
-
-    return data_dir() / "run"
 
 
 def socket_name(spec: ModelSpec = DEFAULT) -> str:
