@@ -19,6 +19,7 @@ import pytest
 from agentdex.api import search as local
 from agentdex.api import team as api
 from agentdex.errors import UsageError
+from agentdex.team.search import TeamEngine
 from team_helpers import Team, claude_session, make_team, random_home
 
 NOW = 1_800_000_000.0
@@ -143,38 +144,110 @@ def test_first_page_path_equals_local(pushed: Team, monkeypatch: Any) -> None:
     assert modes == {"whole", "first-page", "scan"}
 
 
-def test_bands_read_ahead_on_a_second_connection(pushed: Team, monkeypatch: Any) -> None:
+@pytest.mark.parametrize("helper_first", [True, False])
+def test_bands_read_ahead_on_a_second_connection(
+    pushed: Team, monkeypatch: Any, helper_first: bool
+) -> None:
     """The first bands' probes read ahead on a helper connection (team/ahead.py) give the
-    same answers as without it, and as locally; the helper is idle after every search."""
+    same answers as without it, and as locally; each band is read once, by one of the two
+    connections; the helper is idle after every search. ``helper_first``: the first
+    connection waits for the helper to finish before it asks (every band read ahead);
+    else they race, each taking the bands the other has not begun."""
     from psycopg.pq import TransactionStatus
 
     from agentdex.team import ahead
     from agentdex.team.connect import connect
 
     monkeypatch.setattr("agentdex.team.search.FULL_VERIFIED", 5)
-    served = []
+    served: list[bool] = []
+    probes: list[tuple[Any, Any]] = []
     result = ahead.ReadAhead.result
+    probe = TeamEngine.probe
 
     def counted(self: Any, where: Any) -> Any:
+        if helper_first:
+            self.thread.join()
         found = result(self, where)
-        served.append(found is not None)
+        if where in self.ready:  # a band asked of the helper (the first AHEAD_BANDS)
+            served.append(found is not None)
         return found
 
+    def recorded(self: Any, query: Any, limit: Any, conn: Any = None) -> Any:
+        probes.append((query, limit))
+        return probe(self, query, limit, conn)
+
     monkeypatch.setattr(ahead.ReadAhead, "result", counted)
+    monkeypatch.setattr(TeamEngine, "probe", recorded)
     helper = connect(pushed.reader)
     try:
         for query, options in QUERIES:
             args = {"now": NOW, "limit": 10, **options}
             alone = api.search(query, url=pushed.reader, **args)
+            probes.clear()
             theirs = api.search(query, url=pushed.reader, helper=lambda: helper, **args)
             mine = local.search(query, refresh_first=False, **args)
             _same(theirs, mine, (query, options))
             assert theirs.results == alone.results, (query, options)
             assert theirs.stats | {"seconds": 0} == alone.stats | {"seconds": 0}
             assert helper.info.transaction_status == TransactionStatus.IDLE
+            assert len(probes) == len(set(probes)), (query, options, "a probe read twice")
     finally:
         helper.close()
     assert any(served), "no band was read ahead"
+    if helper_first:
+        assert all(served), "the helper had finished: every band asked was read ahead"
+
+
+def test_a_band_the_helper_has_not_begun_is_read_on_the_first_connection(
+    pushed: Team, monkeypatch: Any
+) -> None:
+    """The helper reads the widest band first; a slow helper does not make the first
+    connection wait for the first band: it reads that one itself, and the helper,
+    finding it taken, does not read it again. Same answers as alone."""
+    import threading
+    import time
+
+    from agentdex.team.connect import connect
+
+    monkeypatch.setattr("agentdex.team.search.FULL_VERIFIED", 5)
+    probe = TeamEngine.probe
+    probes: list[tuple[str, bool]] = []
+    first_done = threading.Event()
+
+    def slow(self: Any, query: Any, limit: Any, conn: Any = None) -> Any:
+        if conn is not None:  # the helper: held until the first connection read its band
+            first_done.wait(10)
+        elif query.params[-2:] == (0, 4) and self.ahead is not None:
+            # the first band: read once the helper has taken its own
+            deadline = time.monotonic() + 10
+            while self.ahead.reading is None and time.monotonic() < deadline:
+                time.sleep(0.005)
+        found = probe(self, query, limit, conn)
+        bands = [p for p in query.params if isinstance(p, int)]
+        name = f"band {bands[-2]}-{bands[-1]}" if bands else "count"
+        probes.append((name, conn is not None))
+        if conn is None and bands:
+            first_done.set()
+        return found
+
+    monkeypatch.setattr(TeamEngine, "probe", slow)
+    helper = connect(pushed.reader)
+    try:
+        args = {"now": NOW, "limit": 10}
+        alone = api.search("the", url=pushed.reader, **args)
+        probes.clear()
+        first_done.clear()
+        theirs = api.search("the", url=pushed.reader, helper=lambda: helper, **args)
+    finally:
+        helper.close()
+    assert theirs.results == alone.results
+    assert theirs.stats["mode"] == "first-page"
+    # the count and the first band (levels 0-3) on the first connection, the second band
+    # (4-11) on the helper; each read once
+    assert ("count", False) in probes
+    assert ("band 0-4", False) in probes
+    assert ("band 4-12", True) in probes
+    assert len(probes) == len(set(probes)) and ("band 0-4", True) not in probes
 
 
 def test_a_hashed_id_from_a_team_hit_opens_its_conversation(pushed: Team) -> None:

@@ -17,12 +17,22 @@ class ReadAhead:
 
     A first page's cost at 1 GB is mostly three trigram bitmaps: the probe that
     counts up to ``FULL_VERIFIED + 1`` candidates (whole or first page?) and the
-    probes of the first two bands, each waiting for the one before. The bands do
-    not depend on the count, so they are read at once on the helper connection,
-    in the same snapshot (``pg_export_snapshot``: the same rows as on the first
-    connection), and the server runs both on two cores. A band the helper did not
-    read (not asked, failed, cancelled) is read on the first connection as before,
-    so the answer never depends on it. Without a helper nothing is read ahead.
+    probes of the first two bands. The bands do not depend on the count, so they
+    are read at once on the helper connection, in the same snapshot
+    (``pg_export_snapshot``: the same rows as on the first connection), and the
+    server runs both connections' statements on two cores.
+
+    The helper takes the bands from the last (the widest: its level bitmap is the
+    largest) to the first, and the first connection takes, when it needs one, a
+    band the helper has not begun (it reads it itself instead of waiting): the
+    count and the first band on one connection, the second band on the other,
+    whichever finishes first. A band the helper did not read (not begun, failed,
+    cancelled) is read on the first connection as before, so the answer never
+    depends on it. Without a helper nothing is read ahead.
+
+    The helper's transaction is set up in one round trip (isolation, snapshot and
+    the probes' plan settings in one simple-protocol statement after ``BEGIN``):
+    every round trip before its first probe is time the count does not hide.
     """
 
     def __init__(self, engine: TeamEngine, helper: Any, wheres: list[Sql], limit: int) -> None:
@@ -31,12 +41,19 @@ class ReadAhead:
         self.limit = limit
         self.found: dict[Sql, list[tuple[int, int, float | None]]] = {}
         self.ready = {where: threading.Event() for where in wheres}
+        #: bands begun, by either connection, and the one the helper is reading (``lock``)
+        self.taken: set[Sql] = set()
+        self.reading: Sql | None = None
+        self.lock = threading.Lock()
         self.stopping = False
         with engine.conn.cursor() as cur:
             cur.execute("SELECT pg_export_snapshot()")
             snapshot = str(cur.fetchone()[0])
         self.thread = threading.Thread(
-            target=self._read, args=(snapshot, wheres), name="team-read-ahead", daemon=True
+            target=self._read,
+            args=(snapshot, list(reversed(wheres))),
+            name="team-read-ahead",
+            daemon=True,
         )
         self.thread.start()
 
@@ -51,18 +68,36 @@ class ReadAhead:
             return None
         return None if helper is None else cls(engine, helper, wheres, limit)
 
+    def _take(self, where: Sql, *, helper: bool = False) -> bool:
+        """Claim a band not begun yet (True), by whichever connection asks first."""
+        with self.lock:
+            if self.stopping or where in self.taken:
+                return False
+            self.taken.add(where)
+            if helper:
+                self.reading = where
+            return True
+
     def _read(self, snapshot: str, wheres: list[Sql]) -> None:
         try:
+            if not re.fullmatch(r"[0-9A-Fa-f-]+", snapshot):
+                return
+            from agentdex.team.search import plan_settings
+
             with self.helper.transaction(), self.helper.cursor() as cur:
-                cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-                if not re.fullmatch(r"[0-9A-Fa-f-]+", snapshot):
-                    return
-                cur.execute(f"SET TRANSACTION SNAPSHOT '{snapshot}'")
+                # one round trip (no parameters: the simple protocol takes several statements)
+                cur.execute(
+                    "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY;"
+                    f" SET TRANSACTION SNAPSHOT '{snapshot}';"
+                    + plan_settings(self.engine.budget, seqscan=False, bitmap=True, index=False)
+                )
                 for where in wheres:
-                    if self.stopping:
-                        return
+                    if not self._take(where, helper=True):
+                        continue
                     found = self.engine.probe(where, self.limit, conn=self.helper)
-                    self.found[where] = found
+                    with self.lock:
+                        self.reading = None
+                        self.found[where] = found
                     self.ready[where].set()
         except Exception:  # what was not read ahead is read on the first connection
             return
@@ -71,9 +106,10 @@ class ReadAhead:
                 event.set()
 
     def result(self, where: Sql) -> list[tuple[int, int, float | None]] | None:
-        """The band's probe, once read ahead (None: not asked, or it failed)."""
+        """The band's probe, once read ahead (None: not asked, not begun by the helper
+        (the caller reads it: the helper will not), or it failed)."""
         event = self.ready.get(where)
-        if event is None:
+        if event is None or self._take(where):
             return None
         left = self.engine.budget.remaining()
         event.wait(None if left is None else left + 1.0)
@@ -81,8 +117,10 @@ class ReadAhead:
 
     def stop(self) -> None:
         """Cancel what is still being read, and wait for the helper to be idle again."""
-        self.stopping = True
-        if self.thread.is_alive() and len(self.found) < len(self.ready):
+        with self.lock:
+            self.stopping = True
+            busy = self.reading is not None
+        if self.thread.is_alive() and busy:
             with suppress(Exception):  # cancel_safe: psycopg 3.2+; cancel before
                 getattr(self.helper, "cancel_safe", self.helper.cancel)()
         self.thread.join()

@@ -166,12 +166,13 @@ class TeamEngine:
     ) -> list[tuple[int, int, float | None]]:
         """Up to ``limit`` (None: all) candidates' (id, level, ts) in any order (a bitmap).
 
-        ``conn``: another connection (the read-ahead's), whose errors are its caller's.
+        ``conn``: another connection (the read-ahead's), whose transaction already has
+        the bitmap's :func:`plan_settings`, and whose errors are its caller's.
         """
         found: list[tuple[int, int, float | None]] = []
         statement = f"SELECT id, level, ts FROM {FROM} WHERE {query.text} LIMIT %s"
         if conn is not None:
-            with self._settings(conn, seqscan=False, bitmap=True, index=False) as cur:
+            with conn.cursor() as cur:
                 cur.execute(statement, (*query.params, limit))
                 return list(cur.fetchall())
         with self._bounded(seqscan=False, bitmap=True, index=False), self.conn.cursor() as cur:
@@ -219,17 +220,9 @@ class TeamEngine:
     @contextmanager
     def _settings(self, conn: Any, *, seqscan: bool, bitmap: bool, index: bool) -> Iterator[Any]:
         """A savepoint on ``conn`` with the plan settings and the budget's statement timeout."""
-        left = self.budget.remaining()
         with conn.transaction(), conn.cursor() as cur:
-            timeout = 0 if left is None else max(1, int(left * 1000))
             # one round trip (no parameters: the simple protocol takes several statements)
-            cur.execute(
-                f"SET LOCAL enable_seqscan = {'on' if seqscan else 'off'};"
-                f" SET LOCAL enable_bitmapscan = {'on' if bitmap else 'off'};"
-                f" SET LOCAL enable_indexscan = {'on' if index else 'off'};"
-                f" SET LOCAL work_mem = '{WORK_MEM}';"
-                f" SET LOCAL statement_timeout = {timeout}"
-            )
+            cur.execute(plan_settings(self.budget, seqscan=seqscan, bitmap=bitmap, index=index))
             yield cur
 
     def _fetch(self, sql: str, params: tuple[Any, ...], *, walk: bool) -> list[tuple[Any, ...]]:
@@ -411,6 +404,19 @@ class TeamRun(SearchRun):
             if self.team.matches(self.node, row):
                 matched.append(row)
         return matched
+
+
+def plan_settings(budget: Budget, *, seqscan: bool, bitmap: bool, index: bool) -> str:
+    """``SET LOCAL`` statements of a plan's choices and the budget's statement timeout."""
+    left = budget.remaining()
+    timeout = 0 if left is None else max(1, int(left * 1000))
+    return (
+        f"SET LOCAL enable_seqscan = {'on' if seqscan else 'off'};"
+        f" SET LOCAL enable_bitmapscan = {'on' if bitmap else 'off'};"
+        f" SET LOCAL enable_indexscan = {'on' if index else 'off'};"
+        f" SET LOCAL work_mem = '{WORK_MEM}';"
+        f" SET LOCAL statement_timeout = {timeout}"
+    )
 
 
 def _in_band(sql: Sql, levels: tuple[int, int] | None) -> Sql:
