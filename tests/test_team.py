@@ -99,6 +99,12 @@ PLANTED = {
     "url": "postgres://deploy:Hunter2-Very-Secret@db.internal:5432/prod",
     "assign": 'DB_PASSWORD="correct-horse-battery-staple"',
     "pem": "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7x2\n-----END RSA PRIVATE KEY-----",
+    # a generated value (no provider prefix) in a key's assignment: the entropy rule
+    "entropy": "encryption_key = " + "kq8ZV2m9Xr4Lw7Tn1Pc5Hd3Js6Gb0Fy8Qa2Ue",
+    "jwt": "Authorization: Bearer eyJhbGciOiJIUzI1NiJ9."
+    + "eyJzdWIiOiIxMjM0NTY3ODkwIn0.dBjftJeZ4CVPmB92K27uhbUJU1p1r_wW1gFWFOEjXk",
+    "bearer": 'curl -H "Authorization: Bearer ' + 'Qm9vT2tQcmVmaXhlZFRva2VuMTIzNDU2"',
+    "slack": "xoxb-" + "123456789012-123456789012-AbCdEfGhIjKlMnOpQrStUvWx",
 }
 SECRET_PARTS = (
     "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z",
@@ -107,6 +113,10 @@ SECRET_PARTS = (
     "Hunter2-Very-Secret",
     "correct-horse-battery-staple",
     "MIIEowIBAAKCAQEA7x2",
+    "kq8ZV2m9Xr4Lw7Tn1Pc5Hd3Js6Gb0Fy8Qa2Ue",
+    "dBjftJeZ4CVPmB92K27uhbUJU1p1r_wW1gFWFOEjXk",
+    "Qm9vT2tQcmVmaXhlZFRva2VuMTIzNDU2",
+    "AbCdEfGhIjKlMnOpQrStUvWx",
 )
 
 
