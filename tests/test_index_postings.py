@@ -202,6 +202,15 @@ def test_vocabulary_lookups(tmp_path: Path) -> None:
         # digits of a record count are not part of any term
         assert vocab.lookup("99", starts=False, ends=False, limit=5) == (["x1999"], 1999)
         assert vocab.lookup("40", starts=False, ends=False, limit=5) == ([], 0)
+        # expand also sums the terms' record counts (a delta term's unknown count as 1):
+        # at most that many records hold the token, what the planner estimates with
+        assert vocab.expand("try", starts=False, ends=False, limit=10) == (
+            ["autoretry", "retry", "retrying"],
+            40,
+            50,
+        )
+        assert vocab.expand("retr", starts=True, ends=False, limit=10).total == 48
+        assert vocab.expand("retrof", starts=False, ends=False, limit=10).total == 1
     finally:
         vocab.close()
 

@@ -6,7 +6,10 @@ to scan for every word. Now the planner looks the words up rarest first (no
 whole term, longer, then the short common-looking ones) and stops at the first
 one no term contains: the AND is empty. When only short words are left and
 the words planned leave few candidates, the short words are not looked up at
-all: verification checks them on those records. The answers are the same (the
+all: verification checks them on those records. Long words too, once the rarer
+words planned leave few candidates (the estimate says when to count them): the
+count collects those candidates' ids, and the run verifies them without
+evaluating the plan again. The answers are the same (the
 oracle tests compare every plan with a brute-force scan); these tests pin the
 cost and the edges (OR, NOT, phrases, a short word a record lacks).
 """
@@ -22,6 +25,7 @@ from agentdex.api import search as api
 from agentdex.api.index import reader
 from agentdex.index.postings import Vocabulary
 from agentdex.search import plan as search_plan
+from agentdex.search.engine import Engine
 from agentdex.search.query import parse_query
 from test_index_fixtures import ROWS, register, store_dir, write_file
 
@@ -60,13 +64,13 @@ def indexed(home: Path) -> Path:
 def lookups(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Every token the planner looks up in the term list, in order."""
     seen: list[str] = []
-    original = Vocabulary.lookup
+    original = Vocabulary.expand
 
     def counting(self: Vocabulary, token: str, **kwargs: Any) -> Any:
         seen.append(token)
         return original(self, token, **kwargs)
 
-    monkeypatch.setattr(Vocabulary, "lookup", counting)
+    monkeypatch.setattr(Vocabulary, "expand", counting)
     return seen
 
 
@@ -143,3 +147,56 @@ def test_answers_with_absent_words_match_a_scan(
     indexed: Path, query: str, expected: list[str]
 ) -> None:
     assert _texts(indexed, query) == sorted(expected)
+
+
+def test_long_words_are_verified_once_the_rarer_ones_leave_few(
+    indexed: Path, home: Path, lookups: list[str]
+) -> None:
+    # "upstream" (and "jitter") is a whole term of one record, the longer goes first: it
+    # alone leaves one candidate, so "jitter", "backoff" and "retry" are never looked up
+    plan = _plan(indexed, home, "retry backoff upstream jitter")
+    assert lookups == ["upstream"]
+    assert not plan.exact and plan.count == 1 and plan.ids is not None and len(plan.ids) == 1
+    assert _texts(indexed, "retry backoff upstream jitter") == [TEXTS[1]]
+    lookups.clear()
+    # a long word the candidate lacks ("loop", a whole term elsewhere, shorter than
+    # "jitter"): verification drops the candidate, "loop" is never looked up
+    assert _texts(indexed, "loop jitter") == []
+    assert lookups == ["jitter"]
+    assert _texts(indexed, "loop backs") == [TEXTS[0]]
+    result = api.search("retry backoff upstream jitter", root=indexed, refresh_first=False)
+    assert result.stats["total"] == 1 and result.stats["total_exact"] is True
+    assert result.stats["candidates"] == 1 and result.stats["mode"] == "whole"
+    assert result.results[0]["why"]["terms"] == ["retry", "backoff", "upstream", "jitter"]
+
+
+def test_collected_candidates_are_not_searched_again(
+    indexed: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    searched: list[Any] = []
+    original = Engine.candidate_ids
+
+    def recording(self: Engine, query: Any, at_most: int | None = None) -> list[int]:
+        searched.append(query)
+        return original(self, query, at_most)
+
+    monkeypatch.setattr(Engine, "candidate_ids", recording)
+    # "backoff" whole in TEXTS[1] only, "back" inside TEXTS[0]: one whole-word record
+    plan = _plan(indexed, home, "retry back the")
+    assert plan.ids is not None and len(plan.ids) == 2  # "back" (no whole term) first: 2
+    result = api.search("retry back the", root=indexed, refresh_first=False, dedup=False)
+    assert [r["text"] for r in result.results] == [TEXTS[0], TEXTS[1]]
+    # the candidates came from the plan; only the whole-word query (alone) was searched
+    assert len(searched) == 1
+    assert str(searched[0]) != str(plan.query)
+
+
+def test_whole_words_rank_first_among_collected_candidates(indexed: Path) -> None:
+    # "off" is a whole word of TEXTS[0] ("backs off") and inside "backoff" of TEXTS[1];
+    # "retry" whole in both: TEXTS[0] matches every term as a whole word and comes first
+    # whatever the cheap score says
+    result = api.search("retry off", root=indexed, refresh_first=False, dedup=False)
+    assert [r["text"] for r in result.results] == [TEXTS[0], TEXTS[1]]
+    assert result.stats["mode"] == "whole"
+    result = api.search("retry backoff", root=indexed, refresh_first=False, dedup=False)
+    assert [r["text"] for r in result.results] == [TEXTS[1]]

@@ -360,6 +360,7 @@ def _lexical_index(
             dedup=dedup,
             budget=budget,
             words=whole,
+            words_at_most=planner.whole_words_bound(node) if whole is not None else None,
             word_streams=partial(planner.word_streams, node, whole),
             one_word=planner.one_word(node),
         )

@@ -38,7 +38,7 @@ import os
 from collections.abc import Iterable, Iterator
 from itertools import pairwise
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from agentdex.index.memory import MappedPages
 from agentdex.records import KINDS, ROLES
@@ -268,14 +268,20 @@ class Vocabulary:
         largest record count among the terms seen, a lower bound on how many
         records hold the token.
         """
-        found: set[str] = set()
+        found = self.expand(token, starts=starts, ends=ends, limit=limit)
+        return found.terms, found.most
+
+    def expand(self, token: str, *, starts: bool, ends: bool, limit: int) -> Expansion:
+        """:meth:`lookup`, with the sum of the terms' record counts (see :class:`Expansion`)."""
+        found: dict[str, int] = {}
         most = 0
         blobs = self.blobs
         if starts and not ends and self.sorted_blob is not None:
             blobs = [blob for blob in self.blobs if blob is not self.sorted_blob]
-            most = _prefixed(self.sorted_blob, token.encode("utf-8"), found, limit)
+            _prefixed(self.sorted_blob, token.encode("utf-8"), found, limit)
+            most = max(found.values(), default=0)
             if len(found) > limit:
-                return None, most
+                return Expansion(None, most, sum(found.values()))
         needle = token.encode("utf-8")
         if starts:
             needle = b"\t" + needle
@@ -292,14 +298,26 @@ class Vocabulary:
                 if tab == -1 or pos + (1 if starts else 0) <= tab:  # a hit in the count
                     pos = blob.find(needle, pos + 1)
                     continue
-                found.add(blob[tab + 1 : end].decode("utf-8", "replace"))
+                term = blob[tab + 1 : end].decode("utf-8", "replace")
                 count = blob[begin:tab]
-                if count.isdigit():
-                    most = max(most, int(count))
+                records = int(count) if count.isdigit() else 0
+                found[term] = max(found.get(term, 0), records)
+                most = max(most, records)
                 if len(found) > limit:
-                    return None, most
+                    return Expansion(None, most, sum(found.values()))
                 pos = blob.find(needle, end)
-        return sorted(found), most
+        return Expansion(sorted(found), most, sum(max(c, 1) for c in found.values()))
+
+
+class Expansion(NamedTuple):
+    """The terms holding a token (None: more than the lookup's limit), the largest record
+    count among them, and the sum of their counts: how many records hold one of them at
+    most (a term appended by a small refresh, whose count is unknown, counts 1; when
+    ``terms`` is None, the sum of the terms seen before the limit)."""
+
+    terms: list[str] | None
+    most: int
+    total: int
 
 
 def write_vocabulary(gen: Path, terms: Iterable[tuple[str, int]]) -> None:
@@ -355,9 +373,9 @@ def _increasing(chunk: list[tuple[str, int]]) -> bool:
     return all(a[0] < b[0] for a, b in pairwise(chunk))
 
 
-def _prefixed(blob: Any, prefix: bytes, found: set[str], limit: int) -> int:
-    """Add the terms of a sorted list that start with ``prefix`` to ``found`` (at most
-    ``limit + 1``); return their largest record count."""
+def _prefixed(blob: Any, prefix: bytes, found: dict[str, int], limit: int) -> None:
+    """Add the terms of a sorted list that start with ``prefix`` to ``found`` with their
+    record counts (at most ``limit + 1`` terms)."""
     end = len(blob) - len(SORTED_MARK)
     lo, hi = 0, end  # lo is always a line start; the first term >= prefix starts in [lo, hi]
     while lo < hi:
@@ -370,7 +388,6 @@ def _prefixed(blob: Any, prefix: bytes, found: set[str], limit: int) -> int:
             lo = stop + 1
         else:
             hi = start
-    most = 0
     while lo < end and len(found) <= limit:
         stop = blob.find(b"\n", lo, end)
         stop = end if stop == -1 else stop
@@ -378,12 +395,9 @@ def _prefixed(blob: Any, prefix: bytes, found: set[str], limit: int) -> int:
         term = blob[tab + 1 : stop]
         if not term.startswith(prefix):
             break
-        found.add(term.decode("utf-8", "replace"))
         count = blob[lo:tab]
-        if count.isdigit():
-            most = max(most, int(count))
+        found[term.decode("utf-8", "replace")] = int(count) if count.isdigit() else 0
         lo = stop + 1
-    return most
 
 
 def _chunks(items: Iterable[Any], size: int) -> Iterator[list[Any]]:

@@ -44,7 +44,7 @@ from __future__ import annotations
 import math
 import re
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from agentdex.search.fields import FIELD_COLUMNS, field_matches_value, path_file_ids
@@ -63,6 +63,14 @@ PHRASE_TERMS = 64
 #: short words (under four characters) instead of looking them up
 FEW = 1_000
 SHORT = 4
+#: an AND whose planned children are estimated to leave at most ``FEW * SLACK``
+#: candidates counts them before looking up its next child (estimates assume words are
+#: independent; in histories they come together, 2-6x as often as that on the generated
+#: corpus)
+SLACK = 8
+#: a count of candidates also collects their record ids when there are at most this many
+#: (the run then verifies them without evaluating the query again)
+COLLECT = 3_000
 _ASCII_RUN = re.compile(r"[\x00-\x7f]+")
 
 
@@ -70,12 +78,16 @@ _ASCII_RUN = re.compile(r"[\x00-\x7f]+")
 class Candidates:
     """``query`` None means every record; ``exact``: the matches need no verification;
     ``empty``: no record can match (an AND holding it matches nothing either);
-    ``count``: how many records ``query`` matches, when planning counted them."""
+    ``count``: how many records ``query`` matches, when planning counted them;
+    ``ids``: their record ids, when planning collected them (at most :data:`COLLECT`);
+    ``size``: an estimate of how many records ``query`` matches (None: unknown)."""
 
     query: Any
     exact: bool
     empty: bool = False
     count: int | None = None
+    ids: list[int] | None = None
+    size: float | None = None
 
 
 EVERYTHING = Candidates(None, False)
@@ -157,10 +169,25 @@ class Planner:
             return plan
         should = self.tantivy.Occur.Should
         query = self.tantivy.Query.boolean_query([(should, plan.query), (should, self.long_tokens)])
-        return Candidates(query, False)
+        return Candidates(query, False, size=plan.size)
 
     # -- the tree ------------------------------------------------------------------------------
     def plan(self, node: Node) -> Candidates:
+        """The candidates of ``node``, the query's root; an AND likely to leave few of them
+        is counted here, with their ids (the run then evaluates it no more)."""
+        plan = self._planned(node)
+        if (
+            isinstance(node, And)
+            and plan.query is not None
+            and plan.count is None
+            and plan.size is not None
+            and plan.size <= FEW * SLACK
+        ):
+            plan = self._plans[node] = self._counted(plan)
+        return plan
+
+    def _planned(self, node: Node) -> Candidates:
+        """The candidates of a node of the query (each planned once per planner)."""
         known = self._plans.get(node)
         if known is None:
             known = self._plans[node] = self._plan(node)
@@ -172,32 +199,49 @@ class Planner:
         if isinstance(node, Field):
             return self.field(node)
         if isinstance(node, Not):
-            return self._not(self.plan(node.child))
+            return self._not(self._planned(node.child))
         if isinstance(node, And):
-            parts: list[Candidates] = []
-            for child in sorted(node.children, key=self._rarity):
-                if parts and self._rarity(child)[:2] == (1, 1):
-                    # only short words are left: with few candidates, verify them there
-                    few = self._few(parts)
-                    if few is not None:
-                        return few
-                part = self.plan(child)
-                if part.empty:
-                    return part  # nothing holds this child: the others need no lookup
-                parts.append(part)
-            return self._and(parts)
+            return self._plan_and(node)
         assert isinstance(node, Or)
-        return self._or([self.plan(child) for child in node.children])
+        return self._or([self._planned(child) for child in node.children])
 
-    def _few(self, parts: list[Candidates]) -> Candidates | None:
-        """``parts`` ANDed, not exact (the words left out are verified), with their count,
-        when they leave at most :data:`FEW` candidates; else None. One count of a query
-        without the short words' unions (the search reuses it: no second count)."""
-        plan = self._and(parts)
+    def _plan_and(self, node: And) -> Candidates:
+        """The children rarest first; once those planned leave at most :data:`FEW`
+        candidates, the rest are verified on them instead of looked up (each lookup
+        scans the term list, and each looked-up word's records are read on every
+        evaluation). Whether they are few is counted when only short words are left,
+        or when the estimate says they may be (:data:`SLACK`)."""
+        parts: list[Candidates] = []
+        everyone = max(1, int(self.searcher.num_docs))
+        estimate = float(everyone)
+        for child in sorted(node.children, key=self._rarity):
+            if parts and (self._rarity(child)[:2] == (1, 1) or estimate <= FEW * SLACK):
+                counted = self._counted(self._and(parts))
+                if counted.count is not None and counted.count <= FEW:
+                    # the rest are verified there: the plan is no longer exact
+                    return replace(counted, exact=False)
+                if counted.count is not None:
+                    estimate = counted.count
+            part = self._planned(child)
+            if part.empty:
+                return part  # nothing holds this child: the others need no lookup
+            parts.append(part)
+            if part.size is not None:
+                estimate *= min(1.0, part.size / everyone)
+        return replace(self._and(parts), size=estimate)
+
+    def _counted(self, plan: Candidates) -> Candidates:
+        """``plan`` with its count, and its candidates' ids when at most :data:`COLLECT`:
+        one evaluation of its query."""
         if plan.query is None:
-            return None
-        count = int(self.searcher.search(plan.query, limit=1, count=True).count)
-        return Candidates(plan.query, False, count=count) if count <= FEW else None
+            return plan
+        found = self.searcher.search(plan.query, limit=COLLECT, count=True)
+        count = int(found.count)
+        ids = None
+        if count <= COLLECT:
+            addresses = [address for _, address in found.hits]
+            ids = list(self.searcher.fast_field_values("rid", addresses))
+        return replace(plan, count=count, ids=ids)
 
     def _rarity(self, node: Node) -> tuple[int, int, int, int]:
         """Sort key of an AND's children: the likeliest to match nothing first.
@@ -232,11 +276,13 @@ class Planner:
             return self._with_long_tokens(Candidates(plan.query, False, plan.empty))
         if self.sensitive:
             runs = [run.lower() for run in _ASCII_RUN.findall(term.text)]
-            plan = self._and([self.literal(run) for run in runs if run.strip()])
-            return self._with_long_tokens(Candidates(plan.query, False, plan.empty))
+            literals = [self.literal(run) for run in runs if run.strip()]
+            plan = self._and(literals)
+            size = min((p.size for p in literals if p.size is not None), default=None)
+            return self._with_long_tokens(Candidates(plan.query, False, plan.empty, size=size))
         plan = self.literal(term.text.lower())
         exact = plan.exact and not self.word
-        return self._with_long_tokens(Candidates(plan.query, exact, plan.empty))
+        return self._with_long_tokens(Candidates(plan.query, exact, plan.empty, size=plan.size))
 
     def _requirement(self, item: Any, ignore_case: bool, alternatives: Any) -> Candidates:
         """A regex requirement tree: a literal string, an AND list or an OR set."""
@@ -259,6 +305,8 @@ class Planner:
         length = len(text)
         #: per token: its terms, or None (constrains nothing); and whether it is in most records
         positions: list[tuple[int, list[str] | None]] = []
+        #: per constraining token: how many records hold one of its terms at most (estimate)
+        sizes: dict[int, int] = {}
         dense = False
         for token in tokens:
             starts = token.char_offset_from > 0
@@ -268,6 +316,7 @@ class Planner:
                 continue
             if starts and ends:
                 positions.append((token.position, [token.text]))
+                sizes[token.position] = self.searcher.doc_freq("text", token.text)
                 continue
             common = DENSE_SHARE * self.searcher.num_docs
             # a token that is itself a term in most records (`the`) only needs to know
@@ -275,24 +324,27 @@ class Planner:
             frequent = self.searcher.doc_freq("text", token.text) >= common
             single_limit = DENSE_TERMS if frequent else MAX_EXPANSION
             limit = PHRASE_TERMS if len(tokens) > 1 else single_limit
-            found, most = self.vocabulary.lookup(token.text, starts=starts, ends=ends, limit=limit)
-            if found is None and (frequent or most >= common):
+            found = self.vocabulary.expand(token.text, starts=starts, ends=ends, limit=limit)
+            if found.terms is None and (frequent or found.most >= common):
                 # in most records anyway: reading them in score order and verifying
                 # each is cheaper than the union of thousands of posting lists
                 dense = True
-            positions.append((token.position, found))
+            positions.append((token.position, found.terms))
+            if found.terms is not None:
+                sizes[token.position] = found.total
         q = self.tantivy.Query
         unconstrained = Candidates(q.all_query(), False) if dense else EVERYTHING
         if any(terms == [] for _, terms in positions):
-            return Candidates(q.empty_query(), False, empty=True)
+            return Candidates(q.empty_query(), False, empty=True, size=0)
+        size = min(sizes.values(), default=None)
         if len(positions) == 1:
             terms = positions[0][1]
             if terms is None:
                 return unconstrained
             whole = tokens[0].char_offset_from == 0 and tokens[0].char_offset_to == length
             if len(terms) == 1:
-                return Candidates(q.term_query(self.schema, "text", terms[0]), whole)
-            return Candidates(q.term_set_query(self.schema, "text", terms), whole)
+                return Candidates(q.term_query(self.schema, "text", terms[0]), whole, size=size)
+            return Candidates(q.term_set_query(self.schema, "text", terms), whole, size=size)
         selective = [
             (position, "(?:" + "|".join(re.escape(t) for t in terms) + ")")
             for position, terms in positions
@@ -301,12 +353,15 @@ class Planner:
         if len(selective) >= 2:
             base = min(position for position, _ in selective)
             words: list[str | tuple[int, str]] = [(p - base, regex) for p, regex in selective]
-            return Candidates(q.regex_phrase_query(self.schema, "text", words), False)
-        sets = [terms for _, terms in positions if terms is not None and terms]
+            query = q.regex_phrase_query(self.schema, "text", words)
+            return Candidates(query, False, size=size)
+        sets = [(len(terms), p, terms) for p, terms in positions if terms is not None and terms]
         if not sets:
             return unconstrained
         # one selective position: its terms (each at most PHRASE_TERMS here)
-        return Candidates(q.term_set_query(self.schema, "text", min(sets, key=len)), False)
+        _, position, terms = min(sets, key=lambda item: item[0])
+        query = q.term_set_query(self.schema, "text", terms)
+        return Candidates(query, False, size=sizes.get(position))
 
     # -- ranking: whole words first ---------------------------------------------------------------
     def whole_words(self, node: Node) -> Any:
@@ -360,7 +415,7 @@ class Planner:
             if isinstance(child, Term) and whole is not None:
                 parts.append(whole)
                 continue
-            planned = self.plan(child).query  # planned already: read back, not again
+            planned = self._planned(child).query  # planned already: read back, not again
             parts.extend(q for q in (planned, whole) if q is not None)
         if len(parts) == 1:
             return parts[0]
@@ -372,6 +427,26 @@ class Planner:
         if self.regex or not isinstance(node, Term):
             return False
         return len(self.analyzer.pre_tokenize(node.text.lower()).tokens) == 1
+
+    def whole_words_bound(self, node: Node) -> int | None:
+        """At most how many records :meth:`whole_words` matches (its terms' record counts;
+        None when unknown or nothing is split)."""
+        if self.regex:
+            return None
+        if isinstance(node, Term):
+            tokens = [t.text for t in self.analyzer.pre_tokenize(node.text.lower()).tokens]
+            if not tokens:
+                return None
+            return min(int(self.searcher.doc_freq("text", t)) for t in tokens)
+        if isinstance(node, And | Or):
+            bounds = [self.whole_words_bound(child) for child in node.children]
+            known = [b for b in bounds if b is not None]
+            if not known:
+                return None
+            if isinstance(node, And):
+                return min(known)
+            return sum(known) if len(known) == len(bounds) else None
+        return None
 
     # -- fields ------------------------------------------------------------------------------
     def field(self, field: Field) -> Candidates:

@@ -51,6 +51,9 @@ FULL_VERIFIED = 3_000
 WORD_TIER = 1e6
 #: whole-word candidates that many times the page make reading the other tier lazy
 LAZY_WORDS = 4
+#: the whole-word records among candidates the planner collected are read from the words'
+#: own postings (no evaluation of the plan again) when these are at most this many
+WORDS_ALONE = 20_000
 #: candidates read per page from one stream (grows as a stream is drained); the first
 #: page of every level comes from one aggregation, and 100 is what a page of results needs
 PAGE = 100
@@ -112,6 +115,7 @@ class SearchRun:
         words: Any = None,
         word_streams: Callable[[], Any] | None = None,
         one_word: bool = False,
+        words_at_most: int | None = None,
     ) -> None:
         self.engine = engine
         #: the whole-word query (relevance only), and the candidates known to match it
@@ -125,6 +129,8 @@ class SearchRun:
         #: level by level when reached instead of aggregated first
         self.one_word = one_word and words is not None
         self._word_query: Any = None
+        #: at most how many records ``words`` matches (None: unknown)
+        self.words_at_most = words_at_most
         self.word_ids: set[int] = set()
         #: whole-word candidates the first pages counted (see _first_pages)
         self.whole_words = 0
@@ -279,7 +285,9 @@ class SearchRun:
     def _whole(self, query: Any, sort: str, candidates: int, known: int | None = None) -> Outcome:
         """Every candidate verified; ``known``: the postings' count of ``query`` when the
         caller has it (each evaluation of a query of many terms costs milliseconds)."""
-        rows = self.engine.light(self.engine.candidate_ids(query, known))
+        collected = self.plan.ids if query is self.plan.query else None
+        ids = collected if collected is not None else self.engine.candidate_ids(query, known)
+        rows = self.engine.light(ids)
         rows.sort(key=lambda r: r[11])  # by block: each block is decompressed once
         matched: list[Row] = list(self.tail_matches)
         for i, row in enumerate(rows):
@@ -288,9 +296,20 @@ class SearchRun:
             if self._accept(row):
                 matched.append(row)
         if matched and self.words is not None and sort != "time":
-            whole_words = self.engine.both(query, self.words)  # a subset: ``known`` bounds it
-            self.word_ids = set(self.engine.candidate_ids(whole_words, known))
+            self.word_ids = self._whole_word_ids(query, known, collected)
         return self._finish(matched, sort, candidates, "whole")
+
+    def _whole_word_ids(
+        self, query: Any, known: int | None, collected: list[int] | None
+    ) -> set[int]:
+        """Ids of the candidates whose terms match as whole words."""
+        at_most = self.words_at_most
+        if collected is not None and at_most is not None and at_most <= WORDS_ALONE:
+            # the words' own postings (whole terms, intersected: cheap) among the collected
+            # candidates, instead of another evaluation of the plan's term sets
+            return set(self.engine.candidate_ids(self.words, at_most)).intersection(collected)
+        whole_words = self.engine.both(query, self.words)  # a subset: ``known`` bounds it
+        return set(self.engine.candidate_ids(whole_words, known))
 
     def _scan(self, sort: str) -> Outcome:
         ids = self.engine.scan(self.node, stop=self.out_of_time)
