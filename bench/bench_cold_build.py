@@ -1,0 +1,279 @@
+"""Cold builds: wall time, the floor, and where the CPU goes (per process and thread).
+
+    python bench/bench_cold_build.py HOME --work DIR [--src A/src --src B/src] [--rounds N]
+        [--workers 2 --workers 1] [--every 0.25]
+
+Measures the read-and-decode floor twice and keeps the faster (bench_search's:
+every store file read and each JSON line decoded with orjson, one process; the
+first pass may read the corpus from disk, as no build does), then for each round, for
+each source tree (``--src``, default this checkout's) and parse-worker count
+(``--workers``, sets ``AGENTDEX_INDEX_WORKERS``; default the tool's own choice),
+in that order (so trees alternate within a round): a fresh data dir and the
+cold build ``bench_search.py`` times (``api.refresh(home=HOME)`` in a fresh,
+byte-compiled process).
+
+While a build runs, this process reads ``/proc`` of the build's process tree
+every ``--every`` s and keeps each thread's CPU time (user + system), grouped
+as: the writer's main thread, its other Python threads (text-block packing,
+the archive's chunk packing), tantivy's indexing threads, tantivy's merge
+threads, the parse workers (forked children), the term-list children, other.
+The build's own process also adds up the wall time spent inside the writer's
+steps (``steps_s``: commits, the postings commit, the term list the writer
+waits for, the record indexes, the last merges, and the writer waiting for a
+parse worker's result). It also keeps the tree's CPU over time, to say how
+many of the cores were busy (``busy_cores``: CPU seconds / wall seconds, and
+per tenth of the build). The load
+average before and after each build is noted (another job's CPU shows there).
+Prints one JSON document (each build also goes to stderr as it ends).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_search import CHILD, FLOOR, REFRESH, SRC
+
+TICK = os.sysconf("SC_CLK_TCK")
+
+#: runs in the build's process before it: wall time inside the writer's steps (nested: a
+#: commit includes the archive's commit, the postings commit and a term list written there)
+STEPS = r"""
+import time as _time
+import agentdex.archive.writer as _aw
+import agentdex.index.postings as _po
+import agentdex.index.writer as _iw
+import agentdex.ingest.workers as _wk
+_steps = {}
+
+def _timed(owner, name, label):
+    inner = getattr(owner, name)
+
+    def wrapper(*args, **kwargs):
+        started = _time.perf_counter()
+        try:
+            return inner(*args, **kwargs)
+        finally:
+            _steps[label] = _steps.get(label, 0.0) + _time.perf_counter() - started
+
+    setattr(owner, name, wrapper)
+
+_timed(_iw.IndexWriter, "commit", "commit (all of it)")
+_timed(_aw.ArchiveWriter, "commit", "archive commit")
+_timed(_po.PostingsWriter, "commit", "postings commit")
+_timed(_iw, "write_term_list", "term list (writer waits for its child)")
+_timed(_iw.IndexWriter, "end_bulk_load", "record indexes")
+_timed(_po.PostingsWriter, "close", "postings close (last merges)")
+_timed(_iw.IndexWriter, "finish", "finish (all of it)")
+_timed(_wk.ParseWorkers, "next_result", "writer waits for a parse worker")
+"""
+
+
+def _children(pid: int) -> list[int]:
+    found: list[int] = []
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as handle:
+                found += [int(x) for x in handle.read().split()]
+    except OSError:
+        pass
+    return found
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            return handle.read().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+class Sampler:
+    """CPU time of every thread of a process tree, read from ``/proc`` until it ends."""
+
+    def __init__(self, root: int) -> None:
+        self.root = root
+        self.kinds: dict[int, str] = {root: "writer"}
+        #: (pid, tid) -> (group, CPU seconds at the last look)
+        self.threads: dict[tuple[int, int], tuple[str, float]] = {}
+        self.timeline: list[tuple[float, dict[str, float]]] = []
+        self.started = time.monotonic()
+
+    def _kind(self, pid: int, parent: int) -> str:
+        kind = self.kinds.get(pid)
+        if kind is None:
+            line = _cmdline(pid)
+            if "termlist" in line:
+                kind = "term-list child"
+            elif self.kinds.get(parent) == "writer" and line == _cmdline(parent):
+                kind = "parse worker"  # forked: the writer's own command line
+            else:
+                kind = "other"
+            self.kinds[pid] = kind
+        return kind
+
+    def look(self) -> None:
+        stack = [(self.root, 0)]
+        while stack:
+            pid, parent = stack.pop()
+            kind = self._kind(pid, parent) if parent else "writer"
+            stack += [(child, pid) for child in _children(pid)]
+            try:
+                tasks = os.listdir(f"/proc/{pid}/task")
+            except OSError:
+                continue
+            for task in tasks:
+                try:
+                    with open(f"/proc/{pid}/task/{task}/stat") as handle:
+                        stat = handle.read()
+                except OSError:
+                    continue
+                comm = stat[stat.index("(") + 1 : stat.rindex(")")]
+                fields = stat[stat.rindex(")") + 2 :].split()
+                cpu = (int(fields[11]) + int(fields[12])) / TICK
+                tid = int(task)
+                group = kind
+                if kind == "writer":
+                    if tid == pid:
+                        group = "writer main thread"
+                    elif comm.startswith("thrd-tantivy-in"):
+                        group = "tantivy indexing threads"
+                    elif comm.startswith("merge_thread"):
+                        group = "tantivy merge threads"
+                    elif comm == "python":
+                        group = "writer's other Python threads"
+                    else:
+                        group = "writer's other threads"
+                self.threads[(pid, tid)] = (group, cpu)
+        self.timeline.append((time.monotonic() - self.started, self.groups()))
+
+    def groups(self) -> dict[str, float]:
+        """CPU seconds so far per group (threads that ended keep their last reading)."""
+        groups: dict[str, float] = {}
+        for group, cpu in self.threads.values():
+            groups[group] = groups.get(group, 0.0) + cpu
+        return groups
+
+    def report(self, wall: float) -> dict[str, Any]:
+        groups = self.groups()
+        tenth = wall / 10
+        busy: list[float] = []
+        by_tenth: list[dict[str, float]] = []
+        edge, last_at, last = tenth, 0.0, dict[str, float]()
+        for at, now in [*self.timeline, (wall + tenth, groups)]:
+            if at >= edge or at > wall:
+                span = max(at - last_at, 1e-9)
+                cores = {k: (v - last.get(k, 0.0)) / span for k, v in now.items()}
+                busy.append(round(sum(cores.values()), 2))
+                by_tenth.append({k: round(v, 2) for k, v in cores.items() if v >= 0.05})
+                last_at, last, edge = at, now, edge + tenth
+        return {
+            "cpu_s": {k: round(v, 1) for k, v in sorted(groups.items(), key=lambda kv: -kv[1])},
+            "cpu_total_s": round(sum(groups.values()), 1),
+            "busy_cores": round(sum(groups.values()) / wall, 2),
+            "busy_cores_by_tenth": busy,
+            "cores_by_tenth": by_tenth,
+        }
+
+
+def cold_build(home: Path, work: Path, src: Path, workers: str | None, every: float) -> Any:
+    env = dict(os.environ)
+    data = work / "agentdex-data"
+    env.update(
+        AGENTDEX_DATA_DIR=str(data),
+        AGENTDEX_CONFIG=str(work / "no-config.toml"),
+        PYTHONPATH=str(src),
+        AGENTDEX_RESIDENT_EMBEDDER="0",
+        AGENTDEX_BACKGROUND_EMBED="0",
+    )
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed tool runs byte-compiled modules
+    if workers is not None:
+        env["AGENTDEX_INDEX_WORKERS"] = workers
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(src)], check=True, env=env)
+    shutil.rmtree(data, ignore_errors=True)
+    body = (
+        STEPS
+        + REFRESH.format(home=str(home))
+        + ('result["steps"] = {k: round(v, 2) for k, v in _steps.items()}\n')
+    )
+    code = CHILD.format(src=str(src), body=body)
+    load_before = os.getloadavg()
+    started = time.monotonic()
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+    )
+    sampler = Sampler(proc.pid)
+    while proc.poll() is None:
+        sampler.look()
+        time.sleep(every)
+    wall = time.monotonic() - started
+    out, err = proc.communicate()
+    if proc.returncode != 0:
+        raise RuntimeError(err.decode()[-2000:])
+    result = json.loads(out.decode().strip().splitlines()[-1])
+    refresh = result.pop("refresh")
+    return {
+        "seconds": round(result["seconds"], 2),
+        "peak_rss_mb": round(result["peak_rss_mb"], 1),
+        "records": refresh["records_added"],
+        "files": refresh["files_parsed"],
+        "workers": refresh["workers"],
+        "steps_s": result.get("steps"),
+        "load_before": [round(x, 2) for x in load_before],
+        "load_after": [round(x, 2) for x in os.getloadavg()],
+        **sampler.report(wall),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("home", type=Path)
+    parser.add_argument("--work", type=Path, required=True)
+    parser.add_argument("--src", type=Path, action="append")
+    parser.add_argument("--workers", action="append")
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--every", type=float, default=0.25)
+    args = parser.parse_args()
+    args.work.mkdir(parents=True, exist_ok=True)
+    (args.work / "no-config.toml").write_text("")  # default settings (a missing file warns)
+    env = dict(os.environ, PYTHONPATH=str(SRC))
+    floor_code = CHILD.format(
+        src=str(SRC), body=FLOOR.format(home=str(args.home), loads="orjson.loads")
+    )
+    floors = []
+    for _ in range(2):  # the first may read the corpus from disk; the builds read it cached
+        floor = subprocess.run(
+            [sys.executable, "-c", floor_code], capture_output=True, text=True, env=env, check=True
+        )
+        floors.append(json.loads(floor.stdout.strip().splitlines()[-1])["seconds"])
+    floor_s = min(floors)
+    report: dict[str, Any] = {
+        "home": str(args.home),
+        "floor_orjson_s": round(floor_s, 2),
+        "floor_runs_s": [round(f, 2) for f in floors],
+        "started_utc": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()),
+        "builds": [],
+    }
+    for round_ in range(args.rounds):
+        for src in args.src or [SRC]:
+            for workers in args.workers or [None]:
+                build = cold_build(args.home, args.work, src.resolve(), workers, args.every)
+                build = {"src": str(src), "round": round_, "setting": workers, **build}
+                build["vs_floor"] = round(build["seconds"] / floor_s, 1)
+                report["builds"].append(build)
+                print(json.dumps(build), file=sys.stderr, flush=True)
+    report["ended_utc"] = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime())
+    print(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()
