@@ -176,23 +176,48 @@ def _prompt(n: int, text: str) -> Any:
 
 def test_a_bulk_first_build_keeps_its_term_list_current_for_readers(tmp_path: Path) -> None:
     """Readers verify every record past ``vocab_rid``: a build read while it runs writes its
-    whole term list at a commit (at most every ``terms_every`` seconds), not only at its end."""
+    whole term list at a commit (at most every ``terms_every`` seconds), not only at its end;
+    after the first, only when a reader asked since the last (a search that found the list
+    behind the postings), since each rewrite reads every term dictionary."""
     from agentdex.index.segments import prepare
+    from agentdex.index.store import open_reader_db
     from agentdex.index.writer import IndexWriter
+    from agentdex.search.engine import Engine
 
     gen = tmp_path / "gen-000001"
     gen.mkdir()
     writer = IndexWriter(gen)
+
+    def add(n: int) -> None:
+        writer.add(prepare(_prompt(n, f"numbat{n} digs")), fid)
+        writer.commit()
+
+    def read() -> int:
+        """A reader opens the generation; returns the first record it must verify itself."""
+        db = open_reader_db(gen)
+        try:
+            engine = Engine(db, gen)
+            engine.close()
+            return int(engine.tail_rid)
+        finally:
+            db.close()
+
     try:
         writer.start_bulk_load()  # a big first build: the term list is stale from the start
         writer.terms_every = 0.0
         fid = writer.new_file("/x.jsonl", "claude-code", "claude-code.transcripts", None)
-        for n in range(3):
-            writer.add(prepare(_prompt(n, f"numbat{n} digs")), fid)
-            writer.commit()
-            assert writer.meta_int("vocab_rid") == writer.next_record == n + 2
+        add(0)  # the first commit writes the list whether or not anyone reads
+        assert writer.meta_int("vocab_rid") == writer.next_record == 2
+        assert read() == 2  # nothing past the list: this reader asks for nothing
+        add(1)  # nobody asked since: no rewrite, the new record is verified by readers
+        assert writer.meta_int("vocab_rid") == 2 and writer.next_record == 3
+        assert read() == 2  # ... and this reader, verifying it, asks for the list
+        add(2)
+        assert writer.meta_int("vocab_rid") == writer.next_record == 4
         terms = (gen / "vocab.txt").read_text()
         assert all(f"\tnumbat{n}\n" in terms for n in range(3))
+        add(3)  # asked before the last rewrite only: none now
+        assert writer.meta_int("vocab_rid") == 4 and writer.next_record == 5
     finally:
         writer.close(True)
 

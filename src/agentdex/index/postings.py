@@ -50,6 +50,9 @@ MAX_TERM_BYTES = 65_000
 LONG_TOKEN = 1
 VOCAB_FILE = "vocab.txt"
 VOCAB_DELTA = "vocab-delta.txt"
+#: touched by a reader that found the term list behind the postings (a build it reads as it
+#: commits): the writer rewrites the whole list at a commit only when someone asked
+TERMS_WANTED = "terms-wanted"
 #: the last line of a full term list whose terms are in increasing order
 SORTED_MARK = b"#sorted\n"
 
@@ -131,9 +134,11 @@ class PostingsWriter:
     """Adds records' postings and applies deletes; one per writer process (holds tantivy's lock)."""
 
     def __init__(self, path: Path, *, heap_bytes: int = 48 << 20, threads: int = 2) -> None:
+        import orjson
         import tantivy
 
         self._tantivy = tantivy
+        self._dumps = orjson.dumps
         index = open_index(path, create=True)
         self.schema = index.schema
         self.writer: Any = index.writer(heap_size=heap_bytes, num_threads=threads)
@@ -156,17 +161,20 @@ class PostingsWriter:
         ts: float | None,
         level: int,
     ) -> None:
-        doc = self._tantivy.Document()
-        doc.add_text("text", lower)
-        doc.add_unsigned("rid", rid)
-        doc.add_unsigned("file", file_id)
-        doc.add_unsigned("ctx", context_id)
-        doc.add_unsigned("rk", rk)
+        # one JSON document parsed by tantivy against the schema: the same document as
+        # eight Document.add_* calls, for ~40% of their Python time per record
+        fields = {
+            "text": lower,
+            "rid": rid,
+            "file": file_id,
+            "ctx": context_id,
+            "rk": rk,
+            "ts": int(ts) if ts is not None else -1,
+            "level": level,
+        }
         if flags:
-            doc.add_unsigned("flags", flags)
-        doc.add_integer("ts", int(ts) if ts is not None else -1)
-        doc.add_unsigned("level", level)
-        self.writer.add_document(doc)
+            fields["flags"] = flags
+        self.writer.add_json(self._dumps(fields).decode())
         self.added += 1
 
     def delete_file(self, file_id: int, from_rid: int | None = None) -> None:
@@ -324,6 +332,33 @@ def write_vocabulary(gen: Path, terms: Iterable[tuple[str, int]]) -> None:
     """Replace the full term list (and drop the delta it now covers), atomically."""
     write_vocabulary_file(vocabulary_temp(gen), terms)
     install_vocabulary(gen)
+
+
+def want_terms(gen: Path) -> None:
+    """Ask the generation's writer for a whole term list at its next due commit (a reader
+    that verifies records the list does not cover yet). Best effort: a reader that may not
+    write there just goes on verifying them."""
+    try:
+        fd = os.open(gen / TERMS_WANTED, os.O_WRONLY | os.O_CREAT, 0o600)
+    except OSError:
+        return
+    try:
+        os.utime(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def terms_wanted_since(gen: Path, since: float) -> bool:
+    """Has a reader asked for the term list (:func:`want_terms`) at or after ``since``
+    (``time.time()``)?"""
+    try:
+        # (a file's time trails time.time() by up to a clock tick: an ask in that moment after
+        # a rewrite began may be missed; the reader's next search asks again)
+        return os.stat(gen / TERMS_WANTED).st_mtime >= since
+    except OSError:
+        return False
 
 
 def vocabulary_temp(gen: Path) -> Path:

@@ -115,6 +115,9 @@ class IndexWriter(ConversationEdits, RecordDeletes, PostingsTail):
         #: (a first build that readers see as it commits: :mod:`agentdex.ingest.firstbuild`)
         self.terms_every: float | None = None
         self._terms_at = float("-inf")
+        #: ``time.time()`` when the last whole term list was started (readers' asks after it
+        #: count: :func:`agentdex.index.postings.want_terms`)
+        self._terms_wall = float("-inf")
         #: every non-ASCII character of the indexed text (the term list is read by first char)
         row = self.db.execute("SELECT value FROM meta WHERE key = 'text_chars'").fetchone()
         self.text_chars: set[str] = set(row[0]) if row and row[0] else set()
@@ -311,6 +314,7 @@ class IndexWriter(ConversationEdits, RecordDeletes, PostingsTail):
                 # a generation read while it is built: without a term list readers would
                 # verify every record past vocab_rid on each query (read by a child process:
                 # the term dictionaries it maps are not this process's memory)
+                self._terms_wall = time.time()
                 write_term_list(self.gen, self.text_chars)
                 self.set_meta("vocab_rid", next_rid)
                 self._terms_at = time.monotonic()
@@ -332,8 +336,15 @@ class IndexWriter(ConversationEdits, RecordDeletes, PostingsTail):
         self._stats_from = next_rid
 
     def _terms_due(self) -> bool:
+        """Rewrite the whole term list at this commit? At the first one, then at most every
+        ``terms_every`` seconds and only when a reader asked since the last (each rewrite
+        reads every term dictionary: a 1 GB first build nobody reads spent ~15 s on 8-9)."""
         every = self.terms_every
-        return every is not None and time.monotonic() - self._terms_at >= every
+        if every is None or time.monotonic() - self._terms_at < every:
+            return False
+        return self._terms_wall == float("-inf") or postings_mod.terms_wanted_since(
+            self.gen, self._terms_wall
+        )
 
     def maybe_commit(self, commit_bytes: int, commit_seconds: float) -> None:
         if self._postings is not None:

@@ -7,9 +7,12 @@ to read:
 
 * reads the changed files newest first (by modification time);
 * commits after ``FIRST_COMMIT_SECONDS`` instead of waiting for the usual
-  64 MB or 10 s, and rewrites its term list at a commit every
-  ``TERMS_EVERY_SECONDS`` (readers verify every record the list does not
-  cover: without it a search during the build could not finish in time);
+  64 MB or 10 s, and rewrites its term list at a commit at most every
+  ``TERMS_EVERY_SECONDS`` when a reader asked for it since the last one
+  (readers verify every record the list does not cover: without it a search
+  during the build could not finish in time; a reader that finds the list
+  behind asks, :func:`agentdex.index.postings.want_terms`, and a build nobody
+  reads writes it only at its first commit and its end);
 * stops at the caller's deadline (a search's; ``agentdex index`` has none)
   at the next file boundary, committed, leaving the rest for the next
   refresh, which goes on where it stopped (every indexed file is unchanged).
@@ -35,8 +38,8 @@ if TYPE_CHECKING:
 FIRST_ANSWER_BYTES = int(os.environ.get("AGENTDEX_FIRST_ANSWER_BYTES", 64 * 1024 * 1024))
 #: the first commit of such a build comes after this many seconds of work
 FIRST_COMMIT_SECONDS = float(os.environ.get("AGENTDEX_FIRST_COMMIT_SECONDS", 1.0))
-#: while a first build runs, its term list is rewritten at a commit at most this often, so
-#: readers need not verify every record the list does not cover yet
+#: while a first build runs, its term list is rewritten at a commit at most this often (when
+#: a reader asked), so readers need not verify every record the list does not cover yet
 TERMS_EVERY_SECONDS = 20.0
 
 

@@ -120,7 +120,7 @@ class Engine:
     """One query run over one generation (open it, search, close it)."""
 
     def __init__(self, db: sqlite3.Connection, gen: Path) -> None:
-        from agentdex.index.postings import Vocabulary, open_index
+        from agentdex.index.postings import Vocabulary, open_index, want_terms
 
         self.db = db
         register_functions(db)
@@ -136,7 +136,10 @@ class Engine:
         marks = dict(
             db.execute("SELECT key, value FROM meta WHERE key IN ('postings_rid', 'vocab_rid')")
         )
-        self.tail_rid = min(int(marks.get("postings_rid", 1)), int(marks.get("vocab_rid", 1)))
+        postings_rid, vocab_rid = int(marks.get("postings_rid", 1)), int(marks.get("vocab_rid", 1))
+        self.tail_rid = min(postings_rid, vocab_rid)
+        if vocab_rid < postings_rid:  # a build read as it commits: ask for its term list
+            want_terms(gen)
         self.block_file = BlockFile(gen)
         self._blocks: OrderedDict[int, Block] = OrderedDict()
         self._paths: dict[int, str] = {}
