@@ -37,7 +37,7 @@ from agentdex.archive import shared
 from agentdex.archive.keys import record_key
 from agentdex.archive.store import CHUNK_BYTES, LEVEL, RAW, TEXT, ArchiveStore
 from agentdex.index import codec, rolekind
-from agentdex.index.segments import ContextIds
+from agentdex.index.segments import ContextIds, encode
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
@@ -73,6 +73,27 @@ class _OpenChunk:
         self.id = chunk_id
         self.parts: list[bytes] = []
         self.size = 0
+
+
+def read_raw_line(fd: int, offset: int, *, redact: bool) -> bytes | None:
+    """The source line at ``offset`` of the open file ``fd`` as the archive keeps it (its
+    secrets masked with ``redact``); None when there is none to keep: longer than
+    ``RAW_MAX`` or not a JSON line (the file changed since it was parsed). Raises
+    ``OSError`` when the file cannot be read."""
+    data = os.pread(fd, RAW_MAX + 2, offset)
+    end = data.find(b"\n")
+    if end < 0:
+        if len(data) > RAW_MAX:
+            return None
+        end = len(data)
+    line = data[:end].rstrip(b"\r")
+    if not line.startswith((b"{", b"[")) or len(line) > RAW_MAX:
+        return None
+    if redact:
+        from agentdex.archive.redaction import mask_piece
+
+        return mask_piece(RAW, line)
+    return line
 
 
 class ArchiveWriter:
@@ -177,35 +198,28 @@ class ArchiveWriter:
             os.close(self._raw_fd)
             self._raw_fd = -1
 
-    def _raw_line(self, offset: int) -> tuple[int, int, int] | None:
-        """The chunk reference of the source line at ``offset`` (None: too long, unreadable)."""
+    def _raw_line(self, offset: int, given: bytes | None = None) -> tuple[int, int, int] | None:
+        """The chunk reference of the source line at ``offset`` (None: too long, unreadable).
+
+        ``given``: the line as a parse worker read it (:func:`read_raw_line`; b"": none to
+        keep), so this process need not read and mask it again."""
         known = self._lines.get(offset)
         if known is not None:
             return known
         if self._source_path is None:
             return None
-        try:
-            if self._raw_fd < 0:
-                self._raw_fd = os.open(self._source_path, os.O_RDONLY)
-            data = os.pread(self._raw_fd, RAW_MAX + 2, offset)
-        except OSError:
-            self._source_path = None
+        if given is not None:
+            line: bytes | None = given or None
+        else:
+            try:
+                if self._raw_fd < 0:
+                    self._raw_fd = os.open(self._source_path, os.O_RDONLY)
+                line = read_raw_line(self._raw_fd, offset, redact=self.redact)
+            except OSError:
+                self._source_path = None
+                return None
+        if line is None:
             return None
-        end = data.find(b"\n")
-        if end < 0:
-            if len(data) > RAW_MAX:
-                return None
-            end = len(data)
-        line = data[:end].rstrip(b"\r")
-        if not line.startswith((b"{", b"[")) or len(line) > RAW_MAX:
-            return None  # not a JSON line: the file changed since it was parsed
-        if self.redact:
-            from agentdex.archive.redaction import mask_piece
-
-            masked = mask_piece(RAW, line)
-            if masked is None:
-                return None
-            line = masked
         chunk_id, start = self._next(RAW)
         self._append(RAW, line)
         ref = self._lines[offset] = (chunk_id, start, len(line))
@@ -218,9 +232,11 @@ class ArchiveWriter:
         ``text_at``: (index block id, position) where the index stored the record's text
         in this generation; the entry points there instead of storing the text again."""
         meta = prepared.meta
-        key = record_key(
-            meta[0], meta[2], meta[3], meta[4], meta[5], prepared.thash, len(prepared.lower)
-        )
+        key = prepared.key
+        if key is None:
+            key = record_key(
+                meta[0], meta[2], meta[3], meta[4], meta[5], prepared.thash, len(prepared.lower)
+            )
         self._batch.append((key, prepared, text_at if self.text_file is not None else None))
         if len(self._batch) >= BATCH:
             self._flush()
@@ -317,13 +333,16 @@ class ArchiveWriter:
         model, cwd, project, branch, worktree, host, locator, offset = prepared.meta[6:]
         context = (agent, store, session, model, cwd, project, branch, worktree, host)
         context_id = self.contexts.get_or_add(context)
-        text = prepared.text.encode("utf-8", "surrogatepass")
         if text_at is not None:  # the index's copy (a negative chunk: a shared block)
             text_chunk, text_start = -self._block_row(text_at[0]), text_at[1]
+            original = prepared.text  # only its UTF-8 size is needed (ASCII: its length)
+            size = len(original) if original.isascii() else len(encode(original))
         else:
+            text = encode(prepared.text)
             text_chunk, text_start = self._next(TEXT)
             self._append(TEXT, text)
-        self.text_bytes += len(text)
+            size = len(text)
+        self.text_bytes += size
         raw = None
         if (
             kind in RAW_KINDS
@@ -331,7 +350,7 @@ class ArchiveWriter:
             and isinstance(offset, int)
             and offset >= 0
         ):
-            raw = self._raw_line(offset)
+            raw = self._raw_line(offset, prepared.raw)
         return (
             key,
             context_id,
@@ -342,7 +361,7 @@ class ArchiveWriter:
             offset,
             text_chunk,
             text_start,
-            len(text),
+            size,
             *(raw if raw is not None else (None, None, None)),
             self._now,
         )

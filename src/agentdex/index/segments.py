@@ -199,6 +199,12 @@ class Prepared(NamedTuple):
     level: int
     #: the non-ASCII characters of the lower-cased text (terms may start with them)
     chars: str = ""
+    #: the archive's key of the record when the parse worker computed it (None: the
+    #: archive computes it; :func:`agentdex.ingest.pipeline.prepare_record`)
+    key: int | None = None
+    #: the source line the archive keeps for a prompt, as the parse worker read (and
+    #: masked) it: b"" when there is none to keep, None when it was not read there
+    raw: bytes | None = None
 
 
 def has_long_token(lowered: str, size: int) -> bool:

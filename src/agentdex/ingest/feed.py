@@ -28,7 +28,14 @@ from agentdex.index.files import FileRow, FileRows, head_hash
 from agentdex.index.segments import Prepared
 from agentdex.index.writer import IndexWriter
 from agentdex.ingest.firstbuild import FirstBuild
-from agentdex.ingest.pipeline import Stage, mask_title, prepare_record, stages
+from agentdex.ingest.pipeline import (
+    ArchiveParts,
+    Stage,
+    mask_secrets,
+    mask_title,
+    prepare_record,
+    stages,
+)
 from agentdex.ingest.stats import RefreshStats
 from agentdex.parsers.base import ParseCursor
 from agentdex.readers import Diagnostic, Diagnostics, is_read_failure
@@ -300,11 +307,15 @@ def parse_in_worker(source: Source, cursor: ParseCursor, steps: tuple[Stage, ...
     diagnostics = Diagnostics()
     prepared: list[Prepared] = []
     error = None
+    jsonl = "jsonl" in source.row.format
+    archive = ArchiveParts(str(source.path), jsonl=jsonl, redact=mask_secrets in steps)
     try:
         for record in run(source, cursor, diagnostics):
-            prepared.append(prepare_record(record, steps))
+            prepared.append(archive.add_to(prepare_record(record, steps)))
     except Exception as exc:  # reported by the writer as a per-file parser error
         error = repr(exc)
+    finally:
+        archive.close()
     return prepared, cursor, diagnostics.items, diagnostics.count, error
 
 

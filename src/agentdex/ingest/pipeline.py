@@ -18,6 +18,7 @@ the label and ``agentdex secrets`` reads the kinds back from the index.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 
 from agentdex.index.segments import Prepared, prepare
@@ -54,3 +55,52 @@ def prepare_record(record: Record, steps: tuple[Stage, ...] | None = None) -> Pr
     for stage in STAGES if steps is None else steps:
         record = stage(record)
     return prepare(record)
+
+
+class ArchiveParts:
+    """What the archive would otherwise compute from each record in the writer, done in the
+    parse worker of one file: the record's key and, for a prompt of a JSONL file, its
+    source line (read and masked as :func:`agentdex.archive.writer.read_raw_line` does).
+
+    The writer process is the build's one serial chain; parse workers run beside it.
+    """
+
+    def __init__(self, path: str, *, jsonl: bool, redact: bool) -> None:
+        self.path = path if jsonl else None
+        self.redact = redact
+        self.fd = -1
+
+    def add_to(self, prepared: Prepared) -> Prepared:
+        from agentdex.archive.keys import record_key
+        from agentdex.archive.writer import RAW_KINDS
+
+        meta = prepared.meta
+        key = record_key(
+            meta[0], meta[2], meta[3], meta[4], meta[5], prepared.thash, len(prepared.lower)
+        )
+        offset = meta[13]
+        raw = None
+        if (
+            self.path is not None
+            and meta[4] in RAW_KINDS
+            and isinstance(offset, int)
+            and offset >= 0
+        ):
+            raw = self._line(offset)
+        return prepared._replace(key=key, raw=raw)
+
+    def _line(self, offset: int) -> bytes:
+        from agentdex.archive.writer import read_raw_line
+
+        try:
+            if self.fd < 0:
+                self.fd = os.open(self.path or "", os.O_RDONLY)
+            return read_raw_line(self.fd, offset, redact=self.redact) or b""
+        except OSError:
+            self.path = None  # as the writer does: no more lines of this file
+            return b""
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
