@@ -33,7 +33,7 @@ from agentdex.errors import AgentdexError
 from agentdex.index.segments import BlockFile, load_block
 from agentdex.index.store import Location, open_reader_db
 from agentdex.semantic import store
-from agentdex.semantic.link import ELIGIBLE, Live, link, live_titles
+from agentdex.semantic.link import Live, blocks_of, link, live_titles
 from agentdex.semantic.model import DEFAULT, Embedder, ModelSpec
 
 MAX_CHUNKS = 3
@@ -218,11 +218,12 @@ def _fill(
     appender = store.Appender(folder, db, spec.dim)
     try:
         index_db.execute("BEGIN")
-        live = Live.read(index_db)
+        live = Live.read(index_db, times=True)
         stats.eligible = len(live)
         # records whose text has a vector already (a rebuilt index numbers its records
         # anew; a copied conversation): linked from the index's text hashes, nothing read
         stats.linked = link(db, live, gen.name, spec.id)
+        # an int64 array, newest first: 8 bytes a record (a list of ints took 36)
         todo, stats.embedded_before = live.missing(db)
         if max_records is not None:
             todo = todo[:max_records]
@@ -232,8 +233,8 @@ def _fill(
             if should_stop is not None and should_stop():
                 stats.stopped = "interrupted"
                 break
-            batch = todo[at : at + size]
-            texts = _texts(index_db, blocks, batch, live.blocks(batch))
+            batch = todo[at : at + size].tolist()
+            texts = _texts(index_db, blocks, batch, blocks_of(index_db, batch))
             _embed_batch(db, appender, model, spec, batch, texts, live, stats)
             stats.records_done += len(batch)
             if progress:
@@ -434,6 +435,7 @@ def drop_gone(index_root: Path) -> tuple[int, int]:
                 return 0, 0  # members of an older generation: the next fill remaps them
             index_db = open_reader_db(gen)
             try:
+                index_db.execute("PRAGMA mmap_size=0")  # mapped pages read count in RSS
                 live = Live.read(index_db)
                 titles = live_titles(index_db, DEFAULT.id)
             finally:
@@ -464,7 +466,10 @@ def coverage(index_root: Path) -> dict[str, Any]:
         return info
     index_db = open_reader_db(gen)
     try:
-        live = dict(index_db.execute(f"SELECT id, thash FROM record_rows WHERE {ELIGIBLE}"))
+        # arrays (a dict of 470k records took ~60 MB), and no mmap: every page of the
+        # records read through it stayed in RSS, ~100 MB at 1 GB right after a fill
+        index_db.execute("PRAGMA mmap_size=0")
+        live = Live.read(index_db)
         titles = {k: ckey for k, (ckey, _) in live_titles(index_db, DEFAULT.id).items()}
     finally:
         index_db.close()
@@ -476,14 +481,12 @@ def coverage(index_root: Path) -> dict[str, Any]:
         return info
     try:
         if store.get_meta(db, "generation") == gen.name:
-            info["embedded"] = sum(
-                1
-                for rid, thash in db.execute(
-                    f"SELECT m.rid, {store.MEMBER_THASH} FROM members m"
-                    " LEFT JOIN keys k ON k.ckey = m.ckey"
-                )
-                if live.get(rid) == thash
-            )
+            db.execute("BEGIN")
+            try:
+                mine = store.member_hashes(db)
+            finally:
+                db.execute("ROLLBACK")
+            info["embedded"] = int(store.live_members(live.rids, live.thash, mine).sum())
         info["titles_embedded"] = sum(
             1
             for agent, sid, ckey in db.execute("SELECT agent, session_id, ckey FROM title_members")

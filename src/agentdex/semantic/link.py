@@ -25,7 +25,8 @@ note), or earlier by a fill.
 from __future__ import annotations
 
 import sqlite3
-from contextlib import suppress
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -37,26 +38,45 @@ from agentdex.semantic import store
 ELIGIBLE = "(kind = 'prompt' OR kind = 'summary' OR (kind = 'message' AND role = 'assistant'))"
 
 
-class Live:
-    """Every embeddable record of the generation as sorted arrays (rid, thash, tlen,
-    time, block): 40 bytes a record, where a dict of tuples took ~300 (bench: RSS while
-    embedding 1 GB of history)."""
+#: rows read and converted at once by :meth:`Live.read`
+_CHUNK = 8_192
 
-    def __init__(self, rids: Any, thash: Any, tlen: Any, ts: Any, block: Any) -> None:
-        self.rids, self.thash, self.tlen, self.ts, self.block = rids, thash, tlen, ts, block
+
+class Live:
+    """Every embeddable record of the generation as sorted arrays: ``rids``, ``thash``,
+    ``tlen`` (24 bytes a record; a dict of tuples took ~300, a list of ints ~36 more),
+    and while the fill orders its work, ``ts`` (their times).
+
+    Read with their count known, so no array is grown by copies; a record's block is
+    asked of the index per batch (:func:`blocks_of`), not held for every record
+    (bench/bench_fill_memory.py: where a fill's memory goes at 1 GB)."""
+
+    def __init__(self, rids: Any, thash: Any, tlen: Any, ts: Any = None) -> None:
+        self.rids, self.thash, self.tlen, self.ts = rids, thash, tlen, ts
 
     @classmethod
-    def read(cls, index_db: sqlite3.Connection) -> Live:
+    def read(cls, index_db: sqlite3.Connection, *, times: bool = False) -> Live:
+        """The records ``ELIGIBLE`` now (``times``: with their timestamps, for
+        :meth:`missing`), from one snapshot of the index."""
         import numpy as np
 
-        cursor = index_db.execute(
-            f"SELECT id, thash, tlen, coalesce(timestamp, 0), block_id FROM record_rows"
-            f" WHERE {ELIGIBLE} ORDER BY id"
-        )
-        rows = np.fromiter(
-            cursor, dtype=[("r", "i8"), ("t", "i8"), ("l", "i8"), ("ts", "f8"), ("b", "i8")]
-        )
-        return cls(*(rows[name].copy() for name in ("r", "t", "l", "ts", "b")))
+        time = ", coalesce(timestamp, 0)" if times else ""
+        fields = [("r", "i8"), ("t", "i8"), ("l", "i8")] + ([("ts", "f8")] if times else [])
+        with _snapshot(index_db):
+            count = index_db.execute(
+                f"SELECT count(*) FROM record_rows WHERE {ELIGIBLE}"
+            ).fetchone()[0]
+            cursor = index_db.execute(
+                f"SELECT id, thash, tlen{time} FROM record_rows WHERE {ELIGIBLE} ORDER BY id"
+            )
+            out = {name: np.empty(count, dtype=kind) for name, kind in fields}
+            at = 0
+            while chunk := cursor.fetchmany(_CHUNK):  # a chunk of rows at a time, never all
+                rows = np.array(chunk, dtype=fields)
+                for name, _ in fields:
+                    out[name][at : at + len(rows)] = rows[name]
+                at += len(rows)
+        return cls(out["r"], out["t"], out["l"], out.get("ts"))
 
     def __len__(self) -> int:
         return len(self.rids)
@@ -66,23 +86,47 @@ class Live:
 
         return np.searchsorted(self.rids, np.asarray(rids, dtype=np.int64))
 
-    def blocks(self, rids: list[int]) -> dict[int, int]:
-        return dict(zip(rids, self.block[self.at(rids)].tolist(), strict=True))
-
     def thash_of(self, rids: list[int]) -> list[int]:
         return [int(t) for t in self.thash[self.at(rids)]]
 
     def tlen_of(self, rids: list[int]) -> list[int]:
         return [int(t) for t in self.tlen[self.at(rids)]]
 
-    def missing(self, db: sqlite3.Connection) -> tuple[list[int], int]:
-        """Records with no members row, newest first; and how many have one."""
+    def missing(self, db: sqlite3.Connection) -> tuple[Any, int]:
+        """Records with no members row, newest first (an int64 array: 8 bytes a record);
+        and how many have one. Needs the times (``read(times=True)``) and drops them:
+        nothing after the order reads them."""
         import numpy as np
 
-        done = np.isin(self.rids, _column(db, "SELECT rid FROM members"))
+        if self.ts is None:
+            raise ValueError("Live.missing needs the records' times: Live.read(times=True)")
+        done = np.isin(self.rids, member_rids(db), assume_unique=True)
         todo = np.flatnonzero(~done)
         order = np.lexsort((-self.rids[todo], -self.ts[todo]))
-        return self.rids[todo][order].tolist(), int(done.sum())
+        self.ts = None
+        return self.rids[todo[order]], int(done.sum())
+
+
+def blocks_of(index_db: sqlite3.Connection, rids: list[int]) -> dict[int, int]:
+    """The block of each record of ``rids`` (a batch: one lookup by primary key each)."""
+    marks = ",".join("?" * len(rids))
+    sql = f"SELECT id, block_id FROM record_rows WHERE id IN ({marks})"
+    return dict(index_db.execute(sql, rids))
+
+
+@contextmanager
+def _snapshot(index_db: sqlite3.Connection) -> Iterator[None]:
+    """One read transaction around a count and the rows it counted (unless the caller's
+    transaction already is one)."""
+    if index_db.in_transaction:
+        yield
+        return
+    index_db.execute("BEGIN")
+    try:
+        yield
+    finally:
+        with suppress(sqlite3.Error):
+            index_db.execute("ROLLBACK")
 
 
 def live_titles(index_db: sqlite3.Connection, model: str) -> dict[tuple[str, str], tuple[int, str]]:
@@ -94,10 +138,17 @@ def live_titles(index_db: sqlite3.Connection, model: str) -> dict[tuple[str, str
     }
 
 
-def _column(db: sqlite3.Connection, sql: str) -> Any:
+def member_rids(db: sqlite3.Connection) -> Any:
+    """Every ``members`` rid (sorted: the table's key), as an int64 array."""
     import numpy as np
 
-    return np.fromiter((v for (v,) in db.execute(sql)), dtype=np.int64)
+    with _snapshot(db):
+        count = db.execute("SELECT count(*) FROM members").fetchone()[0]
+        return np.fromiter(
+            (v for (v,) in db.execute("SELECT rid FROM members ORDER BY rid")),
+            dtype=np.int64,
+            count=count,
+        )
 
 
 def link(db: sqlite3.Connection, live: Live, generation: str, model: str) -> int:
@@ -116,7 +167,7 @@ def link(db: sqlite3.Connection, live: Live, generation: str, model: str) -> int
     )
     todo = np.ones(len(live), dtype=bool)
     if same:
-        todo = ~np.isin(live.rids, _column(db, "SELECT rid FROM members"))
+        todo = ~np.isin(live.rids, member_rids(db), assume_unique=True)
     rids, ckeys = np.zeros(0, np.int64), np.zeros(0, np.int64)
     # every key with its own (thash, tlen) (0/-1 where it has none: never a record's)
     keyed = np.fromiter(

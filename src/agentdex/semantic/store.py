@@ -334,30 +334,18 @@ def collect_garbage(
     ``titles``: (agent, session id) -> content key of every title it holds now.
     Returns (members dropped, vectors dropped); title members count as members.
     """
-    import numpy as np
-
-    rows = db.execute(
-        f"SELECT m.rid, {MEMBER_THASH} FROM members m LEFT JOIN keys k ON k.ckey = m.ckey"
-    ).fetchall()
-    stale: list[tuple[int]] = []
-    if rows:
-        mine = np.array(rows, dtype=np.int64)
-        at = np.minimum(np.searchsorted(rids, mine[:, 0]), max(len(rids) - 1, 0))
-        alive = (
-            (rids[at] == mine[:, 0]) & (thash[at] == mine[:, 1])
-            if len(rids)
-            else np.zeros(len(mine), bool)
-        )
-        stale = [(int(rid),) for rid in mine[~alive, 0]]
-    gone_titles = [
-        (agent, sid)
-        for agent, sid, ckey in db.execute("SELECT agent, session_id, ckey FROM title_members")
-        if titles.get((agent, sid)) != ckey
-    ]
-    if not rows and not gone_titles:
-        return 0, 0
-    db.execute("BEGIN IMMEDIATE")
+    db.execute("BEGIN IMMEDIATE")  # the members read are the ones deleted from
     try:
+        mine = member_hashes(db)
+        stale = [(rid,) for rid in mine["r"][~live_members(rids, thash, mine)].tolist()]
+        gone_titles = [
+            (agent, sid)
+            for agent, sid, ckey in db.execute("SELECT agent, session_id, ckey FROM title_members")
+            if titles.get((agent, sid)) != ckey
+        ]
+        if not len(mine) and not gone_titles:
+            db.execute("ROLLBACK")
+            return 0, 0
         db.executemany("DELETE FROM members WHERE rid = ?", stale)
         db.executemany("DELETE FROM title_members WHERE agent = ? AND session_id = ?", gone_titles)
         cursor = db.execute(
@@ -372,6 +360,35 @@ def collect_garbage(
             db.execute("ROLLBACK")
         raise
     return len(stale) + len(gone_titles), dropped
+
+
+def member_hashes(db: sqlite3.Connection) -> np.ndarray:
+    """Every ``members`` row as (``r``: rid, ``t``: the text hash it was embedded
+    from), by rid: 16 bytes a member, read with the count known (call it inside a
+    transaction: the count and the rows must agree)."""
+    import numpy as np
+
+    count = db.execute("SELECT count(*) FROM members").fetchone()[0]
+    return np.fromiter(
+        db.execute(
+            f"SELECT m.rid, {MEMBER_THASH} FROM members m LEFT JOIN keys k ON k.ckey = m.ckey"
+            " ORDER BY m.rid"
+        ),
+        dtype=[("r", "i8"), ("t", "i8")],
+        count=count,
+    )
+
+
+def live_members(rids: np.ndarray, thash: np.ndarray, mine: np.ndarray) -> np.ndarray:
+    """Which of the members ``mine`` (:func:`member_hashes`) hold a record the index
+    still has (``rids`` sorted, ``thash`` theirs) with the same text."""
+    import numpy as np
+
+    if not len(rids):
+        return np.zeros(len(mine), dtype=bool)
+    at = np.minimum(np.searchsorted(rids, mine["r"]), len(rids) - 1)
+    alive: np.ndarray = (rids[at] == mine["r"]) & (thash[at] == mine["t"])
+    return alive
 
 
 def title_key(model_id: str, title: str) -> int:
