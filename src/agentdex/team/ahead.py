@@ -17,22 +17,20 @@ class ReadAhead:
 
     A first page's cost at 1 GB is mostly three trigram bitmaps: the probe that
     counts up to ``FULL_VERIFIED + 1`` candidates (whole or first page?) and the
-    probes of the first two bands. The bands do not depend on the count, so they
-    are read at once on the helper connection, in the same snapshot
+    probes of the first two bands of levels. The bands do not depend on the count,
+    so they are read at once on the helper connection, in the same snapshot
     (``pg_export_snapshot``: the same rows as on the first connection), and the
-    server runs both connections' statements on two cores.
-
-    The helper takes the bands from the last (the widest: its level bitmap is the
-    largest) to the first, and the first connection takes, when it needs one, a
-    band the helper has not begun (it reads it itself instead of waiting): the
-    count and the first band on one connection, the second band on the other,
-    whichever finishes first. A band the helper did not read (not begun, failed,
-    cancelled) is read on the first connection as before, so the answer never
-    depends on it. Without a helper nothing is read ahead.
+    server runs both connections' statements on two cores. A band the helper did
+    not read (not asked, failed, cancelled) is read on the first connection as
+    before, so the answer never depends on it. Without a helper nothing is read
+    ahead.
 
     The helper's transaction is set up in one round trip (isolation, snapshot and
-    the probes' plan settings in one simple-protocol statement after ``BEGIN``):
-    every round trip before its first probe is time the count does not hide.
+    the band probes' plan settings in one simple-protocol statement after
+    ``BEGIN``): every round trip before its first probe is time the count does not
+    hide. (Reading the wider band first and letting the first connection take a
+    band the helper had not begun was tried: no faster with good plans, slower
+    when a band's plan rechecked every trigram candidate; docs/performance.md.)
     """
 
     def __init__(self, engine: TeamEngine, helper: Any, wheres: list[Sql], limit: int) -> None:
@@ -41,8 +39,7 @@ class ReadAhead:
         self.limit = limit
         self.found: dict[Sql, list[tuple[int, int, float | None]]] = {}
         self.ready = {where: threading.Event() for where in wheres}
-        #: bands begun, by either connection, and the one the helper is reading (``lock``)
-        self.taken: set[Sql] = set()
+        #: the band the helper is reading (under ``lock``)
         self.reading: Sql | None = None
         self.lock = threading.Lock()
         self.stopping = False
@@ -51,7 +48,7 @@ class ReadAhead:
             snapshot = str(cur.fetchone()[0])
         self.thread = threading.Thread(
             target=self._read,
-            args=(snapshot, list(reversed(wheres))),
+            args=(snapshot, list(wheres)),
             name="team-read-ahead",
             daemon=True,
         )
@@ -68,32 +65,36 @@ class ReadAhead:
             return None
         return None if helper is None else cls(engine, helper, wheres, limit)
 
-    def _take(self, where: Sql, *, helper: bool = False) -> bool:
-        """Claim a band not begun yet (True), by whichever connection asks first."""
+    def _begin(self, where: Sql) -> bool:
+        """The helper begins reading a band (False: it is stopping)."""
         with self.lock:
-            if self.stopping or where in self.taken:
+            if self.stopping:
                 return False
-            self.taken.add(where)
-            if helper:
-                self.reading = where
+            self.reading = where
             return True
 
     def _read(self, snapshot: str, wheres: list[Sql]) -> None:
         try:
             if not re.fullmatch(r"[0-9A-Fa-f-]+", snapshot):
                 return
-            from agentdex.team.search import plan_settings
+            from agentdex.team.search import BAND_INDEX_TUPLE_COST, plan_settings
 
             with self.helper.transaction(), self.helper.cursor() as cur:
                 # one round trip (no parameters: the simple protocol takes several statements)
                 cur.execute(
                     "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY;"
                     f" SET TRANSACTION SNAPSHOT '{snapshot}';"
-                    + plan_settings(self.engine.budget, seqscan=False, bitmap=True, index=False)
+                    + plan_settings(
+                        self.engine.budget,
+                        seqscan=False,
+                        bitmap=True,
+                        index=False,
+                        index_tuple_cost=BAND_INDEX_TUPLE_COST,
+                    )
                 )
                 for where in wheres:
-                    if not self._take(where, helper=True):
-                        continue
+                    if not self._begin(where):
+                        return
                     found = self.engine.probe(where, self.limit, conn=self.helper)
                     with self.lock:
                         self.reading = None
@@ -106,10 +107,9 @@ class ReadAhead:
                 event.set()
 
     def result(self, where: Sql) -> list[tuple[int, int, float | None]] | None:
-        """The band's probe, once read ahead (None: not asked, not begun by the helper
-        (the caller reads it: the helper will not), or it failed)."""
+        """The band's probe, once read ahead (None: not asked, or it failed)."""
         event = self.ready.get(where)
-        if event is None or self._take(where):
+        if event is None:
             return None
         left = self.engine.budget.remaining()
         event.wait(None if left is None else left + 1.0)
