@@ -466,20 +466,7 @@ def _describe_sessions(
     db: sqlite3.Connection, out_rows: list[dict[str, Any]], projects: dict[tuple[str, str], str]
 ) -> None:
     """Each row's conversation title and project."""
-    titles: dict[tuple[str, str], str] = {}
-    if len(out_rows) <= 64:  # a few rows (--agent, a short range, -n): look each one up
-        for row in out_rows:
-            title = db.execute(
-                "SELECT title FROM titles WHERE agent = ? AND session_id = ?",
-                (row["agent"], row["session_id"]),
-            ).fetchone()
-            if title:
-                titles[(row["agent"], row["session_id"])] = title[0]
-    else:  # one pass over the titles (the 1 GB corpus has 5,776 conversations with usage)
-        wanted = {(row["agent"], row["session_id"]) for row in out_rows}
-        for agent, session, title in db.execute("SELECT agent, session_id, title FROM titles"):
-            if (agent, session) in wanted:
-                titles[(agent, session)] = title
+    titles = _titles(db, [(row["agent"], row["session_id"]) for row in out_rows])
     for row in out_rows:
         key = (row["agent"], row["session_id"])
         row["title"] = titles.get(key)
@@ -572,21 +559,18 @@ def _session_view(
         totals.unpriced_calls = sum(columns[8])
         totals.unpriced_tokens = sum(columns[9])
         totals.models = set().union(*columns[10])
-    result_unpriced = [
-        {"model": m, "calls": unpriced[m][0], "tokens": unpriced[m][1]}
-        for m in sorted(unpriced, key=_model_order)
-    ]
     return {
         "rows": out_rows,
         "totals": totals.to_json(()),
-        "unpriced": result_unpriced,
+        "unpriced": _unpriced_json(unpriced),
         "stats": {"returned": len(out_rows), "total": len(ordered)},
     }
 
 
 def _titles(db: sqlite3.Connection, keys: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
-    """The titles of these conversations (agent, session id)."""
-    if len(keys) <= 64:  # a few rows (--agent, -n): look each one up
+    """The titles of these conversations (agent, session id); more than 64 asked: every
+    conversation's title, read in one pass."""
+    if len(keys) <= 64:  # a few rows (--agent, a short range, -n): look each one up
         titles: dict[tuple[str, str], str] = {}
         for key in keys:
             found = db.execute(
@@ -615,11 +599,15 @@ def _finish(
         totals.unpriced_calls = sum(row.unpriced_calls for row in rows)
         totals.unpriced_tokens = sum(row.unpriced_tokens for row in rows)
         totals.models = set().union(*(row.models for row in rows))
-    result_unpriced = [
+    return {"rows": out_rows, "totals": totals.to_json(()), "unpriced": _unpriced_json(unpriced)}
+
+
+def _unpriced_json(unpriced: dict[str | None, list[int]]) -> list[dict[str, Any]]:
+    """The models without a price, with their calls and tokens, in model order."""
+    return [
         {"model": m, "calls": unpriced[m][0], "tokens": unpriced[m][1]}
         for m in sorted(unpriced, key=_model_order)
     ]
-    return {"rows": out_rows, "totals": totals.to_json(()), "unpriced": result_unpriced}
 
 
 def conversation_usage(
