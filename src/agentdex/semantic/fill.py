@@ -481,11 +481,7 @@ def coverage(index_root: Path) -> dict[str, Any]:
         return info
     try:
         if store.get_meta(db, "generation") == gen.name:
-            db.execute("BEGIN")
-            try:
-                mine = store.member_hashes(db)
-            finally:
-                db.execute("ROLLBACK")
+            mine = store.member_hashes(db)
             info["embedded"] = int(store.live_members(live.rids, live.thash, mine).sum())
         info["titles_embedded"] = sum(
             1

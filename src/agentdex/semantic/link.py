@@ -25,8 +25,7 @@ note), or earlier by a fill.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
@@ -62,7 +61,7 @@ class Live:
 
         time = ", coalesce(timestamp, 0)" if times else ""
         fields = [("r", "i8"), ("t", "i8"), ("l", "i8")] + ([("ts", "f8")] if times else [])
-        with _snapshot(index_db):
+        with store.read_snapshot(index_db):
             count = index_db.execute(
                 f"SELECT count(*) FROM record_rows WHERE {ELIGIBLE}"
             ).fetchone()[0]
@@ -114,21 +113,6 @@ def blocks_of(index_db: sqlite3.Connection, rids: list[int]) -> dict[int, int]:
     return dict(index_db.execute(sql, rids))
 
 
-@contextmanager
-def _snapshot(index_db: sqlite3.Connection) -> Iterator[None]:
-    """One read transaction around a count and the rows it counted (unless the caller's
-    transaction already is one)."""
-    if index_db.in_transaction:
-        yield
-        return
-    index_db.execute("BEGIN")
-    try:
-        yield
-    finally:
-        with suppress(sqlite3.Error):
-            index_db.execute("ROLLBACK")
-
-
 def live_titles(index_db: sqlite3.Connection, model: str) -> dict[tuple[str, str], tuple[int, str]]:
     """Every conversation title the index holds: (agent, session id) -> (content key, title)."""
     return {
@@ -142,7 +126,7 @@ def member_rids(db: sqlite3.Connection) -> Any:
     """Every ``members`` rid (sorted: the table's key), as an int64 array."""
     import numpy as np
 
-    with _snapshot(db):
+    with store.read_snapshot(db):
         count = db.execute("SELECT count(*) FROM members").fetchone()[0]
         return np.fromiter(
             (v for (v,) in db.execute("SELECT rid FROM members ORDER BY rid")),

@@ -43,7 +43,7 @@ import os
 import shutil
 import sqlite3
 from collections.abc import Iterable, Iterator
-from contextlib import suppress
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -362,21 +362,37 @@ def collect_garbage(
     return len(stale) + len(gone_titles), dropped
 
 
+@contextmanager
+def read_snapshot(db: sqlite3.Connection) -> Iterator[None]:
+    """One read transaction around a count and the rows it counted (unless the caller's
+    transaction already is one)."""
+    if db.in_transaction:
+        yield
+        return
+    db.execute("BEGIN")
+    try:
+        yield
+    finally:
+        with suppress(sqlite3.Error):
+            db.execute("ROLLBACK")
+
+
 def member_hashes(db: sqlite3.Connection) -> np.ndarray:
     """Every ``members`` row as (``r``: rid, ``t``: the text hash it was embedded
-    from), by rid: 16 bytes a member, read with the count known (call it inside a
-    transaction: the count and the rows must agree)."""
+    from), by rid: 16 bytes a member, read with the count known (in one snapshot, so
+    the count and the rows agree)."""
     import numpy as np
 
-    count = db.execute("SELECT count(*) FROM members").fetchone()[0]
-    return np.fromiter(
-        db.execute(
-            f"SELECT m.rid, {MEMBER_THASH} FROM members m LEFT JOIN keys k ON k.ckey = m.ckey"
-            " ORDER BY m.rid"
-        ),
-        dtype=[("r", "i8"), ("t", "i8")],
-        count=count,
-    )
+    with read_snapshot(db):
+        count = db.execute("SELECT count(*) FROM members").fetchone()[0]
+        return np.fromiter(
+            db.execute(
+                f"SELECT m.rid, {MEMBER_THASH} FROM members m LEFT JOIN keys k ON k.ckey = m.ckey"
+                " ORDER BY m.rid"
+            ),
+            dtype=[("r", "i8"), ("t", "i8")],
+            count=count,
+        )
 
 
 def live_members(rids: np.ndarray, thash: np.ndarray, mine: np.ndarray) -> np.ndarray:
