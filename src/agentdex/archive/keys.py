@@ -14,6 +14,10 @@ the index's own rule: :mod:`agentdex.index.files`.)
 from __future__ import annotations
 
 import hashlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agentdex.index.segments import Prepared
 
 
 def timestamp_key(timestamp: object) -> str:
@@ -42,3 +46,11 @@ def record_key(
         digest_size=8,
     ).digest()
     return int.from_bytes(digest, "little", signed=True)
+
+
+def prepared_key(prepared: Prepared) -> int:
+    """:func:`record_key` of a record as the writers hold it (its meta, hash and length)."""
+    meta = prepared.meta
+    return record_key(
+        meta[0], meta[2], meta[3], meta[4], meta[5], prepared.thash, len(prepared.lower)
+    )

@@ -34,7 +34,7 @@ from collections import deque
 from typing import TYPE_CHECKING
 
 from agentdex.archive import shared
-from agentdex.archive.keys import record_key
+from agentdex.archive.keys import prepared_key
 from agentdex.archive.store import CHUNK_BYTES, LEVEL, RAW, TEXT, ArchiveStore
 from agentdex.index import codec, rolekind
 from agentdex.index.segments import ContextIds, encode
@@ -231,12 +231,9 @@ class ArchiveWriter:
 
         ``text_at``: (index block id, position) where the index stored the record's text
         in this generation; the entry points there instead of storing the text again."""
-        meta = prepared.meta
         key = prepared.key
         if key is None:
-            key = record_key(
-                meta[0], meta[2], meta[3], meta[4], meta[5], prepared.thash, len(prepared.lower)
-            )
+            key = prepared_key(prepared)
         self._batch.append((key, prepared, text_at if self.text_file is not None else None))
         if len(self._batch) >= BATCH:
             self._flush()

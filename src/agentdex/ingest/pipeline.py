@@ -70,20 +70,18 @@ class ArchiveParts:
     """
 
     def __init__(self, path: str, *, jsonl: bool, redact: bool) -> None:
-        from agentdex.archive.keys import record_key
+        from agentdex.archive.keys import prepared_key
         from agentdex.archive.writer import RAW_KINDS
 
         self.path = path if jsonl else None
         self.redact = redact
         self.fd = -1
-        self._key = record_key
+        self._key = prepared_key
         self._raw_kinds = RAW_KINDS
 
     def add_to(self, prepared: Prepared) -> Prepared:
         meta = prepared.meta
-        key = self._key(
-            meta[0], meta[2], meta[3], meta[4], meta[5], prepared.thash, len(prepared.lower)
-        )
+        key = self._key(prepared)
         offset = meta[13]
         raw = None
         if (
