@@ -252,3 +252,63 @@ def test_where_records_start_is_found_from_the_separators(tmp_path: Path) -> Non
     stored = starts_stored(nul)
     assert sum(pair != (b"", b"") for pair in stored) == 1
     assert read_all(nul) == expected(with_nul)
+
+
+def read_records(gen: Path, *, whole_first: bool) -> list[tuple[str, bytes, str]]:
+    """(original, lower-cased bytes, lower-cased text) of every record, read one record at a
+    time, in reverse order within each block; ``whole_first``: after the whole block's
+    lower-cased bytes and original were read."""
+    db = open_writer_db(gen)
+    file = BlockFile(gen)
+    out: list[tuple[str, bytes, str]] = []
+    try:
+        for (block_id,) in db.execute("SELECT id FROM blocks ORDER BY id").fetchall():
+            block = load_block(db, file, int(block_id))
+            assert block is not None
+            if whole_first:
+                assert block.lower and block.original is not None
+            got = [
+                (block.original_text(i), block.lower_record(i), block.lower_text(i))
+                for i in reversed(range(block.count))
+            ]
+            out.extend(reversed(got))
+    finally:
+        file.close()
+        db.close()
+    return out
+
+
+def test_one_record_reads_the_same_as_its_whole_block(tmp_path: Path) -> None:
+    """A record read alone (its bytes cut from the block's original at the separators and
+    lower-cased alone) equals its slice of the whole block lower-cased and decoded, in ASCII
+    blocks, blocks whose lower case changes lengths or holds a final sigma at a record's
+    edge, a block whose records hold NULs (starts stored) and a lone surrogate."""
+    ascii_only = [f"Plain ASCII Record {i} with Some CAPITALS" for i in range(400)]
+    edges = ["ΑΣ", "Σ", "ΣΑ", "İstanbul", "\u212aelvin", "ſecret", "straße", "ends in Σ", "日本"]
+    mixed = [*texts(300), *edges, "\ud800 lone surrogate", ""]
+    with_nul = [*ascii_only[:50], "before\x00AFTER İ", *edges]
+    for name, items in (("ascii", ascii_only), ("mixed", mixed), ("nul", with_nul)):
+        gen = tmp_path / name
+        gen.mkdir()
+        write(gen, items)
+        want = [
+            (text, lower, lower.decode("utf-8", "surrogatepass")) for text, lower in expected(items)
+        ]
+        assert read_records(gen, whole_first=False) == want, name
+        assert read_records(gen, whole_first=True) == want, name
+    assert sum(pair != (b"", b"") for pair in starts_stored(tmp_path / "nul")) == 1
+
+
+def test_a_block_stored_both_ways_reads_records_from_its_stored_lower_case() -> None:
+    original = b"Some Text\x00More"
+    lower = b"some text\x00not what lower() gives"
+    lower_blob, original_blob = pack_block(lower, original, None)
+    block = segments.Block(0, 1, 2, lower_blob, None, original_blob, None)
+    assert [block.lower_record(i) for i in range(2)] == [b"some text", b"not what lower() gives"]
+    assert [block.original_text(i) for i in range(2)] == ["Some Text", "More"]
+
+
+def test_lowered_takes_the_ascii_path_with_the_same_bytes() -> None:
+    for text in ("ASCII Only\x00Two Records", "Ünïcode İ Σ\x00K", "", "\ud800x"):
+        raw = text.encode("utf-8", "surrogatepass")
+        assert segments.lowered(raw) == text.lower().encode("utf-8", "surrogatepass")

@@ -129,6 +129,8 @@ def dictionary_ref(blob: bytes) -> tuple[int, int] | None:
 
 def lowered(original: bytes) -> bytes:
     """The lower-cased bytes of a block's original text (both UTF-8, NUL-separated)."""
+    if original.isascii():  # ASCII lower-cases the same as bytes: no decoding
+        return original.lower()
     return encode(original.decode("utf-8", "surrogatepass").lower())
 
 
@@ -505,6 +507,16 @@ class Block:
     _lower: bytes | None = None
     #: the file's dictionary when the original was packed with one
     dictionary: codec.Dictionary | None = None
+    #: the original's UTF-8 bytes, once decompressed (:attr:`raw`)
+    _raw: bytes | None = None
+    #: where each record starts in :attr:`raw` (bytes), once found
+    _raw_starts: array[int] | None = None
+    #: records are cut from :attr:`raw` at its separators (no record holds a NUL, and the
+    #: lower-cased text is not stored apart): one record is read without the whole block
+    _separated: bool = False
+
+    def __post_init__(self) -> None:
+        self._separated = not self._lower_blob and self._original_starts is None
 
     @property
     def lower_starts(self) -> array[int]:
@@ -522,34 +534,68 @@ class Block:
 
     @property
     def lower(self) -> bytes:
+        """The whole block lower-cased (what scans and substring checks search)."""
         if self._lower is None:
             if self._lower_blob:
                 self._lower = codec.decompress(self._lower_blob)
             else:  # stored as the original only (the module's docstring)
-                self._lower = encode(self.original.lower())
+                self._lower = lowered(self.raw)
         return self._lower
+
+    @property
+    def raw(self) -> bytes:
+        """The original text's UTF-8 bytes (what :attr:`original` decodes)."""
+        if self._raw is None:
+            self._raw = unpack_original(self._original_blob, lambda: self.lower, self.dictionary)
+        return self._raw
 
     @property
     def original(self) -> str:
         if self._original is None:
-            raw = unpack_original(self._original_blob, lambda: self.lower, self.dictionary)
-            self._original = raw.decode("utf-8", "surrogatepass")
+            self._original = self.raw.decode("utf-8", "surrogatepass")
         return self._original
+
+    def _raw_record(self, index: int) -> bytes | None:
+        """Record ``index``'s original UTF-8 bytes, when they can be cut from :attr:`raw` by
+        its separators (no record holds a NUL, and the lower-cased text is not stored apart);
+        None otherwise."""
+        if not self._separated:
+            return None
+        starts = self._raw_starts
+        if starts is None:
+            starts = self._raw_starts = separated_starts(self.raw, self.count)
+        raw = self.raw
+        end = starts[index + 1] - 1 if index + 1 < self.count else len(raw)
+        return raw[starts[index] : end]
 
     def lower_span(self, index: int) -> tuple[int, int]:
         start = self.lower_starts[index]
         end = self.lower_starts[index + 1] - 1 if index + 1 < self.count else len(self.lower)
         return start, end
 
+    def lower_record(self, index: int) -> bytes:
+        """Record ``index`` lower-cased (UTF-8): only that record is lower-cased when the block
+        is stored as its original (lower-casing maps character by character, the final sigma
+        aside, which looks no further than the NUL between records)."""
+        if self._lower is None:
+            raw = self._raw_record(index)
+            if raw is not None:
+                return lowered(raw)
+        start, end = self.lower_span(index)
+        return self.lower[start:end]
+
     def original_text(self, index: int) -> str:
+        if self._original is None:
+            raw = self._raw_record(index)
+            if raw is not None:
+                return raw.decode("utf-8", "surrogatepass")
         text = self.original
         start = self.original_starts[index]
         end = self.original_starts[index + 1] - 1 if index + 1 < self.count else len(text)
         return text[start:end]
 
     def lower_text(self, index: int) -> str:
-        start, end = self.lower_span(index)
-        return self.lower[start:end].decode("utf-8", "surrogatepass")
+        return self.lower_record(index).decode("utf-8", "surrogatepass")
 
     def record_at(self, pos: int) -> int:
         return bisect_right(self.lower_starts, pos) - 1

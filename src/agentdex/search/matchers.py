@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from agentdex.errors import UsageError
@@ -116,12 +116,12 @@ class TermMatcher:
         """Does record ``index`` of ``block`` match (the lower-cased bytes for plain terms)?"""
         if self.regex or self.case_sensitive:
             return self.matches_text(block.original_text(index))
-        start, end = block.lower_span(index)
-        if block.lower.find(self.needle_lower, start, end) == -1:
+        lower = block.lower_record(index)
+        if self.needle_lower not in lower:
             return False
         if self.pattern is None:
             return True
-        return self.pattern.search(block.lower_text(index)) is not None
+        return self.pattern.search(lower.decode("utf-8", "surrogatepass")) is not None
 
     # -- a block -------------------------------------------------------------------
     def scan(self, block: Block, local: list[int] | None = None) -> list[int]:
@@ -138,25 +138,14 @@ class TermMatcher:
         return found
 
     def _scan_literal_bytes(self, block: Block, local: list[int] | None) -> list[int]:
-        data, needle, starts, count = (
-            block.lower,
-            self.needle_lower,
-            block.lower_starts,
-            block.count,
-        )
+        needle, count = self.needle_lower, block.count
         if local is not None and len(local) * 8 < count:
-            out: list[int] = []
-            for i in local:
-                start, end = block.lower_span(i)
-                if data.find(needle, start, end) != -1:
-                    out.append(i)
-            return out
-        return _records_containing(data, needle, starts, count, local)
+            return [i for i in local if needle in block.lower_record(i)]
+        return _records_containing(block.lower, needle, lambda: block.lower_starts, count, local)
 
     def _scan_literal_str(self, block: Block, local: list[int] | None) -> list[int]:
         data, needle = block.original, self.text
-        starts, count = block.original_starts, block.count
-        return _records_containing(data, needle, starts, count, local)
+        return _records_containing(data, needle, lambda: block.original_starts, block.count, local)
 
     def _scan_regex(self, block: Block, local: list[int] | None) -> list[int]:
         assert self.pattern is not None
@@ -169,9 +158,14 @@ class TermMatcher:
 
 
 def _records_containing(
-    data: Any, needle: Any, starts: Sequence[int], count: int, local: list[int] | None
+    data: Any,
+    needle: Any,
+    starts_of: Callable[[], Sequence[int]],
+    count: int,
+    local: list[int] | None,
 ) -> list[int]:
-    """Indexes of the records (``starts`` are their offsets in ``data``) holding ``needle``.
+    """Indexes of the records (``starts_of()``: their offsets in ``data``, asked for only
+    when ``needle`` is there) holding ``needle``.
 
     One ``find`` per match; after a hit the scan jumps to the next record, so
     a record is reported once however often it matches. ``local`` restricts
@@ -181,6 +175,9 @@ def _records_containing(
     n = len(needle)
     size = len(data)
     pos = data.find(needle)
+    if pos == -1:
+        return out
+    starts = starts_of()
     while pos != -1:
         idx = bisect_right(starts, pos) - 1
         end = starts[idx + 1] - 1 if idx + 1 < count else size
