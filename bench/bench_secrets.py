@@ -9,8 +9,9 @@ comparison only: it is not a dependency) Yelp's ``detect-secrets``:
    block, a postgres URL with a password) in prose, JSON, shell and env
    contexts. Recall = secrets whose value no longer appears.
 2. **Look-alikes** that must stay: git SHAs, UUIDs, SHA-256 digests, base64
-   data, long identifiers and paths, also as values of assignments. Any
-   finding is a false positive.
+   data (data URLs, runs longer than 256 characters: a shorter random one is
+   ``high-entropy``'s), long identifiers and paths, also as values of
+   assignments. Any finding is a false positive.
 3. **The shared corpus** (``../shared/corpus``, real public transcripts):
    every line of every file; findings are listed in ``--review FILE`` (with
    their values, for a human to judge: the corpus is public) and counted per
@@ -114,6 +115,10 @@ def secret_makers(rng: random.Random) -> dict[str, Callable[[], tuple[str, str]]
         ),
         "secret-assignment": lambda: (v := _rand(rng, 12), f"DB_PASSWORD={v}"),
         "credential-assignment": lambda: (v := _rand(rng, 32) + "4", f"SENDGRID_KEY={v}"),
+        # no key name: 32 random bytes in base64 (a typical generated key) or 40 base62
+        "high-entropy": lambda: plain(
+            base64.b64encode(rng.randbytes(32)).decode() if rng.random() < 0.5 else _rand(rng, 40)
+        ),
     }
 
 
@@ -143,6 +148,8 @@ def lookalikes(rng: random.Random, count: int) -> Iterator[str]:
         sha256 = hashlib.sha256(rng.randbytes(16)).hexdigest()
         uid = str(uuid.UUID(int=rng.getrandbits(128)))
         blob = base64.b64encode(rng.randbytes(rng.randrange(24, 300))).decode()
+        # data: a base64 run longer than a key (a short random one is high-entropy's)
+        data = base64.b64encode(rng.randbytes(rng.randrange(200, 300))).decode()
         ident = "".join(rng.sample(words, 5)) + str(rng.randrange(100))
         snake = "_".join(w.lower() for w in rng.sample(words, 6))
         yield f"commit {sha1} fixed it; HEAD is {sha1[:12]}"
@@ -151,7 +158,7 @@ def lookalikes(rng: random.Random, count: int) -> Iterator[str]:
         yield f"cache_key = {sha256}"
         yield f'"integrity": "sha512-{base64.b64encode(rng.randbytes(64)).decode()}"'
         yield f"data:image/png;base64,{blob}"
-        yield f'{{"data": "{blob}"}}'
+        yield f'{{"data": "{data}"}}'
         yield f"class {ident}: pass  # see {snake}.py"
         yield f"key: src/agentdex/{snake}/{ident}.py"
         yield f"request_id={uid} trace={sha1}"

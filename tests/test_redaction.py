@@ -127,6 +127,21 @@ POSITIVES: dict[str, list[tuple[str, str]]] = {
         ),
         ("db_creds: Zk3xQ9wLp2Vn8Rt5Ys7M", "db_creds: [REDACTED:credential-assignment]"),
     ],
+    # no key name before them: random base62 / base64 / base64url runs
+    "high-entropy": [
+        ("blob Zk3xQ9wLp2Vn8Rt5Ys7MaB4cD1eF", "blob [REDACTED:high-entropy]"),
+        (
+            "here it is:\nq8Zr2Lw9Xv4Tn7Kp1Ms6Yb3HcE5gJ0uWd/Af+Ri=\nthanks",
+            "here it is:\n[REDACTED:high-entropy]\nthanks",
+        ),
+        (
+            "export SERVICE_SIG=k7Pq2Zx9Lm4Wt8Rv1Ny6Bc3Hd5Gf",
+            "export SERVICE_SIG=[REDACTED:high-entropy]",
+        ),
+        ("the hook is tX9-kQ2_zL7mWp4RvB8nYc3Hd6Jf.", "the hook is [REDACTED:high-entropy]."),
+        ('{"value": "Zk3xQ9wLp2Vn8Rt5Ys7MaB4cD1eF"}', '{"value": "[REDACTED:high-entropy]"}'),
+        ("sig: «Zk3xQ9wLp2Vn8Rt5Ys7MaB4cD1eF»", "sig: «[REDACTED:high-entropy]»"),  # not ASCII
+    ],
 }
 
 #: Text that looks close to a secret and must come out unchanged.
@@ -168,6 +183,21 @@ NEGATIVES = [
     "api_key: <your key>",
     "  - Token: gho_************************************",
     'f.Add("http://localhost:3000@attacker.com")',
+    # bare runs that only look random (high-entropy), most seen in the shared corpus
+    "Model swapped from Qwen3.5-4B to Qwen3-VL-8B-Instruct",
+    "cd /tmp/TestInitCommand3364995919/001",
+    "[ queued] P35 audit-loop — cold-audit-cron_daemon-py-20260608T215721",
+    "<tool-use-id>toolu_01JxSQrx7ewYtedpaQBkAzLp</tool-use-id>",
+    "request req_011CUxK2m9PqRtYvZ4bN7wLs failed",
+    "getUserAccountByIdentifier2 calls SHA256HashOfTheFile",
+    "see src/components/UserProfileCard/UserProfileCard2.tsx",
+    "HEAD 3f786850e387550fdab836ed7e6dc881de23001b, 9F86D081884C7D659A2FEAA0C55AD015A3BF4F1B",
+    "https://docs.google.com/document/d/1BxiMVs0XRA5nFMdKvBdBZjgmUUqptlbs74OgvE2upms/edit",
+    "open http://localhost:3000/share/Zk3xQ9wLp2Vn8Rt5Ys7MaB4cD1eF in a browser",
+    "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl me@host",
+    "github.com/stretchr/testify v1.8.4 h1:CcVxjf3Q8PM0mHUKJCdn+eZZtm5yQwehR5yeSVQQcUk=",
+    "curl Zk3xQ9wLp2Vn8Rt5Ys7MaB4cD1eF.lambda-url.us-east-1.on.aws",
+    "LONG_SETTING_NAME_FOR_2026=value",
 ]
 
 
@@ -214,3 +244,65 @@ def test_large_text_stays_linear() -> None:
     masked, counts = redact(text)
     assert counts["private-key"] == 1 and masked.endswith("[REDACTED:private-key]")
     assert time.perf_counter() - started < 5
+
+
+def test_random_tokens_are_masked_and_words_are_not() -> None:
+    """Recall of the bare-token rule on seeded random tokens of each alphabet (20-64
+    characters); its expected misses are tokens without a digit or one of the two cases,
+    or that happen to read as words."""
+    import random
+    import string
+
+    rng = random.Random(25)
+    alphabets = {
+        "base62": string.ascii_letters + string.digits,
+        "base64": string.ascii_letters + string.digits + "+/",
+        "base64url": string.ascii_letters + string.digits + "-_",
+    }
+    for name, alphabet in alphabets.items():
+        tokens = [
+            "".join(rng.choice(alphabet) for _ in range(rng.randrange(20, 65))) for _ in range(400)
+        ]
+        masked = [
+            t for t in tokens if redact(f"use {t} now")[0] == "use [REDACTED:high-entropy] now"
+        ]
+        assert len(masked) >= 0.93 * len(tokens), name
+    words = [
+        "user",
+        "Service",
+        "handler",
+        "Factory",
+        "request",
+        "Config",
+        "value",
+        "Manager2",
+        "v3",
+        "api",
+    ]
+    for _ in range(400):
+        ident = "".join(w.capitalize() for w in rng.sample(words, 5)) + str(rng.randrange(1000))
+        joined = rng.choice("-_/").join(rng.sample(words, 6))
+        assert redact(f"{ident} {joined}")[0] == f"{ident} {joined}"
+
+
+def test_bare_tokens_found_in_the_shared_corpus_are_few() -> None:
+    """False positives of ``high-entropy`` on real public transcripts (no secrets in them:
+    MANIFEST.md): every line of every corpus file, at most one token per MB. Measured when
+    the rule was added: 8 in 10 MB, all one sample WebSocket key (base64 of 'the sample
+    nonce') in Go test code quoted eight times; 0 in the texts agentdex indexes from it."""
+    from agentdex.entropy import bare_tokens
+    from conftest import CORPUS_DIR
+
+    if not (CORPUS_DIR / "MANIFEST.md").is_file():
+        pytest.skip("shared corpus not present beside this clone")
+    size = 0
+    found: list[str] = []
+    for path in sorted(CORPUS_DIR.rglob("*")):
+        if not path.is_file() or path.suffix in {".png", ".jpg", ".gz", ".zip", ".db"}:
+            continue
+        data = path.read_bytes()
+        size += len(data)
+        for line in data.decode("utf-8", "replace").splitlines():
+            found += [line[start:end] for start, end in bare_tokens(line)]
+    assert size > 1_000_000
+    assert len(found) <= size / 1_000_000, found

@@ -105,6 +105,9 @@ PLANTED = {
     + "eyJzdWIiOiIxMjM0NTY3ODkwIn0.dBjftJeZ4CVPmB92K27uhbUJU1p1r_wW1gFWFOEjXk",
     "bearer": 'curl -H "Authorization: Bearer ' + 'Qm9vT2tQcmVmaXhlZFRva2VuMTIzNDU2"',
     "slack": "xoxb-" + "123456789012-123456789012-AbCdEfGhIjKlMnOpQrStUvWx",
+    # no key name at all: the bare high-entropy rule (base62 after `blob`, base64 alone)
+    "bare": "blob " + "Zk3xQ9wLp2Vn8Rt5Ys7MaB4cD1eF",
+    "pasted": "\n" + "q8Zr2Lw9Xv4Tn7Kp1Ms6Yb3HcE5gJ0uWd/Af+Ri=" + "\n",
 }
 SECRET_PARTS = (
     "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z",
@@ -117,6 +120,8 @@ SECRET_PARTS = (
     "dBjftJeZ4CVPmB92K27uhbUJU1p1r_wW1gFWFOEjXk",
     "Qm9vT2tQcmVmaXhlZFRva2VuMTIzNDU2",
     "AbCdEfGhIjKlMnOpQrStUvWx",
+    "Zk3xQ9wLp2Vn8Rt5Ys7MaB4cD1eF",
+    "q8Zr2Lw9Xv4Tn7Kp1Ms6Yb3HcE5gJ0uWd/Af+Ri",
 )
 
 

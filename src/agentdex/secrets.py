@@ -24,11 +24,12 @@ secret can slip through.
 
 from __future__ import annotations
 
-import math
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+
+from agentdex.entropy import CANDIDATE, bare_tokens, shannon_bits
 
 #: Values of ``key = value`` assignments that are types or placeholders, not secrets.
 _NOT_A_VALUE = (
@@ -47,6 +48,8 @@ _LABEL_START = "[REDACTED:"
 
 
 Check = Callable[[str], bool]
+#: the (start, end) of each secret in a text, for a pattern a regex cannot say
+Finder = Callable[[str], Iterator[tuple[int, int]]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +73,9 @@ class SecretPattern:
     gate: re.Pattern[str] | None = None
     #: the same pattern without ``(?i)``, for the lower-cased text (None: case-sensitive)
     fast: re.Pattern[str] | None = None
+    #: finds the secrets instead of ``regex`` (which then documents the candidates), on
+    #: every text: no needles
+    finder: Finder | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,19 +95,15 @@ def _p(
     needles: tuple[str, ...],
     check: Check | None = None,
     gate: str | None = None,
+    finder: Finder | None = None,
 ) -> SecretPattern:
     fast = None
     if pattern.startswith("(?i)"):
         fast = re.compile(pattern.removeprefix("(?i)").replace("REDACTED", "redacted"))
     gated = None if gate is None else re.compile(gate)
-    return SecretPattern(name, description, re.compile(pattern), needles, check, gated, fast)
-
-
-def shannon_bits(value: str) -> float:
-    """Shannon entropy of ``value`` in bits per character."""
-    counts = Counter(value)
-    size = len(value)
-    return -sum(n / size * math.log2(n / size) for n in counts.values())
+    return SecretPattern(
+        name, description, re.compile(pattern), needles, check, gated, fast, finder
+    )
 
 
 _HEX = re.compile(r"[0-9a-fA-F]+")
@@ -277,6 +279,19 @@ PATTERNS: tuple[SecretPattern, ...] = (
         ("key", "cred", "pwd", "pass", "auth"),
         check=looks_random,
     ),
+    _p(
+        "high-entropy",
+        "a bare token with no key name before it: a lone run of 20-256 base62/base64 "
+        "characters with a digit, an upper-case and a lower-case letter, not made of words, "
+        "whose Shannon entropy is within 0.5 bits a character of a random string's of its "
+        "length; never hex alone (git SHAs, digests), a UUID, anything in a URL, after a dot "
+        "or in a PEM block (certificates, public keys), a `sha512-` integrity value, a `h1:` "
+        "Go sum, `data:` URL base64, an SSH public key (`AAAA...`), base64 JSON (`eyJ...`) "
+        "or an agent's object id (`toolu_`, `msg_`, `req_`, `call_`...)",
+        CANDIDATE.pattern,
+        (),
+        finder=bare_tokens,
+    ),
 )
 
 
@@ -286,6 +301,27 @@ def _needles(patterns: tuple[SecretPattern, ...]) -> tuple[str, ...]:
     if patterns is PATTERNS:
         return _NEEDLES
     return tuple(dict.fromkeys(needle.lower() for p in patterns for needle in p.needles))
+
+
+def _add_spans(
+    text: str,
+    found: Iterable[tuple[int, int]],
+    pattern: SecretPattern,
+    spans: list[tuple[int, int, str]],
+) -> None:
+    """Add to ``spans`` each of ``found`` that passes the pattern's check and lies
+    outside every earlier (more specific) match."""
+    for start, end in found:
+        value = text[start:end]
+        if value.startswith(_LABEL_START) or value[1:].startswith(_LABEL_START):
+            continue  # masked already
+        if pattern.check is not None and not pattern.check(value):
+            continue
+        if value[:1] in {'"', "'"} and value[-1:] == value[:1] and len(value) > 1:
+            start, end = start + 1, end - 1  # keep the quotes
+        if any(s < end and start < e for s, e, _ in spans):
+            continue  # inside an earlier, more specific match
+        spans.append((start, end, pattern.name))
 
 
 def redact(text: str, patterns: tuple[SecretPattern, ...] = PATTERNS) -> tuple[str, list[Finding]]:
@@ -300,6 +336,9 @@ def redact(text: str, patterns: tuple[SecretPattern, ...] = PATTERNS) -> tuple[s
     spans: list[tuple[int, int, str]] = []  # (start, end, kind) of each secret in ``text``
     present = {needle for needle in _needles(patterns) if needle in lowered}
     for pattern in patterns:
+        if pattern.finder is not None:
+            _add_spans(text, pattern.finder(text), pattern, spans)
+            continue
         if pattern.gate is not None:
             if pattern.gate.search(text if pattern.fast is None else lowered) is None:
                 continue
@@ -313,18 +352,8 @@ def redact(text: str, patterns: tuple[SecretPattern, ...] = PATTERNS) -> tuple[s
             matches = pattern.fast.finditer(lowered)
         else:
             matches = pattern.regex.finditer(text)
-        for match in matches:
-            start, end = match.span("secret") if grouped else match.span()
-            value = text[start:end]
-            if value.startswith(_LABEL_START) or value[1:].startswith(_LABEL_START):
-                continue  # masked already
-            if pattern.check is not None and not pattern.check(value):
-                continue
-            if value[:1] in {'"', "'"} and value[-1:] == value[:1] and len(value) > 1:
-                start, end = start + 1, end - 1  # keep the quotes
-            if any(s < end and start < e for s, e, _ in spans):
-                continue  # inside an earlier, more specific match
-            spans.append((start, end, pattern.name))
+        found = (match.span("secret") if grouped else match.span() for match in matches)
+        _add_spans(text, found, pattern, spans)
     if not spans:
         return text, []
     spans.sort()

@@ -90,16 +90,20 @@ def check(url: str | None = None) -> TeamSettings:
 def _redaction() -> tuple[Callable[[str], tuple[str, int]], str]:
     """The redaction applied before a push (:mod:`agentdex.secrets`), and its id.
 
-    The id hashes the rule set, so a new one re-sends (re-redacted) everything.
+    The id hashes the rule set (each pattern's name, regex and description: a rule
+    found by code, ``high-entropy``, changes its description with its rule, and the
+    bare-token thresholds are hashed too), so a new one re-sends (re-redacted) everything.
     """
     import hashlib
 
-    from agentdex import secrets
+    from agentdex import entropy, secrets
 
-    ident = hashlib.blake2b(
-        "\n".join(f"{p.name}\t{p.regex.pattern}" for p in secrets.PATTERNS).encode(),
-        digest_size=8,
-    ).hexdigest()
+    rules = [f"{p.name}\t{p.regex.pattern}\t{p.description}" for p in secrets.PATTERNS]
+    rules.append(
+        f"{entropy.BARE_MIN}\t{entropy.BARE_MAX}\t{entropy.ENTROPY_SLACK}\t{entropy.CHUNK_MAX}"
+        f"\t{entropy.NOT_SECRET_STARTS}\t{entropy.NOT_SECRET_AFTER}"
+    )
+    ident = hashlib.blake2b("\n".join(rules).encode(), digest_size=8).hexdigest()
 
     def redact(text: str) -> tuple[str, int]:
         masked, findings = secrets.redact(text)
