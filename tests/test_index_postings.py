@@ -244,16 +244,23 @@ def test_a_sorted_list_finds_prefixes_as_the_scan_does(
             bisects = vocab.sorted_blob is not None
             assert bisects == (order == "sorted" or len(items) < 2)  # one term: both sorted
             found[order] = vocab.lookup(token, starts=True, ends=False, limit=limit)
+            # the hex-only terms' section (a sorted list's second) is read only for a token
+            # of hex digits: the substring and suffix scans find what the unsorted list has
+            for starts, ends in ((False, False), (False, True)):
+                found[(order, ends)] = vocab.lookup(token, starts=starts, ends=ends, limit=50)
         finally:
             vocab.close()
     expected = {t for t in [*terms, *delta] if t.startswith(token)}
     true_most = max((terms.get(t, 0) for t in expected), default=0)
-    for terms_found, most in found.values():
+    for terms_found, most in (found["sorted"], found["unsorted"]):
         if terms_found is None:  # stopped early: ``most`` is a lower bound of what it saw
             assert len(expected) > limit and most <= true_most
         else:
             assert set(terms_found) == expected and most == true_most
     assert found["sorted"][0] == found["unsorted"][0]
+    for ends in (False, True):
+        inside = {t for t in [*terms, *delta] if (t.endswith(token) if ends else token in t)}
+        assert found[("sorted", ends)][0] == found[("unsorted", ends)][0] == sorted(inside)
 
 
 def test_a_built_term_list_is_sorted_and_bisected(
@@ -262,21 +269,33 @@ def test_a_built_term_list_is_sorted_and_bisected(
     from agentdex.index import writer
 
     monkeypatch.setattr(writer, "VOCAB_DELTA_BYTES", 0)  # rebuild the list, as big builds do
-    texts = [f"zeta{i} alpha{i % 7} 日本{i} 0x{i:04x}" for i in range(300)]
+    texts = [f"zeta{i} alpha{i % 7} 日本{i} 0x{i:04x} c0ffee{i}" for i in range(300)]
     write_file(store_dir(home) / "a.jsonl", [rec(t) for t in texts])
     refresh(home)
     gen = Location(index_root()).current()
     assert gen is not None
     listed = (gen / postings.VOCAB_FILE).read_bytes()
-    assert listed.endswith(postings.SORTED_MARK)
-    lines = listed[: -len(postings.SORTED_MARK)].splitlines()
-    names = [line.split(b"\t", 1)[1] for line in lines]
-    assert names == sorted(names) and len(names) == len(set(names))
+    *lines, mark = listed.splitlines()
+    # two sorted sections: the terms of hex digits only (c0ffee12) after the others
+    assert mark.startswith(postings.SPLIT_MARK)
+    split = int(mark[len(postings.SPLIT_MARK) :])
+    others = [line.split(b"\t", 1)[1] for line in listed[:split].splitlines()]
+    hexes = [line.split(b"\t", 1)[1] for line in listed[split:].splitlines()[:-1]]
+    assert hexes == sorted(hexes) and set(hexes) == {f"c0ffee{i}".encode() for i in range(300)}
+    assert others == sorted(others) and len(others) + len(hexes) == len(set(lines))
+    assert not any(set(name) <= set(b"0123456789abcdef") for name in others)
     vocab = postings.Vocabulary(gen)
     try:
         assert vocab.sorted_blob is not None
         assert vocab.lookup("alpha", starts=True, ends=False, limit=20)[0] == [
             f"alpha{i}" for i in range(7)
+        ]
+        assert vocab.lookup("c0ffee29", starts=True, ends=False, limit=20)[0] == sorted(
+            ["c0ffee29", *[f"c0ffee{n}" for n in range(290, 300)]]
+        )
+        assert vocab.lookup("ffee3", starts=False, ends=True, limit=20)[0] == ["c0ffee3"]
+        assert vocab.lookup("0x000", starts=True, ends=False, limit=20)[0] == [
+            f"0x{i:04x}" for i in range(16)
         ]
         assert vocab.lookup("日本29", starts=True, ends=False, limit=20)[0] == [
             "日本29",

@@ -35,6 +35,8 @@ from __future__ import annotations
 
 import mmap
 import os
+import re
+import shutil
 from collections.abc import Iterable, Iterator
 from itertools import pairwise
 from pathlib import Path
@@ -53,8 +55,16 @@ VOCAB_DELTA = "vocab-delta.txt"
 #: touched by a reader that found the term list behind the postings (a build it reads as it
 #: commits): the writer rewrites the whole list at a commit only when someone asked
 TERMS_WANTED = "terms-wanted"
-#: the last line of a full term list whose terms are in increasing order
+#: the last line of a full term list whose terms are in increasing order (one section)
 SORTED_MARK = b"#sorted\n"
+#: the last line of a full term list in two sorted sections: ``#split <offset>``, where the
+#: terms made of hex digits only (commit hashes, ids: most of a history's bytes of terms)
+#: begin; a token with any other character is looked for before the offset only. Older
+#: readers see no :data:`SORTED_MARK` and scan it all (still right)
+SPLIT_MARK = b"#split "
+#: the characters of the second section's terms
+HEX_DIGITS = frozenset("0123456789abcdef")
+_HEX_TERM = re.compile(r"[0-9a-f]+")
 
 
 def analyzer() -> Any:
@@ -235,9 +245,11 @@ class Vocabulary:
     One line per term, ``<records holding it>\t<term>`` (0 when unknown: terms
     appended by small refreshes). Lookups scan the bytes (``mmap.find``), so
     they cost a few milliseconds per ten megabytes of terms and need no index
-    of their own. A full list that ends with :data:`SORTED_MARK` is sorted by
-    term: a token that must start a term (``starts``) is then found by
-    bisection, in microseconds. A term listed twice or no longer in the index
+    of their own. A full list that ends with :data:`SPLIT_MARK` holds the
+    hex-digit terms in a second section, which only a token of hex digits
+    needs scanned; each section, or a list that ends with :data:`SORTED_MARK`,
+    is sorted by term: a token that must start a term (``starts``) is then
+    found by bisection, in microseconds. A term listed twice or no longer in the index
     is harmless (it only widens a candidate query).
     """
 
@@ -245,6 +257,8 @@ class Vocabulary:
         self.blobs: list[Any] = []
         #: the full list when it is sorted (bisected for prefixes)
         self.sorted_blob: Any = None
+        #: per blob: where its terms end, and where those holding a non-hex character end
+        self._ends: list[tuple[int, int]] = []
         self._handles = []
         for name in (VOCAB_FILE, VOCAB_DELTA):
             path = gen / name
@@ -256,8 +270,14 @@ class Vocabulary:
             if size:
                 blob = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
                 self.blobs.append(blob)
+                ends = (size, size)
                 if name == VOCAB_FILE and blob[-len(SORTED_MARK) :] == SORTED_MARK:
                     self.sorted_blob = blob
+                    ends = (size - len(SORTED_MARK), size - len(SORTED_MARK))
+                elif name == VOCAB_FILE:
+                    ends = _split_ends(blob, size) or ends
+                    self.sorted_blob = blob if ends[0] < size else None
+                self._ends.append(ends)
             self._handles.append(handle)
 
     def close(self) -> None:
@@ -283,10 +303,19 @@ class Vocabulary:
         """:meth:`lookup`, with the sum of the terms' record counts (see :class:`Expansion`)."""
         found: dict[str, int] = {}
         most = 0
-        blobs = self.blobs
+        # a token with a character other than a hex digit is in no term of the hex section
+        hexlike = HEX_DIGITS.issuperset(token)
+        scans = [
+            (blob, ends[0] if hexlike else ends[1])
+            for blob, ends in zip(self.blobs, self._ends, strict=True)
+        ]
         if starts and not ends and self.sorted_blob is not None:
-            blobs = [blob for blob in self.blobs if blob is not self.sorted_blob]
-            _prefixed(self.sorted_blob, token.encode("utf-8"), found, limit)
+            scans = [(blob, stop) for blob, stop in scans if blob is not self.sorted_blob]
+            full, others = self._ends[self.blobs.index(self.sorted_blob)]
+            prefix = token.encode("utf-8")
+            _prefixed(self.sorted_blob, prefix, found, limit, 0, others)
+            if hexlike and others < full:
+                _prefixed(self.sorted_blob, prefix, found, limit, others, full)
             most = max(found.values(), default=0)
             if len(found) > limit:
                 return Expansion(None, most, sum(found.values()))
@@ -295,8 +324,8 @@ class Vocabulary:
             needle = b"\t" + needle
         if ends:
             needle = needle + b"\n"
-        for blob in blobs:
-            pos = blob.find(needle)
+        for blob, stop in scans:
+            pos = blob.find(needle, 0, stop)
             while pos != -1:
                 begin = blob.rfind(b"\n", 0, pos) + 1
                 tab = blob.find(b"\t", begin)
@@ -304,7 +333,7 @@ class Vocabulary:
                 if end == -1:
                     end = len(blob)
                 if tab == -1 or pos + (1 if starts else 0) <= tab:  # a hit in the count
-                    pos = blob.find(needle, pos + 1)
+                    pos = blob.find(needle, pos + 1, stop)
                     continue
                 term = blob[tab + 1 : end].decode("utf-8", "replace")
                 count = blob[begin:tab]
@@ -313,7 +342,7 @@ class Vocabulary:
                 most = max(most, records)
                 if len(found) > limit:
                     return Expansion(None, most, sum(found.values()))
-                pos = blob.find(needle, end)
+                pos = blob.find(needle, end, stop)
         return Expansion(sorted(found), most, sum(max(c, 1) for c in found.values()))
 
 
@@ -375,21 +404,50 @@ def install_vocabulary(gen: Path) -> None:
 def write_vocabulary_file(tmp: Path, terms: Iterable[tuple[str, int]]) -> None:
     """Write a full term list to ``tmp`` (durably).
 
-    The list ends with :data:`SORTED_MARK` when the terms came in strictly
-    increasing order (as :func:`all_terms` gives them).
+    The terms made of hex digits only come after the others (each part keeps
+    the order it was given); the list ends with ``#split <where they begin>``
+    (:data:`SPLIT_MARK`) when the terms came in strictly increasing order (as
+    :func:`all_terms` gives them): both parts are sorted then.
     """
     ordered = True
     last = ""
-    with open(tmp, "wb") as out:
+    aside = tmp.with_name(tmp.name + ".hex")
+    with open(tmp, "wb") as out, open(aside, "w+b") as hexes:
         for chunk in _chunks(terms, 65_536):
             ordered = ordered and last < chunk[0][0] and _increasing(chunk)
             last = chunk[-1][0]
-            lines = "".join(f"{count}\t{term}\n" for term, count in chunk)
+            hexed = [_hex_term(term) for term, _ in chunk]
+            lines = "".join(f"{c}\t{t}\n" for (t, c), h in zip(chunk, hexed, strict=True) if not h)
             out.write(lines.encode("utf-8", "replace"))
+            hexes.write(
+                "".join(f"{c}\t{t}\n" for (t, c), h in zip(chunk, hexed, strict=True) if h).encode()
+            )
+        split = out.tell()
+        hexes.seek(0)
+        shutil.copyfileobj(hexes, out)
         if ordered:
-            out.write(SORTED_MARK)
+            out.write(SPLIT_MARK + b"%d\n" % split)
         out.flush()
         os.fsync(out.fileno())
+    aside.unlink()
+
+
+def _hex_term(term: str) -> bool:
+    """Is ``term`` made of hex digits only (the term list's second section)?"""
+    return term[:1] in HEX_DIGITS and _HEX_TERM.fullmatch(term) is not None
+
+
+def _split_ends(blob: Any, size: int) -> tuple[int, int] | None:
+    """(where the terms end, where the non-hex ones end) of a list that ends with a
+    :data:`SPLIT_MARK` line; None for any other list."""
+    start = blob.rfind(b"\n", 0, size - 1) + 1
+    line = blob[start:size]
+    if not line.startswith(SPLIT_MARK) or not line.endswith(b"\n"):
+        return None
+    number = line[len(SPLIT_MARK) : -1]
+    if not number.isdigit() or int(number) > start:
+        return None
+    return start, int(number)
 
 
 def append_vocabulary(gen: Path, terms: Iterable[str]) -> None:
@@ -408,11 +466,12 @@ def _increasing(chunk: list[tuple[str, int]]) -> bool:
     return all(a[0] < b[0] for a, b in pairwise(chunk))
 
 
-def _prefixed(blob: Any, prefix: bytes, found: dict[str, int], limit: int) -> None:
-    """Add the terms of a sorted list that start with ``prefix`` to ``found`` with their
-    record counts (at most ``limit + 1`` terms)."""
-    end = len(blob) - len(SORTED_MARK)
-    lo, hi = 0, end  # lo is always a line start; the first term >= prefix starts in [lo, hi]
+def _prefixed(
+    blob: Any, prefix: bytes, found: dict[str, int], limit: int, begin: int, end: int
+) -> None:
+    """Add the terms of the sorted lines ``blob[begin:end]`` that start with ``prefix`` to
+    ``found`` with their record counts (at most ``limit + 1`` terms)."""
+    lo, hi = begin, end  # lo is always a line start; the first term >= prefix starts in [lo, hi]
     while lo < hi:
         mid = (lo + hi) // 2
         start = blob.rfind(b"\n", 0, mid) + 1
