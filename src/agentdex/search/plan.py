@@ -48,6 +48,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from agentdex.search.fields import FIELD_COLUMNS, field_matches_value, path_file_ids
+from agentdex.search.phrase import PHRASE_LIMIT, phrase_query
 from agentdex.search.query import And, Field, Node, Not, Or, Term
 
 #: a partial token matching more terms than this constrains nothing
@@ -57,8 +58,6 @@ MAX_EXPANSION = 100_000
 #: "dense": its records are read in score order and verified instead
 DENSE_SHARE = 0.2
 DENSE_TERMS = 2048
-#: phrase positions expand to at most this many terms (an alternation regex)
-PHRASE_TERMS = 64
 #: an AND whose planned children leave at most this many candidates verifies its
 #: short words (under four characters) instead of looking them up
 FEW = 1_000
@@ -176,15 +175,21 @@ class Planner:
         """The candidates of ``node``, the query's root; an AND likely to leave few of them
         is counted here, with their ids (the run then evaluates it no more)."""
         plan = self._planned(node)
-        if (
-            isinstance(node, And)
-            and plan.query is not None
-            and plan.count is None
-            and plan.size is not None
-            and plan.size <= FEW * SLACK
+        if plan.query is None or plan.count is not None:
+            return plan
+        if (isinstance(node, And) and plan.size is not None and plan.size <= FEW * SLACK) or (
+            self._phrase(node) and not plan.exact
         ):
+            # a phrase's regex phrases cost the most to evaluate: counted once, with its ids,
+            # the run needs no other evaluation of them
             plan = self._plans[node] = self._counted(plan)
         return plan
+
+    def _phrase(self, node: Node) -> bool:
+        """Is ``node`` a text term of several tokens (a phrase), not a regex?"""
+        if self.regex or not isinstance(node, Term):
+            return False
+        return len(self.analyzer.pre_tokenize(node.text.lower()).tokens) > 1
 
     def _planned(self, node: Node) -> Candidates:
         """The candidates of a node of the query (each planned once per planner)."""
@@ -307,6 +312,8 @@ class Planner:
         positions: list[tuple[int, list[str] | None]] = []
         #: per constraining token: how many records hold one of its terms at most (estimate)
         sizes: dict[int, int] = {}
+        #: tokens that must start a term, not end one (a phrase's last): position -> token
+        prefixes: dict[int, str] = {}
         dense = False
         for token in tokens:
             starts = token.char_offset_from > 0
@@ -323,7 +330,9 @@ class Planner:
             # whether its expansion is small (an exact union) or not (dense)
             frequent = self.searcher.doc_freq("text", token.text) >= common
             single_limit = DENSE_TERMS if frequent else MAX_EXPANSION
-            limit = PHRASE_TERMS if len(tokens) > 1 else single_limit
+            limit = PHRASE_LIMIT if len(tokens) > 1 else single_limit
+            if starts:
+                prefixes[token.position] = token.text
             found = self.vocabulary.expand(token.text, starts=starts, ends=ends, limit=limit)
             if found.terms is None and (frequent or found.most >= common):
                 # in most records anyway: reading them in score order and verifying
@@ -345,20 +354,13 @@ class Planner:
             if len(terms) == 1:
                 return Candidates(q.term_query(self.schema, "text", terms[0]), whole, size=size)
             return Candidates(q.term_set_query(self.schema, "text", terms), whole, size=size)
-        selective = [
-            (position, "(?:" + "|".join(re.escape(t) for t in terms) + ")")
-            for position, terms in positions
-            if terms is not None and 0 < len(terms) <= PHRASE_TERMS
-        ]
-        if len(selective) >= 2:
-            base = min(position for position, _ in selective)
-            words: list[str | tuple[int, str]] = [(p - base, regex) for p, regex in selective]
-            query = q.regex_phrase_query(self.schema, "text", words)
-            return Candidates(query, False, size=size)
+        phrase = phrase_query(self.tantivy, self.schema, positions, prefixes)
+        if phrase is not None:
+            return Candidates(phrase, False, size=size)
         sets = [(len(terms), p, terms) for p, terms in positions if terms is not None and terms]
         if not sets:
             return unconstrained
-        # one selective position: its terms (each at most PHRASE_TERMS here)
+        # one selective position: its terms
         _, position, terms = min(sets, key=lambda item: item[0])
         query = q.term_set_query(self.schema, "text", terms)
         return Candidates(query, False, size=sizes.get(position))

@@ -30,6 +30,7 @@ import heapq
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from agentdex.index.scores import (
@@ -200,6 +201,8 @@ class SearchRun:
         # is read lazily): it is counted on another thread meanwhile (tantivy lets go of
         # the GIL), and waited for either way
         counting = self.engine.count_aside(query) if self.words is not None else None
+        if counting is not None and known is not None:
+            counting = partial(int, known)  # the planner counted them already
         try:
             pages = self._first_pages(query, sort, want)
             many = self.whole_words > (FULL_EXACT if exact else FULL_VERIFIED)
@@ -304,6 +307,9 @@ class SearchRun:
     ) -> set[int]:
         """Ids of the candidates whose terms match as whole words."""
         at_most = self.words_at_most
+        if collected is not None and at_most is not None and at_most > WORDS_ALONE:
+            # the words' own count (whole terms: cheap) is often far below their rarest's
+            at_most = min(at_most, self.engine.count(self.words))
         if collected is not None and at_most is not None and at_most <= WORDS_ALONE:
             # the words' own postings (whole terms, intersected: cheap) among the collected
             # candidates, instead of another evaluation of the plan's term sets
