@@ -161,20 +161,16 @@ def test_corrupt_index_without_refresh_is_exit_6(indexed: Path, run_cli: Run) ->
     assert out.returncode == 6 and "agentdex index --full" in out.stderr
 
 
-def test_search_imports_stay_light(indexed: Path) -> None:
-    """A JSON search imports no UI, server or pager modules (every fresh search pays for them).
-
-    Only modules the search itself brings in count: a site `.pth` file of the
-    interpreter (CI's imports shutil at start-up) is not agentdex's doing.
-    """
+def _search_loads(args: list[str], watched: tuple[str, ...]) -> tuple[list[str], dict]:
+    """Run ``agentdex search --no-refresh --json ARGS`` in a fresh interpreter: which of
+    ``watched`` the search itself imported (not there at start-up), and its JSON."""
     code = (
         "import sys; at_start = set(sys.modules)\n"
         "from agentdex.cli import main\n"
-        "try:\n main(['search', '--no-refresh', '--json', 'backoff'])\n"
+        f"try:\n main(['search', '--no-refresh', '--json', *{args!r}])\n"
         "except SystemExit: pass\n"
-        "heavy = ('numpy', 'rich', 'fastapi', 'subprocess', 'shutil')\n"
-        "print('HEAVY', sorted(m for m in heavy if m in sys.modules and m not in at_start),"
-        " file=sys.stderr)"
+        f"print('LOADED', sorted(m for m in {watched!r} if m in sys.modules"
+        " and m not in at_start), file=sys.stderr)"
     )
     src = Path(__file__).resolve().parent.parent / "src"
     out = subprocess.run(
@@ -184,8 +180,34 @@ def test_search_imports_stay_light(indexed: Path) -> None:
         timeout=60,
         env={**__import__("os").environ, "PYTHONPATH": str(src)},
     )
-    assert "HEAVY []" in out.stderr, out.stderr
-    assert json.loads(out.stdout)["stats"]["total"] == 3
+    line = [x for x in out.stderr.splitlines() if x.startswith("LOADED ")]
+    assert line, out.stderr
+    return __import__("ast").literal_eval(line[-1][len("LOADED ") :]), json.loads(out.stdout)
+
+
+def test_search_imports_stay_light(indexed: Path) -> None:
+    """A JSON search imports no UI, server or pager modules (every fresh search pays for them).
+
+    Only modules the search itself brings in count: a site `.pth` file of the
+    interpreter (CI's imports shutil at start-up) is not agentdex's doing.
+    """
+    heavy = ("numpy", "rich", "fastapi", "subprocess", "shutil")
+    loaded, found = _search_loads(["backoff"], heavy)
+    assert loaded == []
+    assert found["stats"]["total"] == 3
+
+
+def test_a_built_in_agent_filter_loads_no_catalogue(indexed: Path, run_cli: Run) -> None:
+    """``agent:<built-in id>`` is checked against the built-in ids: the catalogue (every agent
+    module and the plug-ins' entry points, ~40-70 ms of a fresh search) is loaded only for
+    another name, which is still refused with the valid ids when no plug-in has it."""
+    watched = ("agentdex.catalogue", "importlib.metadata")
+    loaded, found = _search_loads(["agent:claude-code", "backoff"], watched)
+    assert loaded == []
+    assert found["stats"]["total"] == 3
+    refused = run_cli("search", "--no-refresh", "agent:no-such-agent", "backoff")
+    assert refused.returncode == 2
+    assert "unknown agent 'no-such-agent'" in refused.stderr and "claude-code" in refused.stderr
 
 
 def test_search_refreshes_real_claude_transcripts_first(home: Path, run_cli: Run) -> None:

@@ -101,7 +101,9 @@ def make_field(name: str, value: str, now: float | None = None) -> Field:
         raise UsageError(f"unknown field {name + ':'!r}; {valid_fields_message()}")
     if not value:
         raise UsageError(f"field {name}: needs a value")
-    if name == "agent" and value not in _agents():
+    # the built-in ids first: the catalogue (every agent module, plug-ins' entry points) is
+    # loaded only for another name (a fresh filtered search saves ~40-70 ms)
+    if name == "agent" and value not in AGENTS and value not in _agents():
         raise UsageError(f"unknown agent {value!r}; valid agents: {', '.join(_agents())}")
     if name == "role" and value not in ROLES:
         raise UsageError(f"unknown role {value!r}; valid roles: {', '.join(ROLES)}")
