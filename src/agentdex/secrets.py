@@ -17,8 +17,14 @@ in the masked text; it never holds the value.
 
 Speed: each pattern has *needles*, lower-case substrings one of which any
 match contains; a pattern whose needles are all absent from the text is not
-run. Most records hold none, so most records cost one ``lower()`` and a few
-substring scans. Redaction is a safety net, not a guarantee: an unusual
+run. Most records hold none, so most records cost one ``lower()``, one
+pass that finds every needle at once (Aho-Corasick, ``ahocorasick_rs``) and
+the patterns run on every text (gates, ``high-entropy``'s finder). An
+assignment pattern also needs one of its key words followed by ``=`` or
+``:`` (``SecretPattern.keys``), checked with ``str.find`` before its regex
+runs. These skips only leave out patterns that cannot match:
+``tests/test_secrets_fast.py`` compares the masks with running every pattern
+whose needles are present. Redaction is a safety net, not a guarantee: an unusual
 secret can slip through.
 """
 
@@ -28,6 +34,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from agentdex.entropy import CANDIDATE, bare_tokens, shannon_bits
 
@@ -76,6 +83,10 @@ class SecretPattern:
     #: finds the secrets instead of ``regex`` (which then documents the candidates), on
     #: every text: no needles
     finder: Finder | None = None
+    #: a case-insensitive pattern's key words (``token``, ``key``...) one of which any
+    #: match has right before its ``=`` or ``:`` (:func:`_assigned`): when none of them is
+    #: followed by one in the lower-cased text, the pattern is not run
+    keys: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,13 +107,14 @@ def _p(
     check: Check | None = None,
     gate: str | None = None,
     finder: Finder | None = None,
+    keys: tuple[str, ...] = (),
 ) -> SecretPattern:
     fast = None
     if pattern.startswith("(?i)"):
         fast = re.compile(pattern.removeprefix("(?i)").replace("REDACTED", "redacted"))
     gated = None if gate is None else re.compile(gate)
     return SecretPattern(
-        name, description, re.compile(pattern), needles, check, gated, fast, finder
+        name, description, re.compile(pattern), needles, check, gated, fast, finder, keys
     )
 
 
@@ -245,6 +257,7 @@ PATTERNS: tuple[SecretPattern, ...] = (
         "the credentials after `Authorization: Basic `",
         r"(?i)\bauthorization[\"']?\s*:\s*[\"']?basic\s+(?P<secret>[A-Za-z0-9+/]{8,}=*)",
         ("auth",),
+        keys=("authorization",),
     ),
     _p(
         "url-password",
@@ -267,6 +280,8 @@ PATTERNS: tuple[SecretPattern, ...] = (
         rf"|(?!\[REDACTED|\$){_NOT_A_VALUE}{_UNQUOTED})",
         ("pass", "secret", "token", "key"),
         check=plausible_value,
+        # how every one of _KEYWORDS ends
+        keys=("word", "wd", "phrase", "secret", "token", "key"),
     ),
     _p(
         "credential-assignment",
@@ -278,6 +293,8 @@ PATTERNS: tuple[SecretPattern, ...] = (
         r"(?P<secret>\"[^\"\s]{16,}\"|'[^'\s]{16,}'|[A-Za-z0-9+/=_.~-]{16,}(?![^\s\"'`,;)\]}>]))",
         ("key", "cred", "pwd", "pass", "auth"),
         check=looks_random,
+        # how every one of _CREDENTIAL_NAMES ends, less a plural's ``s`` (:data:`_ASSIGNS`)
+        keys=("key", "cred", "credential", "pwd", "pass", "auth"),
     ),
     _p(
         "high-entropy",
@@ -324,6 +341,84 @@ def _add_spans(
         spans.append((start, end, pattern.name))
 
 
+#: what follows a key word in an assignment (``s`` first: ``keys``, ``creds``)
+_ASSIGNS = re.compile(r"s?[\"']?\s*[:=](?!=)")
+
+
+def _assigned(lowered: str, keys: tuple[str, ...]) -> bool:
+    """Is one of ``keys`` followed by ``=`` or ``:`` (an optional ``s``, quote and spaces
+    between) somewhere in ``lowered``? Every match of an assignment pattern is."""
+    follows = _ASSIGNS.match
+    for key in keys:
+        at = lowered.find(key)
+        while at >= 0:
+            if follows(lowered, at + len(key)) is not None:
+                return True
+            at = lowered.find(key, at + 1)
+    return False
+
+
+def _may_match(
+    pattern: SecretPattern, text: str, lowered: str, present: list[str], same: bool
+) -> bool:
+    """Can ``pattern`` match ``text``? False only when none of its needles (or its gate)
+    is there. ``present``: the lower-cased needles ``lowered`` holds; ``same``: lowering
+    kept the length (the case-insensitive patterns then run on ``lowered``)."""
+    if pattern.finder is not None:
+        return True
+    if pattern.gate is not None:
+        return pattern.gate.search(text if pattern.fast is None else lowered) is not None
+    if pattern.fast is None:  # case-sensitive needles: the lower-cased ones were a hint
+        return any(needle in text for needle in pattern.needles if needle.lower() in present)
+    if not any(needle in present for needle in pattern.needles):
+        return False
+    return not (pattern.keys and same) or _assigned(lowered, pattern.keys)
+
+
+#: finds every needle of :data:`PATTERNS` in one pass (built on first use)
+_FINDER: Any = None
+
+
+def _present(lowered: str, patterns: tuple[SecretPattern, ...]) -> list[str]:
+    """The lower-cased needles of ``patterns`` that ``lowered`` holds.
+
+    :data:`PATTERNS`' needles are found in one pass (an Aho-Corasick automaton,
+    ``ahocorasick_rs``): a scan of the text per needle was most of what masking cost
+    a build, since most texts hold none.
+    """
+    if patterns is not PATTERNS:
+        return [needle for needle in _needles(patterns) if needle in lowered]
+    global _FINDER
+    if _FINDER is None:
+        import ahocorasick_rs
+
+        _FINDER = ahocorasick_rs.AhoCorasick(list(_NEEDLES))
+    found = _FINDER.find_matches_as_indexes(lowered, overlapping=True)
+    if not found:
+        return []
+    return [_NEEDLES[i] for i in {match[0] for match in found}]
+
+
+def _candidates(
+    text: str, lowered: str, patterns: tuple[SecretPattern, ...], same: bool
+) -> list[SecretPattern]:
+    """The patterns, in order, that can match ``text``.
+
+    A pattern without any of its needles in the lower-cased text is left out, as is
+    a gated one whose gate does not match and an assignment pattern none of whose
+    key words is followed by ``=`` or ``:``.
+    """
+    present = _present(lowered, patterns)
+    if patterns is not PATTERNS:
+        return [p for p in patterns if _may_match(p, text, lowered, present, same)]
+    if present:
+        # only the patterns a present needle stands for (and those tried on every text)
+        chosen = sorted({*_ALWAYS, *(i for needle in present for i in _USERS[needle])})
+    else:
+        chosen = list(_ALWAYS)
+    return [PATTERNS[i] for i in chosen if _may_match(PATTERNS[i], text, lowered, present, same)]
+
+
 def redact(text: str, patterns: tuple[SecretPattern, ...] = PATTERNS) -> tuple[str, list[Finding]]:
     """``text`` with every secret masked as ``[REDACTED:<kind>]``, and what was masked.
 
@@ -333,19 +428,22 @@ def redact(text: str, patterns: tuple[SecretPattern, ...] = PATTERNS) -> tuple[s
         return text, []
     lowered = text.lower()
     same = len(lowered) == len(text)  # spans in the lower-cased text are spans in ``text``
-    spans: list[tuple[int, int, str]] = []  # (start, end, kind) of each secret in ``text``
-    present = {needle for needle in _needles(patterns) if needle in lowered}
+    candidates = _candidates(text, lowered, patterns, same)
+    if not candidates:
+        return text, []
+    return masked(text, spans_of(text, lowered, candidates))
+
+
+def spans_of(
+    text: str, lowered: str, patterns: Iterable[SecretPattern]
+) -> list[tuple[int, int, str]]:
+    """``(start, end, kind)`` of each secret ``patterns`` (tried in order) find in ``text``;
+    a later pattern never inside an earlier one's match. ``lowered``: ``text.lower()``."""
+    same = len(lowered) == len(text)  # spans in the lower-cased text are spans in ``text``
+    spans: list[tuple[int, int, str]] = []
     for pattern in patterns:
         if pattern.finder is not None:
             _add_spans(text, pattern.finder(text), pattern, spans)
-            continue
-        if pattern.gate is not None:
-            if pattern.gate.search(text if pattern.fast is None else lowered) is None:
-                continue
-        elif pattern.fast is None:  # case-sensitive needles: the lower-cased ones were a hint
-            if not any(needle in text for needle in pattern.needles if needle.lower() in present):
-                continue
-        elif present.isdisjoint(pattern.needles):
             continue
         grouped = "secret" in pattern.regex.groupindex
         if pattern.fast is not None and same:
@@ -354,9 +452,15 @@ def redact(text: str, patterns: tuple[SecretPattern, ...] = PATTERNS) -> tuple[s
             matches = pattern.regex.finditer(text)
         found = (match.span("secret") if grouped else match.span() for match in matches)
         _add_spans(text, found, pattern, spans)
+    return spans
+
+
+def masked(text: str, spans: list[tuple[int, int, str]]) -> tuple[str, list[Finding]]:
+    """``text`` with each span replaced by its ``[REDACTED:<kind>]`` label, and the
+    findings (``text`` itself when there are no spans)."""
     if not spans:
         return text, []
-    spans.sort()
+    spans = sorted(spans)
     parts: list[str] = []
     findings: list[Finding] = []
     at = 0
@@ -374,6 +478,13 @@ def redact(text: str, patterns: tuple[SecretPattern, ...] = PATTERNS) -> tuple[s
 
 
 _NEEDLES = tuple(dict.fromkeys(needle.lower() for p in PATTERNS for needle in p.needles))
+#: the positions in :data:`PATTERNS` of those tried on every text (a gate or a finder)
+_ALWAYS = tuple(i for i, p in enumerate(PATTERNS) if p.gate is not None or p.finder is not None)
+#: the positions in :data:`PATTERNS` of the patterns each lower-cased needle stands for
+_USERS: dict[str, tuple[int, ...]] = {}
+for _i, _pattern in enumerate(PATTERNS):
+    for _needle in _pattern.needles:
+        _USERS[_needle.lower()] = (*_USERS.get(_needle.lower(), ()), _i)
 
 
 def count_kinds(findings: list[Finding]) -> Counter[str]:
