@@ -65,3 +65,27 @@ def test_every_match_satisfies_the_requirement(pattern: str) -> None:
     for text in texts:
         if re.search(pattern, text):
             assert holds(requirement, text), (pattern, text)
+
+
+def test_case_pieces_cut_where_ignoring_case_lower_cases_elsewhere() -> None:
+    """Every character Python's ``re`` matches to an ASCII letter when ignoring case,
+    lower-cased, is that letter again except for ``i`` (``ı``, ``İ``) and ``s`` (``ſ``):
+    the plan's pieces are cut at those two only (``k`` matches the Kelvin sign, which
+    lower-cases to ``k``)."""
+    import string
+    import sys
+
+    from agentdex.search.plan import _case_pieces
+
+    letter = re.compile("[a-z]", re.IGNORECASE)
+    elsewhere: set[str] = set()
+    for code in range(sys.maxunicode + 1):
+        char = chr(code)
+        if 0xD800 <= code < 0xE000 or not letter.fullmatch(char):
+            continue
+        for ascii_letter in string.ascii_lowercase:
+            if re.fullmatch(ascii_letter, char, re.IGNORECASE) and char.lower() != ascii_letter:
+                elsewhere.add(ascii_letter)
+    assert elsewhere == {"i", "s"}
+    assert _case_pieces("Kelvin Task", ignore_case=True) == ["kelv", "n ta", "k"]
+    assert _case_pieces("Kelvin Task", ignore_case=False) == ["kelvin task"]
