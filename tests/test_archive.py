@@ -417,13 +417,19 @@ def test_an_archive_whose_schema_a_kill_left_unfinished_reads_as_none_yet(home: 
 
 
 def test_the_archive_schema_is_named_migrations_recorded_once(tmp_path: Path) -> None:
-    from agentdex.archive.schema import MIGRATIONS
+    import sqlite3
+
+    from agentdex.archive.schema import MIGRATIONS, m001_initial
     from agentdex.archive.store import ArchiveStore
 
-    # an archive written before migrations were recorded: its tables, no migrations table
-    old = ArchiveStore(tmp_path, write=True)
-    old.db.execute("DROP TABLE migrations")
-    old.db.execute(
+    # an archive written before migrations were recorded: its tables (those of m001, the
+    # schema then), no migrations table
+    (tmp_path / "archive").mkdir()
+    old = sqlite3.connect(tmp_path / "archive" / "archive.db", isolation_level=None)
+    old.execute("PRAGMA journal_mode=WAL")
+    m001_initial(old)
+    old.execute("INSERT INTO meta (key, value) VALUES ('format', 'agentdex-archive-1')")
+    old.execute(
         "INSERT INTO tombstones (agent, session_id, reason, created_at) VALUES (NULL, 's1', 'x', 0)"
     )
     old.close()

@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agentdex.archive.schema import ARCHIVED_AT_SQL
 from agentdex.errors import UsageError
 from agentdex.paths import open_private
 from agentdex.records import iso_utc
@@ -51,7 +52,7 @@ def export(
         where.append("substr(c.session_id, 1, ?) = ?")
         params.extend([len(session), session])
     if cutoff is not None:
-        where.append("coalesce(e.timestamp, e.archived_at) >= ?")
+        where.append(f"coalesce(e.timestamp, {ARCHIVED_AT_SQL}) >= ?")
         params.append(cutoff)
     written = 0
     sessions: set[Session] = set()

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from agentdex.archive.schema import ARCHIVED_AT_SQL
+
 if TYPE_CHECKING:
     from agentdex.archive.store import ArchiveStore
 
@@ -81,10 +83,10 @@ def add_tombstones(
 def inactive_sessions(store: ArchiveStore, cutoff: float) -> list[tuple[str, str, float, int]]:
     """(agent, session, last activity, entries) of conversations last active before ``cutoff``."""
     return store.db.execute(
-        "SELECT c.agent, c.session_id, max(coalesce(e.timestamp, e.archived_at)), count(*)"
-        " FROM entries e JOIN contexts c ON c.id = e.context_id"
+        f"SELECT c.agent, c.session_id, max(coalesce(e.timestamp, {ARCHIVED_AT_SQL})),"
+        " count(*) FROM entries e JOIN contexts c ON c.id = e.context_id"
         " GROUP BY c.agent, c.session_id"
-        " HAVING max(coalesce(e.timestamp, e.archived_at)) < ?",
+        f" HAVING max(coalesce(e.timestamp, {ARCHIVED_AT_SQL})) < ?",
         (cutoff,),
     ).fetchall()
 

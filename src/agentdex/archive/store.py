@@ -40,7 +40,7 @@ from typing import Any
 from agentdex.archive.rewrite import RAW as RAW
 from agentdex.archive.rewrite import TEXT as TEXT
 from agentdex.archive.rewrite import ChunkRewrites, blob_name
-from agentdex.archive.schema import TABLES, migrate
+from agentdex.archive.schema import ARCHIVED_AT_SQL, TABLES, migrate
 from agentdex.archive.shared import SharedBlocks
 from agentdex.errors import CorruptError
 from agentdex.index import codec
@@ -48,7 +48,7 @@ from agentdex.records import Record, record_from_columns
 
 ARCHIVE_DIR = "archive"
 #: migrations that copy the entries into a new table (the old one's pages are freed)
-REWRITES_ENTRIES = frozenset({"m004_compact_entries"})
+REWRITES_ENTRIES = frozenset({"m004_compact_entries", "m005_packed_entries"})
 #: free pages worth a VACUUM after such a migration
 VACUUM_BYTES = 16 * 1024 * 1024
 DB_NAME = "archive.db"
@@ -65,7 +65,7 @@ CHUNK_CACHE = 8
 ENTRY_COLUMNS = (
     "e.key, c.agent, c.store, s.path, e.locator, c.session_id, e.role, e.kind, e.timestamp,"
     " c.model, c.cwd, c.project, c.branch, c.worktree, c.host, e.offset, e.text_chunk,"
-    " e.text_start, e.text_size, e.raw_chunk, e.raw_start, e.raw_size, e.archived_at"
+    f" e.text_start, e.text_size, e.raw_chunk, e.raw_start, e.raw_size, {ARCHIVED_AT_SQL}"
 )
 ENTRY_FROM = "entries e JOIN contexts c ON c.id = e.context_id JOIN sources s ON s.id = e.source_id"
 

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 from agentdex.archive import shared
 from agentdex.archive.keys import prepared_key
 from agentdex.archive.store import CHUNK_BYTES, LEVEL, RAW, TEXT, ArchiveStore
-from agentdex.index import codec, rolekind
+from agentdex.index import codec, rolekind, rowpack
 from agentdex.index.segments import ContextIds, encode
 
 if TYPE_CHECKING:
@@ -58,8 +58,8 @@ RAW_MAX = 64 * 1024
 RAW_KINDS = frozenset({"prompt"})
 
 _INSERT_ENTRY = (
-    "INSERT INTO entries (key, context_id, source_id, rk, role_x, kind_x, timestamp, locator,"
-    " offset, text_chunk, text_start, text_size, raw_chunk, raw_start, raw_size, archived_at)"
+    "INSERT INTO entries (id, key, context_id, source_id, rk, role_x, kind_x, ts, loc, offset,"
+    " text_chunk, text_start, text_size, raw_chunk, raw_start, raw_size)"
     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 #: records looked up and inserted together
@@ -126,6 +126,12 @@ class ArchiveWriter:
         self._lines: dict[int, tuple[int, int, int]] = {}
         self._batch: list[tuple[int, Prepared, tuple[int, int] | None]] = []
         self._now = int(time.time())
+        #: the id of the next entry this writer adds (ids only grow while it writes: the
+        #: entries from ``_first_entry`` on are the ones archived at ``_now``)
+        self._next_entry = (
+            int(self.db.execute("SELECT coalesce(max(id), 0) FROM entries").fetchone()[0]) + 1
+        )
+        self._first_entry = self._next_entry
         #: the archive's link to the generation's text file (None: texts go to chunks)
         self.text_file: str | None = None
         self._block_rows = block_rows
@@ -268,6 +274,8 @@ class ArchiveWriter:
             known[key] = (-1, self.text_file)  # the same record twice in a batch: once
             rows.append(self._entry_row(key, prepared, text_at))
         if rows:
+            if self.added == 0:
+                self._note_time()
             self.db.executemany(_INSERT_ENTRY, rows)
             self.added += len(rows)
         if moves:
@@ -276,6 +284,15 @@ class ArchiveWriter:
                 moves,
             )
             self.moved += len(moves)
+
+    def _note_time(self) -> None:
+        """The archive time of the entries this writer adds: one row of ``archive_times``
+        (the rows of ids from here on described no entry left: drop them)."""
+        self.db.execute("DELETE FROM archive_times WHERE first_id >= ?", (self._first_entry,))
+        self.db.execute(
+            "INSERT INTO archive_times (first_id, at) VALUES (?, ?)",
+            (self._first_entry, self._now),
+        )
 
     def point_at(self, key: int, chunk: int, text_at: tuple[int, int]) -> None:
         """The index re-imported an archived entry (``chunk``: where its text is now) and
@@ -348,19 +365,21 @@ class ArchiveWriter:
             and offset >= 0
         ):
             raw = self._raw_line(offset, prepared.raw)
+        entry_id = self._next_entry
+        self._next_entry += 1
         return (
+            entry_id,
             key,
             context_id,
             self._source_id,
             *rolekind.pack(role, kind),
-            timestamp,
-            locator,
+            rowpack.pack_time(timestamp),
+            rowpack.pack_locator(locator),
             offset,
             text_chunk,
             text_start,
             size,
             *(raw if raw is not None else (None, None, None)),
-            self._now,
         )
 
     def set_titles(self, agent: str, titles: dict[str, str]) -> None:

@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from agentdex.errors import CorruptError
-from agentdex.index import codec, rolekind
+from agentdex.index import codec, rolekind, rowpack
 from agentdex.index.postings import LONG_TOKEN, MAX_TERM_BYTES, role_kind, rust_safe
 from agentdex.index.scores import level_of
 from agentdex.records import Record
@@ -71,7 +71,7 @@ SEP_B = b"\x00"
 
 _INSERT_RECORD = (
     "INSERT INTO record_rows (id, block_id, file_id, context_id, rk, role_x, kind_x,"
-    " timestamp, locator, offset, tlen, thash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    " ts, loc, offset, tlen, thash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 _INSERT_CONTEXT = (
     "INSERT INTO contexts (agent, store, session_id, model, cwd, project, branch, worktree,"
@@ -372,8 +372,8 @@ class BlockWriter:
                 file_id,
                 context_id,
                 *rolekind.pack(role, kind),
-                timestamp,
-                locator,
+                rowpack.pack_time(timestamp),
+                rowpack.pack_locator(locator),
                 offset,
                 len(lower),
                 prepared.thash,

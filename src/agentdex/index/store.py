@@ -24,13 +24,14 @@ from pathlib import Path
 from agentdex.errors import CorruptError
 from agentdex.index.schema import migrate
 
-FORMAT = "agentdex-index-5"  # 3: tantivy postings replace block signatures; 4: secrets masked;
-# 5: smaller record rows and postings
+FORMAT = "agentdex-index-6"  # 3: tantivy postings replace block signatures; 4: secrets masked;
+# 5: smaller record rows and postings; 6: record rows' locator and time packed
 #: why an index of an older format is rebuilt, said in the rebuild's warning
 FORMAT_CHANGES = {
     4: "secrets in transcripts are now masked as [REDACTED:<kind>] ([privacy] redact)",
     5: "a smaller index (records' role and kind stored as one number; record ids and times"
     " no longer in the term index)",
+    6: "a smaller index (records' locators and times stored in fewer bytes)",
 }
 
 

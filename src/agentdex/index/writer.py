@@ -62,7 +62,7 @@ VOCAB_DELTA_BYTES = 8 * 1024 * 1024
 VOCAB_DELTA_SHARE = 0.25
 VOCAB_DELTA_MAX = 16 * 1024 * 1024
 RECORD_INDEXES = (
-    "CREATE INDEX IF NOT EXISTS record_rows_file ON record_rows(file_id, offset)",
+    "CREATE INDEX IF NOT EXISTS record_rows_file ON record_rows(file_id)",
     "CREATE INDEX IF NOT EXISTS record_rows_context ON record_rows(context_id)",
 )
 
