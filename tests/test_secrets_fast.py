@@ -84,7 +84,8 @@ FRAGMENTS = [
     "ghp_", "AKIA", "xoxb-", "sk_live_", "AIza", "eyJ", "-----BEGIN RSA PRIVATE KEY-----",
     "[REDACTED:jwt]", "process.env.X", "<your-key>", "changeme",
     "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
-    "dGhpcyBpcyBhIHRlc3Q=", "abcdefgh12345678XYZ", "Zm9vOmJhcg==",
+    "dGhpcyBpcyBhIHRlc3Q=", "abcdefgh12345678XYZ", "Zm9vOmJhcg==", "IOSFODNN7EXAMPLE", "ASIA",
+    "github_pat_", "ghs_",
 ]  # fmt: skip
 
 

@@ -76,7 +76,8 @@ class SecretPattern:
     regex: re.Pattern[str]
     needles: tuple[str, ...]
     check: Check | None = None
-    #: a quick regex any match contains, for a pattern whose needles would be many
+    #: a regex any match contains, tried when one of the needles (lower-cased) is in the
+    #: lower-cased text, or on every text when there are none
     gate: re.Pattern[str] | None = None
     #: the same pattern without ``(?i)``, for the lower-cased text (None: case-sensitive)
     fast: re.Pattern[str] | None = None
@@ -202,7 +203,7 @@ PATTERNS: tuple[SecretPattern, ...] = (
         "a GitHub token: `ghp_`, `gho_`, `ghu_`, `ghs_`, `ghr_` + 36 characters, or a "
         "fine-grained `github_pat_...`",
         r"\b(?:(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b",
-        (),
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
         gate=r"gh[pousr]_|github_pat_",
     ),
     _p(
@@ -210,7 +211,7 @@ PATTERNS: tuple[SecretPattern, ...] = (
         "an AWS access key id: `AKIA`, `ASIA` (and the other AWS id prefixes) + 16 "
         "upper-case letters or digits",
         r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|APKA|AROA)[A-Z0-9]{16}\b",
-        (),
+        ("AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AIPA", "ANPA", "ANVA", "APKA", "AROA"),
         gate=r"A(?:KIA|SIA|BIA|CCA|GPA|IDA|IPA|NPA|NVA|PKA|ROA)[A-Z0-9]{16}",
     ),
     _p(
@@ -367,6 +368,8 @@ def _may_match(
     if pattern.finder is not None:
         return True
     if pattern.gate is not None:
+        if pattern.needles and not any(needle.lower() in present for needle in pattern.needles):
+            return False  # a gated pattern's needles: what its gate needs, lower-cased
         return pattern.gate.search(text if pattern.fast is None else lowered) is not None
     if pattern.fast is None:  # case-sensitive needles: the lower-cased ones were a hint
         return any(needle in text for needle in pattern.needles if needle.lower() in present)
@@ -478,8 +481,8 @@ def masked(text: str, spans: list[tuple[int, int, str]]) -> tuple[str, list[Find
 
 
 _NEEDLES = tuple(dict.fromkeys(needle.lower() for p in PATTERNS for needle in p.needles))
-#: the positions in :data:`PATTERNS` of those tried on every text (a gate or a finder)
-_ALWAYS = tuple(i for i, p in enumerate(PATTERNS) if p.gate is not None or p.finder is not None)
+#: the positions in :data:`PATTERNS` of those tried on every text (no needles)
+_ALWAYS = tuple(i for i, p in enumerate(PATTERNS) if not p.needles)
 #: the positions in :data:`PATTERNS` of the patterns each lower-cased needle stands for
 _USERS: dict[str, tuple[int, ...]] = {}
 for _i, _pattern in enumerate(PATTERNS):
