@@ -38,7 +38,9 @@ from agentdex.search.matchers import TermMatcher
 from agentdex.search.query import And, Field, Node, Not, Or, Term, terms
 
 SQL_CHUNK = 900
-BLOCK_CACHE = 64
+#: decompressed blocks kept per search: a first page verifies ~100 candidates in ~120 blocks
+#: and then reads its results' texts from the same ones (64 read half of them twice)
+BLOCK_CACHE = 256
 
 META_COLUMNS = (
     "r.id, r.block_id, r.agent, r.store, r.session_id, r.role, r.kind, r.timestamp, r.model,"
