@@ -267,11 +267,11 @@ def run_floors(home: Path, floors: list[float]) -> dict[str, Any]:
 
 
 def run_models(l3_path: str | None) -> dict[str, Any]:
-    from agentdex.semantic.model import MINILM_L6_INT8, PARAPHRASE_L3, Embedder
+    from agentdex.semantic.model import MINILM_L6_DQ, MINILM_L6_INT8, PARAPHRASE_L3, Embedder
 
     records = [(cid, text) for cid, (_, _, turns) in CONVERSATIONS.items() for _, text in turns]
     out: dict[str, Any] = {}
-    for spec, path in ((MINILM_L6_INT8, None), (PARAPHRASE_L3, l3_path)):
+    for spec, path in ((MINILM_L6_DQ, None), (MINILM_L6_INT8, None), (PARAPHRASE_L3, l3_path)):
         if spec is PARAPHRASE_L3 and not path:
             continue
         started = time.perf_counter()

@@ -47,7 +47,7 @@ def test_index_semantic_embeds_everything_once(embedded: dict[str, Any]) -> None
     assert embedded["run"]["texts_embedded"] == 11
     assert embedded["vectors"] == 11
     assert embedded["problem"] is None
-    assert embedded["model"] == "minilm-l6-v2-int8"
+    assert embedded["model"] == "minilm-l6-v2-int8-dq"  # int8 products
 
 
 def test_hybrid_finds_a_problem_described_in_other_words(embedded: Any, run_cli: Any) -> None:

@@ -110,7 +110,7 @@ def test_resident_survives_garbage(resident: Any) -> None:
         assert answer == b""  # dropped, nothing answered
         raw.close()
     bad = resident.connect(Path(info["socket"]).parent, Path(info["socket"]).name, 10)
-    resident.send(bad, {"op": "embed", "model": "minilm-l6-v2-int8", "texts": [1]})
+    resident.send(bad, {"op": "embed", "model": "minilm-l6-v2-int8-dq", "texts": [1]})
     header, _ = resident.receive(bad)
     bad.close()
     assert header == {"ok": False, "error": "malformed embed request"}
@@ -207,7 +207,7 @@ def test_resident_scans_a_vector_store_as_this_process_would(
     assert list(far.values()) == pytest.approx(list(local.values()), abs=1e-4)
     pid = resident.status()["pid"]
     # malformed requests and stores it cannot read are refused; it keeps serving
-    base = {"op": "nearest", "model": "minilm-l6-v2-int8", "text": QUERY, "top": 5}
+    base = {"op": "nearest", "model": "minilm-l6-v2-int8-dq", "text": QUERY, "top": 5}
     base |= {"store": str(folder), "vfile": vfile, "rows": count}
     for bad in (
         {"store": "relative/semantic"},

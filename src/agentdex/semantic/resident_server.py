@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from agentdex.semantic import resident
-from agentdex.semantic.model import SPECS, Embedder, ModelUnavailable
+from agentdex.semantic.model import DEFAULT, SPECS, Embedder, ModelUnavailable
 
 #: how often an idle resident wakes to look at its socket and its idle time
 TICK = 5.0
@@ -296,7 +296,7 @@ def _same_user(conn: socket.socket) -> bool:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="agentdex-resident-embedder")
     parser.add_argument("--socket", required=True, help="socket file name, in the run dir")
-    parser.add_argument("--model", default="minilm-l6-v2-int8", choices=sorted(SPECS))
+    parser.add_argument("--model", default=DEFAULT.id, choices=sorted(SPECS))
     parser.add_argument("--idle", type=float, default=resident.IDLE_SECONDS)
     args = parser.parse_args(argv)
     if "/" in args.socket or args.socket.startswith("."):
