@@ -1,11 +1,14 @@
 """What an index dir holds on disk, by part, each file (inode) counted once.
 
-Usage: python bench/bench_sizes.py INDEX_DIR CORPUS_DIR
+Usage: python bench/bench_sizes.py INDEX_DIR CORPUS_DIR [--detail]
 
 INDEX_DIR is ``<data dir>/homes/<home key>/index``. The archive hard-links
 the index generation's ``text.blocks`` (one copy of the text): the same
 bytes under two names are counted once, with the index. Prints JSON: bytes
-per part, the total, and the total over the corpus's bytes.
+per part, the total, and the total over the corpus's bytes; ``--detail`` adds each
+SQLite table's and index's pages (``dbstat``: MB on disk, payload, unused) in the
+generations' ``index.db`` and the archive's ``archive.db``, and the postings' bytes per
+tantivy file kind (``.idx`` postings, ``.pos`` positions, ``.term`` dictionaries...).
 """
 
 from __future__ import annotations
@@ -16,7 +19,41 @@ from pathlib import Path
 
 
 def main() -> None:
-    print(json.dumps(sizes(Path(sys.argv[1]), Path(sys.argv[2])), indent=2))
+    report = sizes(Path(sys.argv[1]), Path(sys.argv[2]))
+    if "--detail" in sys.argv[3:]:
+        report["detail"] = detail(Path(sys.argv[1]))
+    print(json.dumps(report, indent=2))
+
+
+def detail(root: Path) -> dict[str, dict[str, object]]:
+    """Per SQLite table/index [MB, payload MB, unused MB] (those over 50 kB) of each
+    database, and the postings' MB per file kind."""
+    import sqlite3
+
+    out: dict[str, dict[str, object]] = {}
+    for path in [*sorted(root.glob("gen-*/index.db")), root / "archive" / "archive.db"]:
+        if not path.is_file():
+            continue
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            rows = db.execute(
+                "SELECT name, sum(pgsize), sum(payload), sum(unused) FROM dbstat"
+                " GROUP BY name ORDER BY 2 DESC"
+            ).fetchall()
+        finally:
+            db.close()
+        out[str(path.relative_to(root))] = {
+            name: [round(size / 1e6, 2), round(payload / 1e6, 2), round(unused / 1e6, 2)]
+            for name, size, payload, unused in rows
+            if size > 50_000
+        }
+    kinds: dict[str, int] = {}
+    for path in root.glob("gen-*/postings/*"):
+        kinds[path.suffix or path.name] = (
+            kinds.get(path.suffix or path.name, 0) + path.stat().st_size
+        )
+    out["postings"] = {k: round(v / 1e6, 2) for k, v in sorted(kinds.items())}
+    return out
 
 
 def sizes(root: Path, corpus: Path) -> dict[str, object]:
