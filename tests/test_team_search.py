@@ -364,6 +364,9 @@ def test_an_older_schema_is_refused_until_init_upgrades_it(
         UnsupportedError, match=r"older than this agentdex \(missing m003_search_view\)"
     ):
         api.search("retry", url=team.reader)
-    assert api.init(team.admin)["applied"] == ["m003_search_view"]
+    assert api.init(team.admin)["applied"] == ["m003_search_view", "m004_top_levels"]
+    # the first band's own trigram index: the rows of levels 0-11 alone
+    (top,) = team.sql("SELECT indexdef FROM pg_indexes WHERE indexname = 'records_text_trgm_top'")
+    assert "gin_trgm_ops" in top[0] and top[0].endswith("WHERE (level < 12)")
     mine = local.search("retry", refresh_first=False, now=NOW)
     _same(api.search("retry", url=team.reader, now=NOW), mine, "after the upgrade")

@@ -46,6 +46,7 @@ from agentdex.search.query import And, Field, Node, Not, Or, Term, terms
 from agentdex.search.run import FULL_VERIFIED, PAGE, Outcome, SearchRun, _Stream
 from agentdex.team.ahead import ReadAhead
 from agentdex.team.plan import Sql, SqlPlanner
+from agentdex.team.schema import TOP_LEVELS
 
 #: light columns (the local order, block and file ids as 0), then what results show
 SELECT = (
@@ -59,16 +60,20 @@ SCAN_BATCH = 2000
 FROM = "agentdex.records_read"
 #: the most candidates of a band whose (id, level, time) are read to order them here
 ORDERED_MAX = 50_000
-#: the first levels of the bands whose candidates are read together: narrow where the
-#: best levels are (a first page reads them), wide past them (each band read costs the
-#: trigram bitmap once more); measured on the 1 GB bench
-BAND_EDGES = (0, 4, 12, 24)
+#: the first levels of the bands whose candidates are read together: the first band is
+#: the levels with a trigram index of their own (``schema.TOP_LEVELS``: a first page
+#: reads them; one small bitmap), the others are wide (each band read costs the whole
+#: trigram bitmap once more, ANDed with the ``(level, ts)`` index); measured on the 1 GB
+#: bench
+BAND_EDGES = (0, TOP_LEVELS, 24)
 #: ranking levels a first page typically reads (7-10 in the 1 GB bench's queries)
 WALK_LEVELS = 10
 #: per statement: a bitmap of 50,000 candidates stays exact (the default 4 MB goes lossy)
 WORK_MEM = "32MB"
-#: bands whose probes are read ahead on a second connection (:class:`ReadAhead`)
-AHEAD_BANDS = 2
+#: bands whose probes are read ahead on a second connection (:class:`ReadAhead`): the
+#: first (~3 ms at 1 GB); the next costs the whole trigram bitmap, which would compete
+#: with the count for the server's CPU and is rarely needed
+AHEAD_BANDS = 1
 #: a band probe's ``cpu_index_tuple_cost`` (PostgreSQL's default 0.005): the band's
 #: ``(level, ts)`` bitmap ANDed with the trigram bitmap is what keeps a band probe from
 #: rechecking every trigram candidate's text, but the planner weighs it against its
@@ -97,6 +102,9 @@ class TeamEngine:
         self.matchers: dict[Term, TermMatcher] = {}
         #: id -> the full row (light columns, then machine, store, path, locator, gone, text)
         self.rows: dict[int, tuple[Any, ...]] = {}
+        #: rows read ahead of need (a band's first pages, one statement): moved to ``rows``
+        #: (and counted as read) when a stream asks for them
+        self.spare: dict[int, tuple[Any, ...]] = {}
         self.interrupted = False
         self.read = 0
         #: a stream's condition -> its candidates' ids, newest first (sorted from a probe)
@@ -152,8 +160,28 @@ class TeamEngine:
     def fetch_rows(self, ids: list[int]) -> None:
         """Read the rows of these candidates (those not read yet), by id."""
         missing = [i for i in ids if i not in self.rows]
+        if self.spare:
+            kept = [i for i in missing if i in self.spare]
+            for i in kept:
+                self.rows[i] = self.spare.pop(i)
+            self.read += len(kept)
+            missing = [i for i in missing if i not in self.rows]
         if missing:
             self._fetch(f"SELECT {SELECT} FROM {FROM} WHERE id = ANY(%s)", (missing,), walk=True)
+
+    def read_ahead_rows(self, ids: list[int]) -> None:
+        """Read these rows now, in one statement, for :meth:`fetch_rows` to take later (a
+        page asked of each level would otherwise cost a statement, and its savepoint and
+        settings, per level)."""
+        missing = [i for i in ids if i not in self.rows and i not in self.spare]
+        if not missing:
+            return
+        rows: list[tuple[Any, ...]] = []
+        with self._bounded(seqscan=False, bitmap=False, index=True), self.conn.cursor() as cur:
+            cur.execute(f"SELECT {SELECT} FROM {FROM} WHERE id = ANY(%s)", (missing,))
+            rows = cur.fetchall()
+        for row in rows:
+            self.spare[row[0]] = row
 
     def estimate(self, query: Sql) -> int:
         """The rows the planner expects ``query`` to hold (``EXPLAIN``: nothing is read)."""
@@ -417,6 +445,10 @@ class TeamRun(SearchRun):
                 self.team.ordered[stream.query] = [
                     f[0] for f in found if stream.level is None or f[1] == stream.level
                 ]
+            # each level's first page, read at once (the merge asks them level by level)
+            self.team.read_ahead_rows(
+                [i for stream in members for i in self.team.ordered[stream.query][: stream.page]]
+            )
 
         return load
 
@@ -470,7 +502,14 @@ def plan_settings(
 
 
 def _in_band(sql: Sql, levels: tuple[int, int] | None) -> Sql:
-    return sql if levels is None else sql.both(Sql("level >= %s AND level < %s", levels))
+    """``sql`` within a band of levels; the first band's condition is the predicate of its
+    own trigram index (``level < TOP_LEVELS``, a constant in the text: the index is then
+    used whatever the planner's estimates, and with a prepared statement's generic plan)."""
+    if levels is None:
+        return sql
+    if levels == (0, TOP_LEVELS):
+        return sql.both(Sql(f"level < {TOP_LEVELS}"))
+    return sql.both(Sql("level >= %s AND level < %s", levels))
 
 
 def planner(*, sensitive: bool, word: bool, regex: bool) -> SqlPlanner:
