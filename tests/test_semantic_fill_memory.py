@@ -52,11 +52,12 @@ def big_index(home: Path, run_cli: Any) -> tuple[Path, Path]:
         "SELECT count(*) FROM record_rows WHERE kind IN ('prompt', 'summary')"
         " OR (kind = 'message' AND role = 'assistant')"
     ).fetchone()[0]
-    columns = "block_id, file_id, context_id, rk, role_x, kind_x, locator, offset, tlen"
+    # the stored columns (locator and timestamp are generated from loc and ts)
+    columns = "block_id, file_id, context_id, rk, role_x, kind_x, loc, offset, tlen"
     with db:
         db.execute(
             f"WITH RECURSIVE n(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM n WHERE k < ?)"
-            f" INSERT INTO record_rows (id, {columns}, timestamp, thash)"
+            f" INSERT INTO record_rows (id, {columns}, ts, thash)"
             f" SELECT (SELECT max(id) FROM record_rows) + k, {columns},"
             f" 1e9 + (k * 7919) % 100003, k * 2654435761"
             f" FROM n, (SELECT * FROM record_rows WHERE kind = 'prompt' LIMIT 1)",
