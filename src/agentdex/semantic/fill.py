@@ -40,9 +40,10 @@ MAX_CHUNKS = 3
 #: characters read per record before tokenizing (4 chunks of 128 tokens fit in far less)
 MAX_CHARS = 6_000
 BATCH = 64
-#: chunks run through the model at once: onnxruntime's peak grows with it (32 at once
+#: chunks a lane takes at once: onnxruntime's peak grows with a call's size (32 at once
 #: peaked at 807 MB in a bare process; a 1 GB fill with 4 peaked at 332 MB, and ran
-#: faster per CPU second than with 8: bench/bench_semantic.py, docs/performance.md)
+#: faster per CPU second than with 8: bench/bench_semantic.py, docs/performance.md).
+#: An int8 model (the default) runs them one chunk a call (``Embedder.embed_ids``)
 GROUP = 4
 #: embed conversation titles after the records; only ``bench/semantic_eval.py --titles``
 #: turns it off, to measure what titles add to recall and cost (docs/search.md)
