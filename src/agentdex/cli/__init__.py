@@ -172,13 +172,27 @@ def _warn_missing_config() -> None:
 
 
 def main(argv: list[str] | None = None) -> Any:
-    """Console-script entry point."""
+    """Console-script entry point.
+
+    A command that allowed it (:mod:`agentdex.cli._exit`) ends the process
+    here once it is done, without the interpreter's teardown; ``argv``
+    given (a caller running the CLI in its own process) never does."""
+    from agentdex.cli import _exit
     from agentdex.cli._common import run_main
     from agentdex.paths import data_dir, private_umask, tighten
 
     private_umask()  # whatever agentdex writes is 0600 in 0700 folders
     tighten(data_dir())
-    return run_main(cli, argv)
+    if argv is not None:
+        return run_main(cli, argv)
+    try:
+        status = run_main(cli, argv)
+    except SystemExit as exc:
+        _exit.leave(exc.code)
+        raise
+    if status is None:
+        _exit.leave(0)
+    return status
 
 
 __all__ = ["cli", "main"]

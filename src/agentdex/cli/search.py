@@ -247,6 +247,9 @@ def search(
     else:
         from agentdex.api import search as api
         from agentdex.api.semantic import use_resident_embedder
+        from agentdex.cli import _exit
+
+        _exit.allow()  # nothing of a local search needs the interpreter's teardown
 
         options["budget"] = None if time_budget is None else api.Budget(time_budget)
 
