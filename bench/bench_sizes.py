@@ -5,7 +5,8 @@ Usage: python bench/bench_sizes.py INDEX_DIR CORPUS_DIR [--detail]
 INDEX_DIR is ``<data dir>/homes/<home key>/index``. The archive hard-links
 the index generation's ``text.blocks`` (one copy of the text): the same
 bytes under two names are counted once, with the index. Prints JSON: bytes
-per part, the total, and the total over the corpus's bytes; ``--detail`` adds each
+per part, the total, the total over the corpus's bytes and the documents of each tantivy
+segment per generation; ``--detail`` adds each
 SQLite table's and index's pages (``dbstat``: MB on disk, payload, unused) in the
 generations' ``index.db`` and the archive's ``archive.db``, and the postings' bytes per
 tantivy file kind (``.idx`` postings, ``.pos`` positions, ``.term`` dictionaries...).
@@ -91,7 +92,18 @@ def sizes(root: Path, corpus: Path) -> dict[str, object]:
         "total_mb": round(total / 1e6, 1),
         "corpus_mb": round(corpus_bytes / 1e6, 1),
         "ratio": round(total / corpus_bytes, 3),
+        "postings_segments": {g.name: segment_docs(g) for g in gens},
     }
+
+
+def segment_docs(gen: Path) -> list[int]:
+    """The documents of each tantivy segment of a generation's postings, largest first
+    (what a term-set query walks once per segment: docs/performance.md, s7-seg)."""
+    meta = gen / "postings" / "meta.json"
+    if not meta.is_file():
+        return []
+    segments = json.loads(meta.read_text()).get("segments", [])
+    return sorted((int(s["max_doc"]) for s in segments), reverse=True)
 
 
 if __name__ == "__main__":
