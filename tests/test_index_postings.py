@@ -263,6 +263,48 @@ def test_a_sorted_list_finds_prefixes_as_the_scan_does(
         assert found[("sorted", ends)][0] == found[("unsorted", ends)][0] == sorted(inside)
 
 
+@settings(max_examples=150, deadline=None)
+@given(
+    terms=st.dictionaries(_TERM, st.integers(0, 999), max_size=40),
+    token=st.text(alphabet="ab0é", min_size=1, max_size=3),
+    limit=st.integers(1, 50),
+    window=st.integers(1, 9),
+)
+def test_a_scan_in_small_windows_finds_what_one_pass_finds(
+    tmp_path_factory: pytest.TempPathFactory,
+    terms: dict[str, int],
+    token: str,
+    limit: int,
+    window: int,
+) -> None:
+    """The term list is read in windows (``postings._occurrences``): a hit across two
+    windows, overlapping hits and hits in the record counts are found as in one pass, and
+    the answer is the terms that hold the token (their counts, the limit) either way."""
+    gen = tmp_path_factory.mktemp("windows")
+    postings.write_vocabulary(gen, sorted(terms.items()))
+    vocab = postings.Vocabulary(gen)
+    try:
+        for starts, ends in ((False, False), (False, True), (True, True)):
+            whole = vocab.expand(token, starts=starts, ends=ends, limit=limit)
+            with pytest.MonkeyPatch.context() as patch:
+                patch.setattr(postings, "FIRST_WINDOW", window)
+                patch.setattr(postings, "LAST_WINDOW", window * 4)
+                small = vocab.expand(token, starts=starts, ends=ends, limit=limit)
+            assert small == whole
+            held = {
+                t: c
+                for t, c in terms.items()
+                if (t == token if starts and ends else t.endswith(token) if ends else token in t)
+            }
+            if len(held) > limit:
+                assert whole.terms is None
+            else:
+                assert whole.terms == sorted(held)
+                assert whole.most == max(held.values(), default=0)
+    finally:
+        vocab.close()
+
+
 def test_a_built_term_list_is_sorted_and_bisected(
     home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -25,7 +25,7 @@ both (:meth:`PostingsWriter.recover`); readers treat records past
 ``postings_rid`` as candidates of every query, so they stay exact meanwhile.
 
 Substrings of words come from the term list (:class:`Vocabulary`), a plain
-file of every term, scanned with ``bytes.find``: on real-shaped history the
+file of every term, scanned with a SIMD substring search: on real-shaped history the
 term dictionary holds millions of ids, hashes and paths, and a ``.*sub.*``
 regex over tantivy's dictionary walks all of it on every query (measured in
 docs/architecture-search.md).
@@ -65,6 +65,9 @@ SPLIT_MARK = b"#split "
 #: the characters of the second section's terms
 HEX_DIGITS = frozenset("0123456789abcdef")
 _HEX_TERM = re.compile(r"[0-9a-f]+")
+#: a lookup reads the term list in windows of this many bytes, growing 4x up to the last
+FIRST_WINDOW = 1 << 16
+LAST_WINDOW = 1 << 22
 
 
 def analyzer() -> Any:
@@ -243,14 +246,15 @@ class Vocabulary:
     """The term list of ``text``: a full file written after big builds plus an appended delta.
 
     One line per term, ``<records holding it>\t<term>`` (0 when unknown: terms
-    appended by small refreshes). Lookups scan the bytes (``mmap.find``), so
-    they cost a few milliseconds per ten megabytes of terms and need no index
-    of their own. A full list that ends with :data:`SPLIT_MARK` holds the
-    hex-digit terms in a second section, which only a token of hex digits
-    needs scanned; each section, or a list that ends with :data:`SORTED_MARK`,
-    is sorted by term: a token that must start a term (``starts``) is then
-    found by bisection, in microseconds. A term listed twice or no longer in the index
-    is harmless (it only widens a candidate query).
+    appended by small refreshes). Lookups scan the bytes (:func:`_occurrences`),
+    about a millisecond per ten megabytes of terms plus a few microseconds per
+    term found, and need no index of their own (no bytes on disk). A full list
+    that ends with :data:`SPLIT_MARK` holds the hex-digit terms in a second
+    section, which only a token of hex digits needs scanned; each section, or a
+    list that ends with :data:`SORTED_MARK`, is sorted by term: a token that
+    must start a term (``starts``) is then found by bisection, in microseconds.
+    A term listed twice or no longer in the index is harmless (it only widens a
+    candidate query).
     """
 
     def __init__(self, gen: Path) -> None:
@@ -325,15 +329,16 @@ class Vocabulary:
         if ends:
             needle = needle + b"\n"
         for blob, stop in scans:
-            pos = blob.find(needle, 0, stop)
-            while pos != -1:
+            after = 0  # hits before this (in a line already taken) are skipped
+            for pos in _occurrences(blob, needle, stop):
+                if pos < after:
+                    continue
                 begin = blob.rfind(b"\n", 0, pos) + 1
                 tab = blob.find(b"\t", begin)
                 end = blob.find(b"\n", pos + 1)
                 if end == -1:
                     end = len(blob)
                 if tab == -1 or pos + (1 if starts else 0) <= tab:  # a hit in the count
-                    pos = blob.find(needle, pos + 1, stop)
                     continue
                 term = blob[tab + 1 : end].decode("utf-8", "replace")
                 count = blob[begin:tab]
@@ -342,7 +347,7 @@ class Vocabulary:
                 most = max(most, records)
                 if len(found) > limit:
                     return Expansion(None, most, sum(found.values()))
-                pos = blob.find(needle, end, stop)
+                after = end
         return Expansion(sorted(found), most, sum(max(c, 1) for c in found.values()))
 
 
@@ -435,6 +440,34 @@ def write_vocabulary_file(tmp: Path, terms: Iterable[tuple[str, int]]) -> None:
 def _hex_term(term: str) -> bool:
     """Is ``term`` made of hex digits only (the term list's second section)?"""
     return term[:1] in HEX_DIGITS and _HEX_TERM.fullmatch(term) is not None
+
+
+def _occurrences(blob: Any, needle: bytes, stop: int) -> Iterator[int]:
+    """Every position of ``needle`` in ``blob[:stop]``, in order (overlapping ones too).
+
+    Found by ``ahocorasick_rs`` given this one pattern (a vectorized substring
+    search): 10-20x faster than ``mmap.find`` over a term list of megabytes,
+    which was most of a lookup's cost (docs/performance.md, s7-hyb). Read in windows
+    that grow from :data:`FIRST_WINDOW` (a token in most terms, which stops its
+    lookup at its limit, never collects every position of the list); a window
+    reads ``len(needle) - 1`` bytes past its end so that no hit across two is
+    lost, and keeps only the hits that start inside it.
+    """
+    import ahocorasick_rs
+
+    finder = ahocorasick_rs.BytesAhoCorasick([needle])
+    reach = len(needle) - 1
+    window = FIRST_WINDOW
+    begin = 0
+    while begin < stop:
+        end = min(stop, begin + window)
+        with memoryview(blob) as whole, whole[begin : min(stop, end + reach)] as part:
+            hits = finder.find_matches_as_indexes(part, overlapping=True)
+        for _, at, _ in hits:
+            if begin + at < end:
+                yield begin + at
+        begin = end
+        window = min(window * 4, LAST_WINDOW)
 
 
 def _split_ends(blob: Any, size: int) -> tuple[int, int] | None:
