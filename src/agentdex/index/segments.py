@@ -509,8 +509,8 @@ class Block:
     dictionary: codec.Dictionary | None = None
     #: the original's UTF-8 bytes, once decompressed (:attr:`raw`)
     _raw: bytes | None = None
-    #: where each record starts in :attr:`raw` (bytes), once found
-    _raw_starts: array[int] | None = None
+    #: :attr:`raw` cut at its separators, one ``bytes`` a record, once cut
+    _raw_records: list[bytes] | None = None
     #: records are cut from :attr:`raw` at its separators (no record holds a NUL, and the
     #: lower-cased text is not stored apart): one record is read without the whole block
     _separated: bool = False
@@ -561,12 +561,14 @@ class Block:
         None otherwise."""
         if not self._separated:
             return None
-        starts = self._raw_starts
-        if starts is None:
-            starts = self._raw_starts = separated_starts(self.raw, self.count)
-        raw = self.raw
-        end = starts[index + 1] - 1 if index + 1 < self.count else len(raw)
-        return raw[starts[index] : end]
+        records = self._raw_records
+        if records is None:
+            # one split in C: a block read for one candidate cost a find per record here
+            records = self.raw.split(SEP_B, self.count - 1)
+            if len(records) != self.count:
+                raise CorruptError(f"a text block holds {len(records)} records, not {self.count}")
+            self._raw_records = records
+        return records[index]
 
     def lower_span(self, index: int) -> tuple[int, int]:
         start = self.lower_starts[index]
