@@ -204,10 +204,25 @@ def test_resident_scans_a_vector_store_as_this_process_would(
     assert full is not None and full.rows is not None
     try:
         local = best_rows(full.rows, embedder().embed([QUERY])[0], 5)
+        local_near, local_members = full.records(local), full.members_count()
     finally:
         full.close()
     assert far is not None and list(far) == list(local)
     assert list(far.values()) == pytest.approx(list(local.values()), abs=1e-4)
+    # ``records``: the same scan, then the records and titles holding what it found and
+    # the member count, read by the resident (the search process opens no vector store)
+    found = resident.records(QUERY, folder, current.name, 5)
+    assert found is not None
+    near, members = found
+    assert members == local_members > 0
+    assert [(n.rid, n.thash, n.ckey, n.title) for n in near] == [
+        (n.rid, n.thash, n.ckey, n.title) for n in local_near
+    ]
+    assert [n.similarity for n in near] == pytest.approx(
+        [n.similarity for n in local_near], abs=1e-4
+    )
+    assert resident.records(QUERY, folder, "gen-999999", 5) is None  # linked elsewhere
+    assert resident.records(QUERY, folder.parent / "nowhere", current.name, 5) is None
     pid = resident.status()["pid"]
     # malformed requests and stores it cannot read are refused; it keeps serving
     base = {"op": "nearest", "model": "minilm-l6-v2-int8-dq", "text": QUERY, "top": 5}
@@ -226,13 +241,29 @@ def test_resident_scans_a_vector_store_as_this_process_would(
         sock.close()
         assert header["ok"] is False, bad
     assert resident.nearest(QUERY, folder, vfile, count + 1_000, 5) is None
+    asked = {"op": "records", "model": "minilm-l6-v2-int8-dq", "text": QUERY, "top": 5}
+    asked |= {"store": str(folder), "generation": current.name}
+    for bad in ({"store": "relative/semantic"}, {"generation": 3}, {"top": 0}, {"text": None}):
+        sock = resident.connect(resident.run_dir(), resident.socket_name(), 10)
+        resident.send(sock, {**asked, **bad})
+        header, _ = resident.receive(sock)
+        sock.close()
+        assert header == {"ok": False, "error": "malformed records request"}, bad
     assert resident.nearest(QUERY, folder, vfile, count, 5) == pytest.approx(far, abs=1e-6)
-    # a fresh CLI search asks the resident to scan: no numpy in that process
+    # a fresh CLI search asks the resident to scan and read the records: no numpy in
+    # that process, and it never opens the vector store's SQLite
     probe = (
-        "import runpy, sys\n"
+        "import runpy, sqlite3, sys\n"
+        "opened = []\n"
+        "connect = sqlite3.connect\n"
+        "def spy(path, *a, **k):\n    opened.append(str(path))\n"
+        "    return connect(path, *a, **k)\n"
+        "sqlite3.connect = spy\n"
         f"sys.argv = ['agentdex', 'search', '--json', {QUERY!r}]\n"
         "try:\n    runpy.run_module('agentdex', run_name='__main__')\n"
         "except SystemExit:\n    pass\n"
+        "print('vectors.db opened' if any(p.endswith('vectors.db') for p in opened)"
+        " else 'no vectors.db', file=sys.stderr)\n"
         "print('numpy imported' if 'numpy' in sys.modules else 'no numpy', file=sys.stderr)\n"
     )
     env = {**os.environ, "AGENTDEX_RESIDENT_EMBEDDER": "1"}
@@ -240,7 +271,7 @@ def test_resident_scans_a_vector_store_as_this_process_would(
     done = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=120
     )
-    assert done.stderr.strip().splitlines()[-1] == "no numpy", done.stderr
+    assert done.stderr.strip().splitlines()[-2:] == ["no vectors.db", "no numpy"], done.stderr
     data = json.loads(done.stdout)
     assert data["stats"]["semantic"]["embedder"] == "resident"
     assert data["results"][0]["session_id"] == THROTTLE

@@ -67,10 +67,11 @@ class QueryVector:
     """The query's embedding, computed on a thread while the lexical search runs.
 
     Through the resident embedder (the CLI), and given the index's ``root`` and
-    ``generation``, the thread asks the resident for the nearest contents
-    outright (:func:`agentdex.semantic.resident.nearest`): the resident embeds
-    and scans on its own core while this process runs the lexical half, and
-    this process never imports numpy. ``near`` then holds the records (and
+    ``generation``, the thread asks the resident for the nearest records
+    outright (:func:`agentdex.semantic.resident.records`): the resident embeds,
+    scans and reads the vector store's rows on its own core while this process
+    runs the lexical half, and this process never imports numpy nor opens the
+    vector store. ``near`` then holds the records (and
     ``vector`` stays None); otherwise ``vector`` is the query's embedding and
     the caller scans.
     """
@@ -122,29 +123,21 @@ class QueryVector:
             self.seconds = time.perf_counter() - started
 
     def _near_by_resident(self) -> bool:
-        """Ask the resident to embed and scan; False when it cannot (no store linked to
-        this generation yet, or no resident: the caller embeds, relinks, scans)."""
+        """Ask the resident to embed, scan and read the records found
+        (:func:`agentdex.semantic.resident.records`: this process opens no vector store);
+        False when it cannot (no store linked to this generation yet, or no resident: the
+        caller embeds, relinks, scans)."""
         if self.root is None or self.generation is None:
             return False
         from agentdex.semantic import resident
-        from agentdex.semantic.query import VectorIndex
 
-        vectors = VectorIndex.open(self.root, self.generation, mapped=False)
-        if vectors is None:
+        folder = self.root / "semantic"
+        if not (folder / "vectors.db").is_file():
             return False
-
-        def count() -> None:  # while the resident embeds and scans
-            self.searched = vectors.members_count()
-
-        try:
-            best = resident.nearest(
-                self.text, vectors.folder, vectors.vfile, vectors.count, self.top, meanwhile=count
-            )
-            if best is None:
-                return False
-            self.near = vectors.records(best)
-        finally:
-            vectors.close()
+        found = resident.records(self.text, folder, self.generation, self.top)
+        if found is None:
+            return False
+        self.near, self.searched = found
         self.via = "resident"
         return True
 

@@ -12,13 +12,19 @@ It also scans for them (``nearest``): given a query and a vector store's
 folder and row count, it embeds the query and returns the closest contents,
 so a fresh search process neither imports numpy (~0.1 s) nor scans the
 vectors itself, and the scan runs on the other core while the process does
-the lexical half (:class:`agentdex.api.semantic.QueryVector`).
+the lexical half (:class:`agentdex.api.semantic.QueryVector`). ``records``
+goes one step further, what a CLI search asks: given the store's folder and
+the index generation it must be linked to, the resident also reads the
+store's SQLite (kept open between requests) for the records and titles
+holding those contents and how many records are embedded, so the search
+process opens no vector store at all; it only checks that the records are
+live in its index.
 
 Safety: the socket lives in ``<data dir>/run/`` (0700) and is 0600; the
 resident also checks each peer's uid (``SO_PEERCRED``) and serves nothing but
 embeddings of the texts it is sent, the nearest rows of a vector store the
-client names (mapped read-only; the client, of the same uid, can read them
-itself) and its own status. It is a unix socket
+client names and the records holding them (read as the client would: it is
+of the same uid and can read them itself) and its own status. It is a unix socket
 only: nothing on the network can reach it. ``AGENTDEX_RESIDENT_EMBEDDER=0``
 turns it off (every search then loads the model itself);
 ``AGENTDEX_EMBEDDER_IDLE_SECONDS`` sets the idle time before it exits
@@ -49,9 +55,11 @@ from agentdex.semantic.switches import run_dir, seconds_setting, switched_on
 if TYPE_CHECKING:
     import numpy as np
 
+    from agentdex.semantic.query import Near
+
 #: bumped when the messages change: a resident of another version listens elsewhere
-#: (2: ``nearest``)
-PROTOCOL = 2
+#: (2: ``nearest``; 3: ``records``)
+PROTOCOL = 3
 IDLE_SECONDS = 600.0
 #: how long a client waits for a resident it started to load the model and answer
 START_SECONDS = 20.0
@@ -207,6 +215,67 @@ def nearest(
     if not all(isinstance(v, int | float) for v in sims):
         return None
     return {key: float(sim) for key, sim in zip(ckeys, sims, strict=True)}
+
+
+def records(
+    text: str,
+    store: Path,
+    generation: str,
+    top: int,
+    spec: ModelSpec = DEFAULT,
+    *,
+    start: bool = True,
+) -> tuple[list[Near], int] | None:
+    """The whole semantic half but the live-record check, done by the resident: it embeds
+    ``text``, scans the vector store in ``store`` (a ``semantic/`` folder) for the ``top``
+    closest contents and reads which records and conversation titles hold them
+    (:meth:`agentdex.semantic.query.VectorIndex.records`), with the number of embedded
+    records (``members``). This process then opens no vector store and runs none of that
+    Python beside its lexical half. None when no resident can serve, or the store is not
+    linked to ``generation`` (the caller relinks it) or cannot be read;
+    :class:`ModelUnavailable` as :func:`embed`."""
+    request = {
+        "op": "records",
+        "model": spec.id,
+        "text": text,
+        "store": str(store),
+        "generation": generation,
+        "top": top,
+    }
+    answer = _request(request, spec, start)
+    if answer is None or not answer[0].get("linked"):
+        return None
+    header = answer[0]
+    searched = header.get("searched")
+    near = _near_rows(header)
+    if near is None or not isinstance(searched, int):
+        return None
+    return near, searched
+
+
+def _near_rows(header: dict[str, Any]) -> list[Near] | None:
+    """The records of a ``records`` answer (columns of equal length); None if malformed."""
+    from agentdex.semantic.query import Near
+
+    columns = [header.get(k) for k in ("rids", "thashes", "ckeys", "sims", "titles")]
+    lists = [c for c in columns if isinstance(c, list)]
+    if len(lists) != len(columns) or len({len(c) for c in lists}) != 1:
+        return None
+    near: list[Near] = []
+    for rid, thash, ckey, sim, title in zip(*lists, strict=True):
+        if not (type(rid) is int and type(thash) is int and type(ckey) is int):
+            return None
+        if not isinstance(sim, int | float) or isinstance(sim, bool):
+            return None
+        key: tuple[str, str] | None = None
+        if title is not None:
+            if not (isinstance(title, list) and len(title) == 2):
+                return None
+            if not all(isinstance(part, str) for part in title):
+                return None
+            key = (title[0], title[1])
+        near.append(Near(rid, thash, ckey, float(sim), key))
+    return near
 
 
 def _request(

@@ -6,7 +6,9 @@ and leaves quietly when another holds it. It binds its socket (0600, in the
 0700 run dir) before it loads the model, so the client that started it waits
 on its first answer rather than polling; a model that cannot run is answered
 as that one-line error, and the process then exits. It answers ``embed``,
-``nearest`` (embed a query and scan a vector store for it), ``status`` and
+``nearest`` (embed a query and scan a vector store for it), ``records``
+(``nearest``, then the store's records and titles holding what it found: a
+CLI search's whole semantic half but the live check), ``status`` and
 ``stop``, only to peers of its own uid, and exits after
 ``--idle`` seconds without a request, when its socket is removed or replaced,
 or on SIGTERM.
@@ -20,11 +22,13 @@ import os
 import re
 import signal
 import socket
+import sqlite3
 import struct
 import sys
 import threading
 import time
-from contextlib import suppress
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +66,9 @@ class Resident:
         #: (store folder, vfile, device, inode) -> its rows mapped (``nearest``), newest last
         self.mapped: dict[tuple[str, str, int, int], Any] = {}
         self.mapping = threading.Lock()
+        #: (store folder, device, inode of vectors.db) -> its SQLite kept open (``records``)
+        self.stores: dict[tuple[str, int, int], _Store] = {}
+        self.opening = threading.Lock()
 
     # -- life ---------------------------------------------------------------------------
 
@@ -192,6 +199,8 @@ class Resident:
             return {"ok": True}, b""
         if op == "nearest":
             return self._nearest(request)
+        if op == "records":
+            return self._records(request)
         if op != "embed":
             return {"ok": False, "error": f"unknown op {op!r}"}, b""
         texts = request.get("texts")
@@ -246,6 +255,79 @@ class Resident:
         sims = [round(sim, 6) for sim in best.values()]
         return {"ok": True, "ckeys": list(best), "sims": sims}, b""
 
+    def _records(self, request: dict[str, Any]) -> tuple[dict[str, Any], bytes]:
+        """Embed ``text``, scan the store in ``store`` for the ``top`` closest contents and
+        read the records and titles holding them (:func:`agentdex.semantic.resident.records`);
+        ``linked`` false when the store is not linked to ``generation``."""
+        text, folder, generation = (request.get(k) for k in ("text", "store", "generation"))
+        top = request.get("top")
+        if (
+            request.get("model") != self.model
+            or not isinstance(text, str)
+            or not isinstance(folder, str)
+            or not os.path.isabs(folder)
+            or not isinstance(generation, str)
+            or not isinstance(top, int)
+            or not 0 < top <= MAX_TOP
+        ):
+            return {"ok": False, "error": "malformed records request"}, b""
+        self.ready.wait()
+        if self.embedder is None:
+            error = self.error or "the embedding model did not load"
+            return {"ok": False, "code": ModelUnavailable.code, "error": error}, b""
+        self.requests += 1
+        from agentdex.semantic.query import best_rows
+
+        vector = self.embedder.embed([text[:MAX_TEXT]])[0]
+        try:
+            with self._store(folder) as view:
+                if view is None:
+                    return {"ok": True, "linked": False}, b""
+                linked, count, name, searched = view.state(generation)
+                if not linked:
+                    return {"ok": True, "linked": False}, b""
+                best = best_rows(self._rows(folder, name, count), vector, top) if count else {}
+                # the cosines as ``nearest`` sends them (the order ties take is the same)
+                best = {ckey: round(sim, 6) for ckey, sim in best.items()}
+                near = view.vectors(count, name).records(best)
+        except (OSError, ValueError, sqlite3.DatabaseError):
+            return {"ok": False, "error": "cannot read that vector store"}, b""
+        return {
+            "ok": True,
+            "linked": True,
+            "searched": searched,
+            "rids": [n.rid for n in near],
+            "thashes": [n.thash for n in near],
+            "ckeys": [n.ckey for n in near],
+            "sims": [n.similarity for n in near],
+            "titles": [n.title for n in near],
+        }, b""
+
+    @contextmanager
+    def _store(self, folder: str) -> Iterator[_Store | None]:
+        """The store in ``folder``, its SQLite kept open between requests (reopened when
+        ``vectors.db`` was replaced), used by one request at a time; None without one."""
+        path = Path(folder) / "vectors.db"
+        try:
+            st = os.stat(path)
+        except FileNotFoundError:
+            yield None
+            return
+        key = (folder, st.st_dev, st.st_ino)
+        with self.opening:
+            view = self.stores.pop(key, None)
+            if view is None:
+                view = _Store.open(Path(folder), SPECS[self.model].dim)
+            if view is not None:
+                self.stores[key] = view
+            while len(self.stores) > MAPPED:
+                self.stores.pop(next(iter(self.stores))).close()
+        if view is None:
+            yield None
+            return
+        with view.lock:
+            yield view
+
     def _rows(self, folder: str, name: str, rows: int) -> Any:
         """The store's rows, mapped once and kept (remapped when the count or the file
         changed: a store removed and filled again under the same name)."""
@@ -281,6 +363,50 @@ class Resident:
                 if line.startswith("VmRSS:"):
                     info["rss_mb"] = round(int(line.split()[1]) / 1024, 1)
         return info
+
+
+class _Store:
+    """A vector store's SQLite as the resident keeps it open, and its member count (cached
+    until another connection commits: ``PRAGMA data_version``)."""
+
+    def __init__(self, folder: Path, db: sqlite3.Connection, dim: int) -> None:
+        self.folder, self.db, self.dim = folder, db, dim
+        self.lock = threading.Lock()
+        self._counted: tuple[int, int] | None = None  # (data_version, members)
+        self._vectors: Any = None
+
+    @classmethod
+    def open(cls, folder: Path, dim: int) -> _Store | None:
+        from agentdex.semantic import store
+
+        db = store.connect(folder, create=False)
+        return None if db is None else cls(folder, db, dim)
+
+    def close(self) -> None:
+        with self.lock:
+            self.db.close()
+
+    def state(self, generation: str) -> tuple[bool, int, str, int]:
+        """(linked to ``generation``?, committed rows, their files' folder, members)."""
+        from agentdex.semantic import store
+
+        if store.get_meta(self.db, "generation") != generation:
+            return False, 0, "", 0
+        version = int(self.db.execute("PRAGMA data_version").fetchone()[0])
+        if self._counted is None or self._counted[0] != version:
+            members = int(self.db.execute("SELECT count(*) FROM members").fetchone()[0])
+            self._counted = (version, members)
+        return True, store.committed_rows(self.db), store.vfile(self.db), self._counted[1]
+
+    def vectors(self, count: int, name: str) -> Any:
+        """A :class:`~agentdex.semantic.query.VectorIndex` over this connection (unmapped:
+        the rows are the resident's own mapping) to read records with."""
+        from agentdex.semantic.query import VectorIndex
+
+        if self._vectors is None:
+            self._vectors = VectorIndex(self.folder, self.db, None, self.dim, count=count)
+        self._vectors.count, self._vectors.vfile = count, name
+        return self._vectors
 
 
 def _same_user(conn: socket.socket) -> bool:
