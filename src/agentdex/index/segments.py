@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from agentdex.errors import CorruptError
 from agentdex.index import codec, rolekind, rowpack
-from agentdex.index.postings import LONG_TOKEN, MAX_TERM_BYTES, role_kind, rust_safe
+from agentdex.index.postings import LONG_TOKEN, MAX_TERM_BYTES, rust_safe
 from agentdex.index.scores import level_of
 from agentdex.records import Record
 
@@ -199,6 +199,12 @@ class Prepared(NamedTuple):
     rk: int
     flags: int
     level: int
+    #: the ``contexts`` row's columns (agent, store, session_id, model, cwd, project, branch,
+    #: worktree, host): the key both stores look the context up by
+    context: tuple[object, ...]
+    #: the stored row columns ``(rk, role_x, kind_x, ts, loc)`` both stores write
+    #: (:func:`agentdex.index.rolekind.pack`, :mod:`agentdex.index.rowpack`), packed once
+    cols: tuple[object, ...]
     #: the non-ASCII characters of the lower-cased text (terms may start with them)
     chars: str = ""
     #: the archive's key of the record when the parse worker computed it (None: the
@@ -236,15 +242,18 @@ def prepare(record: Record) -> Prepared:
         record.offset,
     )
     flags = LONG_TOKEN if has_long_token(lowered, len(lower)) else 0
+    packed = rolekind.pack(record.role, record.kind)
     return Prepared(
         meta,
         lower,
         text,
         text_hash(encode(text)),
         rust_safe(lowered, lower),
-        role_kind(record.role, record.kind),
+        packed[0],
         flags,
         level_of(record.kind, record.role, len(lower)),
+        meta[:3] + meta[6:12],
+        (*packed, rowpack.pack_time(record.timestamp), rowpack.pack_locator(record.locator)),
         "" if lowered.isascii() else "".join(c for c in set(lowered) if c > "\x7f"),
     )
 
@@ -347,34 +356,20 @@ class BlockWriter:
         """Add one prepared record; returns its record id and context id."""
         rid = self.next_record + len(self._rows)
         lower = prepared.lower
-        (
-            agent,
-            store,
-            session,
-            role,
-            kind,
-            timestamp,
-            model,
-            cwd,
-            project,
-            branch,
-            worktree,
-            host,
-            locator,
-            offset,
-        ) = prepared.meta
-        key = (agent, store, session, model, cwd, project, branch, worktree, host)
-        context_id = self.contexts.get_or_add(key)
+        context_id = self.contexts.get_or_add(prepared.context)
+        rk, role_x, kind_x, ts, loc = prepared.cols
         self._rows.append(
             (
                 rid,
                 self.next_block,
                 file_id,
                 context_id,
-                *rolekind.pack(role, kind),
-                rowpack.pack_time(timestamp),
-                rowpack.pack_locator(locator),
-                offset,
+                rk,
+                role_x,
+                kind_x,
+                ts,
+                loc,
+                prepared.meta[13],
                 len(lower),
                 prepared.thash,
             )
@@ -397,16 +392,6 @@ class BlockWriter:
         """
         if not self._rows:
             return
-        lower_starts: list[int] = []
-        pos = 0
-        for part in self._lower:
-            lower_starts.append(pos)
-            pos += len(part) + 1
-        original_starts: list[int] = []
-        pos = 0
-        for part_s in self._original:
-            original_starts.append(pos)
-            pos += len(part_s) + 1
         lower = SEP_B.join(self._lower)
         joined = SEP.join(self._original)
         original = encode(joined)
@@ -414,8 +399,8 @@ class BlockWriter:
             # no record holds a NUL: where each starts is where a separator ends, on reading
             packed_lower_starts = packed_original_starts = b""
         else:
-            packed_lower_starts = pack_starts(lower_starts)
-            packed_original_starts = pack_starts(original_starts)
+            packed_lower_starts = pack_starts(_starts(self._lower))
+            packed_original_starts = pack_starts(_starts(self._original))
         if self._samples is not None:
             self._samples.append(original)
             self._sampled += len(original)
@@ -482,6 +467,16 @@ class BlockWriter:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
         self._pending.clear()
+
+
+def _starts(parts: list[bytes] | list[str]) -> list[int]:
+    """Where each of ``parts`` starts once they are joined by one separator each."""
+    starts: list[int] = []
+    pos = 0
+    for part in parts:
+        starts.append(pos)
+        pos += len(part) + 1
+    return starts
 
 
 def _pack_block(

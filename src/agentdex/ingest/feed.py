@@ -31,6 +31,8 @@ from agentdex.ingest.firstbuild import FirstBuild
 from agentdex.ingest.pipeline import (
     ArchiveParts,
     Stage,
+    Wire,
+    from_wire,
     mask_secrets,
     mask_title,
     prepare_record,
@@ -70,9 +72,9 @@ class Plan:
     resume_from: int | None
 
 
-#: what a parse worker sends back: prepared records, the cursor after parsing,
-#: diagnostics (kept items and total count) and a parser error, if any
-Parsed = tuple[list[Prepared], ParseCursor, list[Diagnostic], int, str | None]
+#: what a parse worker sends back: prepared records (:data:`agentdex.ingest.pipeline.Wire`),
+#: the cursor after parsing, diagnostics (kept items and total count) and a parser error
+Parsed = tuple[list[Wire], ParseCursor, list[Diagnostic], int, str | None]
 
 
 class Refresher:
@@ -205,7 +207,7 @@ class Refresher:
 
     def index_parsed(self, plan: Plan, parsed: Parsed) -> None:
         """Index one file a parse worker has already read and prepared."""
-        prepared, cursor, diagnostics, count, error = parsed
+        wire, cursor, diagnostics, count, error = parsed
         plan.cursor = cursor
         file_id = self._begin(plan)
         before = self.diagnostics.count
@@ -216,7 +218,7 @@ class Refresher:
             self.diagnostics.add(plan.source.path, "", f"parser error: {error}")
             self.stats.files_failed += 1
         added = 0
-        for record in prepared:
+        for record in from_wire(wire):
             added += self._add(record, file_id)
         self._finish(plan, file_id, added, before)
 
@@ -305,7 +307,7 @@ def parse_in_worker(source: Source, cursor: ParseCursor, steps: tuple[Stage, ...
     from agentdex.parsers import run
 
     diagnostics = Diagnostics()
-    prepared: list[Prepared] = []
+    prepared: list[Wire] = []
     error = None
     jsonl = "jsonl" in source.row.format
     archive = ArchiveParts(str(source.path), jsonl=jsonl, redact=mask_secrets in steps)

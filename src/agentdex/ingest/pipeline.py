@@ -61,6 +61,23 @@ def prepare_record(record: Record, steps: tuple[Stage, ...] | None = None) -> Pr
 _BEFORE_KEY = Prepared._fields.index("key")
 
 
+#: a prepared record as a parse worker sends it to the writer: the fields of a
+#: :class:`Prepared` in a plain tuple (a named tuple pickles through a Python call per
+#: record on both sides), ``lower`` None when it is the UTF-8 of ``postings_text``
+Wire = tuple[object, ...]
+
+
+def from_wire(items: list[Wire]) -> list[Prepared]:
+    """The :class:`Prepared` records a parse worker sent (:meth:`ArchiveParts.add_to`)."""
+    new = tuple.__new__
+    return [
+        new(Prepared, item)
+        if item[1] is not None
+        else new(Prepared, (item[0], str(item[4]).encode(), *item[2:]))
+        for item in items
+    ]
+
+
 class ArchiveParts:
     """What the archive would otherwise compute from each record in the writer, done in the
     parse worker of one file: the record's key and, for a prompt of a JSONL file, its
@@ -79,7 +96,8 @@ class ArchiveParts:
         self._key = prepared_key
         self._raw_kinds = RAW_KINDS
 
-    def add_to(self, prepared: Prepared) -> Prepared:
+    def add_to(self, prepared: Prepared) -> Wire:
+        """The record with its archive parts, as the worker sends it (:func:`from_wire`)."""
         meta = prepared.meta
         key = self._key(prepared)
         offset = meta[13]
@@ -92,8 +110,17 @@ class ArchiveParts:
         ):
             raw = self._line(offset)
         # (a new tuple: NamedTuple._replace costs ~2.5x as much, per record of every build)
-        fields = (*prepared[:_BEFORE_KEY], key, raw, *prepared[_BEFORE_KEY + 2 :])
-        return tuple.__new__(Prepared, fields)
+        lower = prepared.lower
+        return (
+            prepared.meta,
+            # the lower-cased bytes are the postings text's UTF-8 unless a surrogate is in
+            # it (its encoding starts with 0xED): not sent twice
+            lower if b"\xed" in lower else None,
+            *prepared[2:_BEFORE_KEY],
+            key,
+            raw,
+            *prepared[_BEFORE_KEY + 2 :],
+        )
 
     def _line(self, offset: int) -> bytes:
         from agentdex.archive.writer import read_raw_line
