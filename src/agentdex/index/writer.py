@@ -346,11 +346,15 @@ class IndexWriter(ConversationEdits, RecordDeletes, PostingsTail):
             self.gen, self._terms_wall
         )
 
-    def maybe_commit(self, commit_bytes: int, commit_seconds: float) -> None:
+    def maybe_commit(self, commit_bytes: float, commit_seconds: float) -> bool:
+        """Commit once ``commit_bytes`` of input are pending or ``commit_seconds`` have
+        passed since the last commit; say whether it committed."""
         if self._postings is not None:
             self._postings.mapped.check()  # what tantivy's merges read is not our memory
         if self.pending >= commit_bytes or time.monotonic() - self.last_commit > commit_seconds:
             self.commit()
+            return True
+        return False
 
     def end_bulk_load(self) -> None:
         """Build the record indexes a bulk load dropped (before anything queries by them)."""

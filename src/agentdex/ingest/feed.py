@@ -47,6 +47,14 @@ HEAD_BYTES = 4096
 #: Commit after this much parsed input (bytes) or this many seconds.
 COMMIT_BYTES = int(os.environ.get("AGENTDEX_INDEX_COMMIT_BYTES", 64 * 1024 * 1024))
 COMMIT_SECONDS = 10.0
+#: A generation's first build commits less often as it goes: after each of its periodic
+#: commits both thresholds above grow by this factor, up to ``COMMIT_MAX_FACTOR`` times
+#: them (every commit writes a tantivy segment per indexing thread, and tantivy merges
+#: only ~8 of a size: a 1 GB build committing every 10 s ended with 15-16 segments, and a
+#: term-set count costs per term per segment; docs/performance.md, s7-seg and s7-seg2).
+#: Incremental refreshes keep the base cadence.
+COMMIT_GROWTH = float(os.environ.get("AGENTDEX_INDEX_COMMIT_GROWTH", 2.0))
+COMMIT_MAX_FACTOR = 16.0
 
 
 def _wal_sig(source: Source) -> str:
@@ -96,6 +104,8 @@ class Refresher:
         self.diagnostics = diagnostics
         #: set while the generation's first build runs (:mod:`agentdex.ingest.firstbuild`)
         self.first: FirstBuild | None = None
+        #: how many times the base commit thresholds the next periodic commit waits for
+        self.commit_factor = 1.0
         #: this refresh started the generation (readers see it as it commits)
         self.first_build = False
         #: ``[privacy] redact``: secrets masked in texts, titles and the archive's raw lines
@@ -284,10 +294,22 @@ class Refresher:
         self.stats.bytes_parsed += parsed
 
     def maybe_commit(self) -> None:
+        """Commit when the pending input or the time since the last commit calls for it.
+
+        A first build's thresholds grow after each periodic commit (``COMMIT_GROWTH``, to
+        at most ``COMMIT_MAX_FACTOR`` x 64 MB / 10 s), so a long build leaves few tantivy
+        segments. What is committed is what a search during the build answers from and
+        where a killed build resumes: a kill loses at most the one interval in progress
+        (at most 1 GB of parsed input or 160 s of work, re-read by the next refresh).
+        The first build's early commit for the first answer comes first, as before.
+        """
         if self.first is not None and self.first.wants_early_commit():
             self.index.commit()
-        else:
-            self.index.maybe_commit(COMMIT_BYTES, COMMIT_SECONDS)
+            return
+        factor = self.commit_factor
+        committed = self.index.maybe_commit(COMMIT_BYTES * factor, COMMIT_SECONDS * factor)
+        if committed and self.first is not None:
+            self.commit_factor = min(factor * COMMIT_GROWTH, COMMIT_MAX_FACTOR)
 
     def file_done(self, source: Source) -> None:
         """A changed file was indexed (or skipped): the first build's coverage grows."""
