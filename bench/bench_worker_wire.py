@@ -8,31 +8,39 @@ import pickle
 import sys
 import time
 
-src, home, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
-sys.path.insert(0, src)
-from multiprocessing.reduction import ForkingPickler
 
-import agentdex.ingest.pipeline as pl
-from agentdex.discovery import discover
-from agentdex.ingest.feed import parse_in_worker
-from agentdex.ingest.pipeline import stages
-from agentdex.parsers import ParseCursor
+def main() -> None:
+    src, home, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    sys.path.insert(0, src)
+    from multiprocessing.reduction import ForkingPickler
 
-srcs = [s for s in discover(home).sources if s.row.parser][:n]
-st = stages(redact_secrets=True)
-blobs = []
-a = time.process_time()
-for s in srcs:
-    blobs.append(bytes(ForkingPickler.dumps(parse_in_worker(s, ParseCursor(), st))))
-worker = time.process_time() - a
-fw = getattr(pl, "from_wire", None)
-a = time.process_time()
-records = 0
-for b in blobs:
-    out = pickle.loads(b)
-    items = fw(out[0]) if fw else out[0]
-    records += len(items)
-writer = time.process_time() - a
-print(
-    f"{src.split('/')[-2]:6s} records {records} worker {worker:.2f} s  writer-unpickle {writer:.2f} s  bytes {sum(map(len, blobs)) / 1e6:.1f} MB"
-)
+    import agentdex.ingest.pipeline as pl
+    from agentdex.discovery import discover
+    from agentdex.ingest.feed import parse_in_worker
+    from agentdex.ingest.pipeline import stages
+    from agentdex.parsers import ParseCursor
+
+    srcs = [s for s in discover(home).sources if s.row.parser][:n]
+    st = stages(redact_secrets=True)
+    blobs = []
+    a = time.process_time()
+    for s in srcs:
+        blobs.append(bytes(ForkingPickler.dumps(parse_in_worker(s, ParseCursor(), st))))
+    worker = time.process_time() - a
+    fw = getattr(pl, "from_wire", None)
+    a = time.process_time()
+    records = 0
+    for b in blobs:
+        out = pickle.loads(b)
+        items = fw(out[0]) if fw else out[0]
+        records += len(items)
+    writer = time.process_time() - a
+    sent = sum(map(len, blobs)) / 1e6
+    print(
+        f"{src.split('/')[-2]:6s} records {records} worker {worker:.2f} s"
+        f"  writer-unpickle {writer:.2f} s  bytes {sent:.1f} MB"
+    )
+
+
+if __name__ == "__main__":
+    main()
