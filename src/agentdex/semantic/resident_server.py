@@ -237,14 +237,11 @@ class Resident:
             or not 0 < top <= MAX_TOP
         ):
             return {"ok": False, "error": "malformed nearest request"}, b""
-        self.ready.wait()
-        if self.embedder is None:
-            error = self.error or "the embedding model did not load"
-            return {"ok": False, "code": ModelUnavailable.code, "error": error}, b""
-        self.requests += 1
+        vector = self._query_vector(text)
+        if isinstance(vector, dict):
+            return vector, b""
         from agentdex.semantic.query import best_rows
 
-        vector = self.embedder.embed([text[:MAX_TEXT]])[0]
         if rows == 0:
             return {"ok": True, "ckeys": [], "sims": []}, b""
         try:
@@ -254,6 +251,16 @@ class Resident:
             return {"ok": False, "error": "cannot read that vector store"}, b""
         sims = [round(sim, 6) for sim in best.values()]
         return {"ok": True, "ckeys": list(best), "sims": sims}, b""
+
+    def _query_vector(self, text: str) -> Any:
+        """The query's vector once the model is loaded, or the error reply to send
+        (a dict) when it did not load; counts the request."""
+        self.ready.wait()
+        if self.embedder is None:
+            error = self.error or "the embedding model did not load"
+            return {"ok": False, "code": ModelUnavailable.code, "error": error}
+        self.requests += 1
+        return self.embedder.embed([text[:MAX_TEXT]])[0]
 
     def _records(self, request: dict[str, Any]) -> tuple[dict[str, Any], bytes]:
         """Embed ``text``, scan the store in ``store`` for the ``top`` closest contents and
@@ -271,14 +278,11 @@ class Resident:
             or not 0 < top <= MAX_TOP
         ):
             return {"ok": False, "error": "malformed records request"}, b""
-        self.ready.wait()
-        if self.embedder is None:
-            error = self.error or "the embedding model did not load"
-            return {"ok": False, "code": ModelUnavailable.code, "error": error}, b""
-        self.requests += 1
+        vector = self._query_vector(text)
+        if isinstance(vector, dict):
+            return vector, b""
         from agentdex.semantic.query import best_rows
 
-        vector = self.embedder.embed([text[:MAX_TEXT]])[0]
         try:
             with self._store(folder) as view:
                 if view is None:
