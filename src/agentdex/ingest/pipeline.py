@@ -67,13 +67,18 @@ _BEFORE_KEY = Prepared._fields.index("key")
 Wire = tuple[object, ...]
 
 
+_LOWER = Prepared._fields.index("lower")
+_POSTINGS_TEXT = Prepared._fields.index("postings_text")
+
+
 def from_wire(items: list[Wire]) -> list[Prepared]:
     """The :class:`Prepared` records a parse worker sent (:meth:`ArchiveParts.add_to`)."""
     new = tuple.__new__
+    lower, text = _LOWER, _POSTINGS_TEXT
     return [
         new(Prepared, item)
-        if item[1] is not None
-        else new(Prepared, (item[0], str(item[4]).encode(), *item[2:]))
+        if item[lower] is not None
+        else new(Prepared, (*item[:lower], str(item[text]).encode(), *item[lower + 1 :]))
         for item in items
     ]
 
@@ -112,11 +117,11 @@ class ArchiveParts:
         # (a new tuple: NamedTuple._replace costs ~2.5x as much, per record of every build)
         lower = prepared.lower
         return (
-            prepared.meta,
+            *prepared[:_LOWER],
             # the lower-cased bytes are the postings text's UTF-8 unless a surrogate is in
             # it (its encoding starts with 0xED): not sent twice
             lower if b"\xed" in lower else None,
-            *prepared[2:_BEFORE_KEY],
+            *prepared[_LOWER + 1 : _BEFORE_KEY],
             key,
             raw,
             *prepared[_BEFORE_KEY + 2 :],
