@@ -136,6 +136,7 @@ class Resident:
             self.error = exc.message
         except Exception as exc:  # onnxruntime's own errors: say it, then leave
             self.error = f"cannot run the embedding model: {type(exc).__name__}: {exc}"
+        self.last = time.monotonic()  # idle time counts from ready, not from start
         self.ready.set()
 
     def _serve(self, listener: socket.socket) -> None:
@@ -157,7 +158,9 @@ class Resident:
             thread.start()
 
     def _should_exit(self) -> bool:
-        if time.monotonic() - self.last > self.idle:
+        # idle only once loaded: the client that started it may not have connected yet
+        # (a loaded machine), and leaving then would make it start another one
+        if self.ready.is_set() and time.monotonic() - self.last > self.idle:
             return True
         try:
             st = os.stat(self.folder / self.name)
