@@ -29,6 +29,13 @@ measures only the same fresh and in-process searches, by this code and by
 other checkouts each on its own work dir, interleaved run by run (an A/B in
 one sitting; a work dir holding no index is built first).
 
+``--python PATH`` runs every agentdex process with that interpreter (e.g. a
+clean venv from ``bench/make_venv.py``: this machine's shared interpreter
+pays ~45 ms at every start that a user's install does not);
+``--against-python PATH`` (one per ``--against``) gives another checkout its
+own, so ``--against SRC --against-work W --against-python OTHER`` with the
+same SRC and W is an A/B of two interpreters.
+
 ``--agrep PATH`` runs agrep (its own venv's executable, lexical, embeddings
 off) on the same home: cold index until its search database is ready,
 no-change index, and the same fresh searches. Prints one JSON document.
@@ -49,6 +56,7 @@ from pathlib import Path
 from typing import Any
 
 SRC = Path(__file__).resolve().parent.parent / "src"
+PYTHON = sys.executable  # the interpreter of every agentdex process (--python)
 
 CHILD = r"""
 import json, resource, sys, time
@@ -118,10 +126,10 @@ result = {{"queries": out}}
 """
 
 
-def child(body: str, env: dict[str, str]) -> dict[str, Any]:
+def child(body: str, env: dict[str, str], python: str | None = None) -> dict[str, Any]:
     code = CHILD.format(src=env.get("PYTHONPATH", str(SRC)), body=body)
     out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False
+        [python or PYTHON, "-c", code], capture_output=True, text=True, env=env, check=False
     )
     if out.returncode != 0:
         raise RuntimeError(out.stderr[-2000:])
@@ -201,15 +209,16 @@ def append_one(home: Path) -> tuple[Path, str]:
     return path, token
 
 
-def work_env(work: Path, src: Path) -> dict[str, str]:
-    """The environment of a fresh agentdex process on ``work`` running ``src``'s code."""
+def work_env(work: Path, src: Path, python: str | None = None) -> dict[str, str]:
+    """The environment of a fresh agentdex process on ``work`` running ``src``'s code
+    (byte-compiled by ``python``, the interpreter that will run it)."""
     env = dict(os.environ)
     env["AGENTDEX_DATA_DIR"] = str(work / "agentdex-data")
     env["AGENTDEX_CONFIG"] = str(work / "no-config.toml")
     (work / "no-config.toml").write_text("")  # default settings (a missing file warns)
     env["PYTHONPATH"] = str(src)
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed tool runs byte-compiled modules
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(src)], check=True, env=env)
+    subprocess.run([python or PYTHON, "-m", "compileall", "-q", str(src)], check=True, env=env)
     return env
 
 
@@ -242,7 +251,7 @@ def bench_agentdex(
     report["cold_index"] = cold
     # one index per home: <data dir>/homes/<home key>/index (archive beside it)
     report["index_bytes"] = dir_size(work / "agentdex-data" / "homes")
-    agentdex = [sys.executable, "-m", "agentdex", "--home", str(home)]
+    agentdex = [PYTHON, "-m", "agentdex", "--home", str(home)]
     noop = [child(REFRESH.format(home=str(home)), env) for _ in range(5)]
     report["no_change_refresh"] = {
         "in_process_ms": round(statistics.median(r["refresh"]["seconds"] for r in noop) * 1000, 1),
@@ -262,7 +271,7 @@ def searches(
     *,
     append: bool,
 ) -> Any:
-    agentdex = [sys.executable, "-m", "agentdex", "--home", str(home)]
+    agentdex = [PYTHON, "-m", "agentdex", "--home", str(home)]
     inproc = in_process_queries(queries)
     report["in_process"] = child(IN_PROCESS.format(home=str(home), queries=inproc, runs=runs), env)[
         "queries"
@@ -286,9 +295,12 @@ def searches(
 
 
 def against(
-    home: Path, this: tuple[Path, Path], others: list[tuple[Path, Path]], runs: int
+    home: Path,
+    this: tuple[Path, Path, str],
+    others: list[tuple[Path, Path, str]],
+    runs: int,
 ) -> dict[str, Any]:
-    """Fresh and in-process searches by several checkouts, each on its own work dir,
+    """Fresh and in-process searches by several (work dir, checkout, interpreter)s,
     interleaved run by run (the order turns every run); a work dir without an index is
     built first. Names: ``this``, ``against``, ``against2``..."""
     queries = pick_queries(home)
@@ -296,22 +308,27 @@ def against(
     named = [("this", this)] + [
         ("against" if i == 0 else f"against{i + 1}", other) for i, other in enumerate(others)
     ]
-    for name, (work, src) in named:
+    pythons = {name: python for name, (_, _, python) in named}
+    for name, (work, src, python) in named:
         work.mkdir(parents=True, exist_ok=True)
-        envs[name] = work_env(work, src)
-        child(REFRESH.format(home=str(home)), envs[name])  # builds, or brings it up to date
+        envs[name] = work_env(work, src, python)
+        child(REFRESH.format(home=str(home)), envs[name], python)  # builds, or updates it
     fresh: dict[str, dict[str, list[float]]] = {name: {} for name in envs}
-    agentdex = [sys.executable, "-m", "agentdex", "--home", str(home)]
     inproc = in_process_queries(queries)
-    out: dict[str, Any] = {"src": {name: str(src) for name, (_, src) in named}, "runs": runs}
+    out: dict[str, Any] = {
+        "src": {name: str(src) for name, (_, src, _) in named},
+        "python": pythons,
+        "runs": runs,
+    }
     for name, env in envs.items():
         body = IN_PROCESS.format(home=str(home), queries=inproc, runs=runs)
-        out.setdefault(name, {})["in_process"] = child(body, env)["queries"]
+        out.setdefault(name, {})["in_process"] = child(body, env, pythons[name])["queries"]
     for run in range(runs):
         turn = run % len(envs)
         order = list(envs)[turn:] + list(envs)[:turn]
         for query, args in queries.items():
             for name in order:
+                agentdex = [pythons[name], "-m", "agentdex", "--home", str(home)]
                 argv = [*agentdex, "search", "--json", "--limit", "20", *args]
                 fresh[name].setdefault(query, []).append(wall(argv, envs[name]))
     for name, got in fresh.items():
@@ -386,11 +403,17 @@ def main() -> None:
         "--against", type=Path, action="append", help="another checkout's src, interleaved"
     )
     parser.add_argument("--against-work", type=Path, action="append", help="its own work dir")
+    parser.add_argument("--python", help="the interpreter of every agentdex process")
+    parser.add_argument(
+        "--against-python", action="append", help="an --against's interpreter (default --python)"
+    )
     args = parser.parse_args()
     if (args.against is None) != (args.against_work is None):
         parser.error("--against and --against-work go together")
+    global PYTHON, SRC
+    if args.python is not None:
+        PYTHON = args.python
     if args.src is not None:
-        global SRC
         SRC = args.src.resolve()
     args.work.mkdir(parents=True, exist_ok=True)
     queries = pick_queries(args.home)
@@ -400,9 +423,16 @@ def main() -> None:
     if args.against is not None:
         if len(args.against) != len(args.against_work):
             parser.error("one --against-work per --against")
-        others = [(w, s.resolve()) for s, w in zip(args.against, args.against_work, strict=True)]
-        report["against"] = against(args.home, (args.work, SRC), others, args.runs)
+        pythons = args.against_python or [PYTHON] * len(args.against)
+        if len(pythons) != len(args.against):
+            parser.error("one --against-python per --against")
+        others = [
+            (w, s.resolve(), p)
+            for s, w, p in zip(args.against, args.against_work, pythons, strict=True)
+        ]
+        report["against"] = against(args.home, (args.work, SRC, PYTHON), others, args.runs)
         report["src"] = str(SRC)
+        report["python"] = PYTHON
         print(json.dumps(report, indent=2))
         return
     ad = bench_agentdex(
@@ -411,6 +441,7 @@ def main() -> None:
     report["agentdex"] = ad
     if "cold_index" not in ad:
         report["src"] = str(SRC)
+        report["python"] = PYTHON
         print(json.dumps(report, indent=2))
         return
     ad["ratios"] = {
@@ -420,6 +451,7 @@ def main() -> None:
         "index_vs_corpus_size": round(ad["index_bytes"] / ad["parse_only"]["bytes"], 2),
     }
     report["src"] = str(SRC)
+    report["python"] = PYTHON
     print(json.dumps(report, indent=2))
 
 

@@ -30,7 +30,10 @@ Steps, each in its own process (peak RSS is that process's own):
    ``--against SRC --against-work DIR``: the same fresh searches by another
    checkout's ``src`` on its own copy of the work dir (its own resident),
    interleaved run by run with this one's (which goes first alternates), so a
-   before/after is measured under the same load.
+   before/after is measured under the same load. ``--python PATH`` runs every
+   process with that interpreter (e.g. a clean venv from ``bench/make_venv.py``;
+   the resident embedder a search starts runs with it too),
+   ``--against-python PATH`` the other checkout's.
 
 Prints one JSON report (``--out`` writes it too).
 """
@@ -49,6 +52,7 @@ from pathlib import Path
 from typing import Any
 
 SRC = Path(__file__).resolve().parents[1] / "src"
+PYTHON = sys.executable  # the interpreter of every agentdex process (--python)
 
 QUERIES = [
     "the upstream service is throttling our requests",
@@ -91,10 +95,10 @@ def env_for(corpus: Path, work: Path, src: Path = SRC) -> dict[str, str]:
     return env
 
 
-def run_py(code: str, env: dict[str, str]) -> dict[str, Any]:
+def run_py(code: str, env: dict[str, str], python: str | None = None) -> dict[str, Any]:
     """Run ``code`` in a fresh interpreter; it prints one JSON line last."""
     done = subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=False
+        [python or PYTHON, "-c", code], env=env, capture_output=True, text=True, check=False
     )
     if done.returncode != 0:
         raise SystemExit(f"step failed:\n{done.stderr[-3000:]}")
@@ -196,10 +200,12 @@ def dir_bytes(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
 
-def fresh_search(args: list[str], env: dict[str, str]) -> tuple[float, dict[str, Any]]:
+def fresh_search(
+    args: list[str], env: dict[str, str], python: str | None = None
+) -> tuple[float, dict[str, Any]]:
     started = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-m", "agentdex", "search", "--json", "-n", "20", *args],
+        [python or PYTHON, "-m", "agentdex", "search", "--json", "-n", "20", *args],
         env=env,
         capture_output=True,
         text=True,
@@ -242,8 +248,13 @@ def main() -> int:
     )
     parser.add_argument("--against", type=Path, help="another checkout's src, interleaved")
     parser.add_argument("--against-work", type=Path, help="its copy of the work dir")
+    parser.add_argument("--python", help="the interpreter of every agentdex process")
+    parser.add_argument("--against-python", help="the --against checkout's (default --python)")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
+    global PYTHON
+    if args.python:
+        PYTHON = args.python
     if (args.against is None) != (args.against_work is None):
         parser.error("--against and --against-work go together")
     work = args.work.absolute()
@@ -251,9 +262,10 @@ def main() -> int:
     (work / "config.toml").touch()
     env = env_for(args.corpus.absolute(), work)
     report: dict[str, Any] = {"corpus": str(args.corpus), "corpus_bytes": dir_bytes(args.corpus)}
+    report["python"] = PYTHON
     started = time.perf_counter()
     subprocess.run(
-        [sys.executable, "-m", "agentdex", "index", "--json"],
+        [PYTHON, "-m", "agentdex", "index", "--json"],
         env=env,
         check=True,
         capture_output=True,
@@ -264,7 +276,8 @@ def main() -> int:
     if args.against is not None:
         other = env_for(args.corpus.absolute(), args.against_work.absolute(), args.against)
         (args.against_work / "config.toml").touch()
-        report["against"] = against(env, other, queries, args.runs, str(args.against))
+        pythons = {"this": PYTHON, "against": args.against_python or PYTHON}
+        report["against"] = against(env, other, queries, args.runs, str(args.against), pythons)
         text = json.dumps(report, indent=1)
         print(text)
         if args.out:
@@ -347,24 +360,31 @@ def main() -> int:
 
 
 def against(
-    mine: dict[str, str], other: dict[str, str], queries: list[str], runs: int, src: str
+    mine: dict[str, str],
+    other: dict[str, str],
+    queries: list[str],
+    runs: int,
+    src: str,
+    pythons: dict[str, str],
 ) -> dict[str, Any]:
-    """Fresh hybrid (resident) and lexical searches by two checkouts, interleaved."""
+    """Fresh hybrid (resident) and lexical searches by two checkouts (each with its
+    interpreter), interleaved."""
     envs = {"this": mine, "against": other}
-    for env in envs.values():
+    for name, env in envs.items():
         subprocess.run(
-            [sys.executable, "-m", "compileall", "-q", env["PYTHONPATH"]],
+            [pythons[name], "-m", "compileall", "-q", env["PYTHONPATH"]],
             check=True,
             env=env,
             capture_output=True,
         )
         subprocess.run(
-            [sys.executable, "-m", "agentdex", "index", "--json"],
+            [pythons[name], "-m", "agentdex", "index", "--json"],
             env=env,
             check=True,
             capture_output=True,
         )
-        fresh_search([queries[0]], {**env, "AGENTDEX_RESIDENT_EMBEDDER": "1"})  # starts it
+        resident_env = {**env, "AGENTDEX_RESIDENT_EMBEDDER": "1"}
+        fresh_search([queries[0]], resident_env, pythons[name])  # starts it
     times: dict[str, dict[str, list[float]]] = {k: {"hybrid": [], "lexical": []} for k in envs}
     try:
         for run in range(runs):
@@ -372,15 +392,16 @@ def against(
             order = list(envs) if run % 2 == 0 else list(reversed(envs))
             for name in order:
                 env = envs[name]
-                seconds, _ = fresh_search([query], {**env, "AGENTDEX_RESIDENT_EMBEDDER": "1"})
+                resident_env = {**env, "AGENTDEX_RESIDENT_EMBEDDER": "1"}
+                seconds, _ = fresh_search([query], resident_env, pythons[name])
                 times[name]["hybrid"].append(seconds)
             for name in order:
-                seconds, _ = fresh_search(["--lexical", query], envs[name])
+                seconds, _ = fresh_search(["--lexical", query], envs[name], pythons[name])
                 times[name]["lexical"].append(seconds)
     finally:
-        for env in envs.values():
-            run_py(STOP, {**env, "AGENTDEX_RESIDENT_EMBEDDER": "1"})
-    out: dict[str, Any] = {"src": src, "runs": runs}
+        for name, env in envs.items():
+            run_py(STOP, {**env, "AGENTDEX_RESIDENT_EMBEDDER": "1"}, pythons[name])
+    out: dict[str, Any] = {"src": src, "runs": runs, "python": pythons}
     for name, got in times.items():
         out[name] = {
             "hybrid_p50": pct(got["hybrid"], 0.5),

@@ -6,10 +6,15 @@ Python at all (``python -c pass``), and lists the slowest imports of the
 ``--help`` path from ``-X importtime``.
 
     python bench/bench_startup.py [--runs 20] [--src SRC] [--against OTHER/src ...] [--json]
+        [--python PATH ...]
 
 ``--against`` (repeatable) measures other checkouts' code too, interleaved
 run by run with ``--src`` (default: this checkout), each byte-compiled first
 (an installed tool runs byte-compiled modules): an A/B in one sitting.
+``--python`` (repeatable; default this interpreter) runs every command with
+each interpreter given, interleaved too (e.g. this machine's shared
+interpreter against a clean venv from ``bench/make_venv.py``): rows are
+named ``SRC`` for the first interpreter, ``SRC @ PYTHON`` for the others.
 """
 
 from __future__ import annotations
@@ -38,27 +43,40 @@ def _once(cmd: list[str], env: dict[str, str]) -> float:
     return time.perf_counter() - start
 
 
-def _env(src: Path) -> dict[str, str]:
+def _env(src: Path, python: str) -> dict[str, str]:
     env = dict(os.environ, PYTHONPATH=str(src))
     env.pop("PYTHONDONTWRITEBYTECODE", None)
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(src)], check=True, env=env)
+    subprocess.run([python, "-m", "compileall", "-q", str(src)], check=True, env=env)
     return env
 
 
-def measure(srcs: list[Path], runs: int) -> dict[str, dict[str, float]]:
-    """Median ms per checkout and command (plus the floor), interleaved run by run."""
-    py = sys.executable
-    envs = {str(src): _env(src) for src in srcs}
+def measure(
+    srcs: list[Path], runs: int, pythons: list[str] | None = None
+) -> dict[str, dict[str, float]]:
+    """Median ms per checkout, interpreter and command (plus each interpreter's floor),
+    interleaved run by run."""
+    pythons = pythons or [sys.executable]
+    envs: dict[str, tuple[str, dict[str, str]]] = {}
+    for i, py in enumerate(pythons):
+        for src in srcs:
+            envs[str(src) if i == 0 else f"{src} @ {py}"] = (py, _env(src, py))
     samples: dict[str, dict[str, list[float]]] = {name: {} for name in envs}
-    floor: list[float] = []
+    floor: dict[str, list[float]] = {py: [] for py in pythons}
     for run in range(runs):
-        floor.append(_once([py, "-c", "pass"], envs[str(srcs[0])]))
+        for py in pythons:
+            floor[py].append(_once([py, "-c", "pass"], envs[next(iter(envs))][1]))
         names = list(envs)
         turn = run % len(names)
         for label, args in COMMANDS.items():
             for name in names[turn:] + names[:turn]:
-                samples[name].setdefault(label, []).append(_once([py, *args], envs[name]))
-    out: dict[str, dict[str, float]] = {"floor": {"python -c pass": _ms(floor)}}
+                py, env = envs[name]
+                samples[name].setdefault(label, []).append(_once([py, *args], env))
+    out: dict[str, dict[str, float]] = {
+        "floor": {
+            "python -c pass" if i == 0 else f"{py} -c pass": _ms(floor[py])
+            for i, py in enumerate(pythons)
+        }
+    }
     for name, got in samples.items():
         out[name] = {label: _ms(values) for label, values in got.items()}
     return out
@@ -68,9 +86,9 @@ def _ms(values: list[float]) -> float:
     return round(statistics.median(values) * 1000, 1)
 
 
-def slowest_imports(src: Path) -> list[tuple[int, str]]:
+def slowest_imports(src: Path, python: str = sys.executable) -> list[tuple[int, str]]:
     out = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "agentdex", "--help"],
+        [python, "-X", "importtime", "-m", "agentdex", "--help"],
         env=dict(os.environ, PYTHONPATH=str(src)),
         capture_output=True,
         text=True,
@@ -93,11 +111,15 @@ def main() -> None:
     parser.add_argument("--src", type=Path, default=SRC)
     parser.add_argument("--against", type=Path, action="append", default=[])
     parser.add_argument("--json", action="store_true", help="one JSON document")
+    parser.add_argument(
+        "--python", action="append", default=[], help="an interpreter to run them with"
+    )
     args = parser.parse_args()
     srcs = [args.src.resolve(), *(p.resolve() for p in args.against)]
-    result = measure(srcs, args.runs)
+    pythons = args.python or [sys.executable]
+    result = measure(srcs, args.runs, pythons)
     if args.json:
-        print(json.dumps({"runs": args.runs, "median_ms": result}, indent=2))
+        print(json.dumps({"runs": args.runs, "python": pythons, "median_ms": result}, indent=2))
         return
     floor = result["floor"]["python -c pass"]
     print(f"median of {args.runs} runs (ms); python -c pass (floor): {floor:.1f}")
@@ -108,7 +130,7 @@ def main() -> None:
         for label, ms in rows.items():
             print(f"  {label:<28} {ms:7.1f} ms   {ms / floor:4.1f}x floor")
     print("slowest imports on the --help path (cumulative us):")
-    for micros, name in slowest_imports(srcs[0]):
+    for micros, name in slowest_imports(srcs[0], pythons[0]):
         print(f"  {micros:>8}  {name}")
 
 

@@ -9,13 +9,15 @@ when the forked refresh check was started and answered, when the JSON was
 written, when ``atexit`` ran, and when the process was gone (this side).
 Medians over ``--runs`` of each step's length:
 
-    python bench/fresh_steps.py HOME [--runs 11] [--src SRC] -- search --json -n 20 QUERY
+    python bench/fresh_steps.py HOME [--runs 11] [--src SRC] [--python PATH] \
+        -- search --json -n 20 QUERY
 
 With ``AGENTDEX_DATA_DIR`` / ``AGENTDEX_CONFIG`` of the index to search. The
 probe is not ``python -m agentdex`` itself, so it never takes the early exit
 of :mod:`agentdex.cli._exit`; its ``atexit -> gone`` row is what a normal
 exit's teardown costs (the early exit skips it). ``--json`` prints the
-medians as one JSON document.
+medians as one JSON document. ``--python`` runs the probe with that
+interpreter (e.g. a clean venv from ``bench/make_venv.py``).
 """
 
 from __future__ import annotations
@@ -90,11 +92,11 @@ STEPS = [
 ]
 
 
-def once(args: list[str], env: dict[str, str]) -> dict[str, float]:
+def once(args: list[str], env: dict[str, str], python: str = sys.executable) -> dict[str, float]:
     reader, writer = os.pipe()
     started = time.time()
     child = subprocess.Popen(
-        [sys.executable, "-c", PROBE, *args],
+        [python, "-c", PROBE, *args],
         env=dict(env, STEPS_FD=str(writer)),
         pass_fds=(writer,),
         stdout=subprocess.DEVNULL,
@@ -115,22 +117,24 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=11)
     parser.add_argument("--src", type=Path, default=SRC)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--python", default=sys.executable, help="the probe's interpreter")
     argv = sys.argv[1:]
     cut = argv.index("--") if "--" in argv else len(argv)
     opts = parser.parse_args(argv[:cut])
     args = argv[cut + 1 :]  # the agentdex command line after --home HOME
     env = dict(os.environ, PYTHONPATH=str(opts.src.resolve()))
     env.pop("PYTHONDONTWRITEBYTECODE", None)
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(opts.src)], check=True, env=env)
-    runs = [once(["--home", opts.home, *args], env) for _ in range(opts.runs)]
+    subprocess.run([opts.python, "-m", "compileall", "-q", str(opts.src)], check=True, env=env)
+    runs = [once(["--home", opts.home, *args], env, opts.python) for _ in range(opts.runs)]
     medians: dict[str, float | None] = {}
     for label, start, end in STEPS:
         spans = [1000 * (r[end] - r[start]) for r in runs if start in r and end in r]
         medians[label] = round(statistics.median(spans), 1) if spans else None
     if opts.json:
-        print(json.dumps({"runs": opts.runs, "args": args, "median_ms": medians}, indent=2))
+        report = {"runs": opts.runs, "python": opts.python, "args": args, "median_ms": medians}
+        print(json.dumps(report, indent=2))
         return
-    print(f"median of {opts.runs} runs, ms: {' '.join(args)}")
+    print(f"median of {opts.runs} runs, ms ({opts.python}): {' '.join(args)}")
     for label, ms in medians.items():
         print(f"  {label:<34} {'-' if ms is None else f'{ms:7.1f}'}")
 
