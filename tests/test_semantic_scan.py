@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 np = pytest.importorskip("numpy")
@@ -51,3 +56,52 @@ def test_best_rows_after_the_prefilter_is_the_exact_best(monkeypatch: pytest.Mon
         top = int(np.argmax(exact))
         assert next(iter(best)) == int(rows.ckey[top])
         assert next(iter(best.values())) == pytest.approx(float(exact[top]), abs=1e-6)
+
+
+@pytest.mark.parametrize("dim", [384, 40])
+def test_the_scan_by_word_columns_counts_the_same_distances(dim: int) -> None:
+    """384 dimensions: six 64-bit words a row, counted a column at a time from
+    ``Rows.sign_words`` (kept); 40: 6 bytes a row, not whole words: no columns, and
+    ``_candidates`` counts the rows by bytes instead."""
+    rows = _rows(70_000, dim, seed=dim + 1)
+    vector = _unit(dim, 2)
+    qbits = query_signs(vector)
+    signs = sign_bits(rows.q4)
+    expected = np.unpackbits(signs ^ qbits, axis=1).sum(axis=1)
+    words = rows.sign_words()
+    if dim % 64:
+        assert words is None
+    else:
+        assert words is not None and words.shape == (dim // 64, len(rows))
+        assert rows.sign_words() is words  # derived once per rows
+        assert query._hamming_words(words, qbits).tolist() == expected.tolist()
+    keep = query.PREFILTER
+    nearest = np.sort(np.argpartition(expected, keep - 1)[:keep])
+    assert (
+        np.sort(expected[query._candidates(rows, vector)]).tolist()
+        == np.sort(expected[nearest]).tolist()
+    )
+
+
+def test_the_resident_runs_numpy_on_one_blas_thread(tmp_path: Path) -> None:
+    """The resident's scan is one small matrix-vector product: OpenBLAS's threads
+    spun on the core the search process needs (~8 ms of two cores a scan). ``main``
+    sets one thread before anything imports numpy."""
+    code = (
+        "import os\n"
+        "from agentdex.semantic import resident_server\n"
+        "try:\n"
+        "    resident_server.main(['--socket', 'no/such'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "import numpy\n"
+        "numpy.ones((400, 40), dtype=numpy.float32) @ numpy.ones(40, dtype=numpy.float32)\n"
+        "print(os.environ['OPENBLAS_NUM_THREADS'], len(os.listdir('/proc/self/task')))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
+    env["HOME"] = str(tmp_path)
+    env["PYTHONPATH"] = str(Path(query.__file__).parents[2])  # this checkout's src
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.split() == ["1", "1"]

@@ -426,7 +426,15 @@ def _same_user(conn: socket.socket) -> bool:
     return uid == os.getuid()
 
 
+#: numpy's BLAS runs on one thread here (set before numpy is imported): a scan's one
+#: matrix-vector product (4,000 x 384) took ~8 ms of two cores with OpenBLAS's default
+#: threads, spinning on the core the search process needs, against ~0.3 ms on one (the
+#: same products, bit for bit)
+BLAS_THREADS = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
 def main(argv: list[str] | None = None) -> int:
+    os.environ.update(BLAS_THREADS)  # before the model's thread imports numpy
     parser = argparse.ArgumentParser(prog="agentdex-resident-embedder")
     parser.add_argument("--socket", required=True, help="socket file name, in the run dir")
     parser.add_argument("--model", default=DEFAULT.id, choices=sorted(SPECS))

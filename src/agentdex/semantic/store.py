@@ -201,6 +201,7 @@ class Rows:
     #: the ``q4`` file mapped (its signs are kept per file); None for rows in memory
     source: Path | None = None
     _signs: np.ndarray | None = None
+    _words: np.ndarray | None = None
 
     def __len__(self) -> int:
         return self.n
@@ -217,6 +218,20 @@ class Rows:
             else:
                 self._signs = signs.SIGNS.of(self.source, self.q4, self.n)
         return self._signs
+
+    def sign_words(self) -> np.ndarray | None:
+        """The sign bits as 64-bit words, one contiguous column per word, shape (words,
+        n) (None when a row's bits are not whole words): what the resident's scan counts,
+        a column at a time, ~3x faster than rows of words (one process keeps them beside
+        :meth:`signs` for as long as it keeps these rows)."""
+        if self._words is None:
+            import numpy as np
+
+            bits = self.signs()
+            if bits.shape[1] % 8 or not bits.flags.c_contiguous:
+                return None
+            self._words = np.ascontiguousarray(bits.view(np.uint64).T)
+        return self._words
 
 
 def vfile(db: sqlite3.Connection) -> str:
