@@ -1,0 +1,66 @@
+"""Parse workers: results in submission order, and a worker is never held up sending a
+result while the writer waits for another worker's job."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from agentdex.ingest.workers import ParseWorkers
+
+#: far longer than any wait the test needs: reached only when a worker is stuck
+PATIENCE_S = 60.0
+
+
+def _job(kind: str, arg: str, size: int) -> tuple[str, str, bytes]:
+    """``wait``: until the file ``arg`` exists; ``touch``: create it; ``echo``: nothing.
+    Each returns ``size`` bytes (more than a pipe holds makes the sender wait for a read)."""
+    if kind == "wait":
+        deadline = time.monotonic() + PATIENCE_S
+        while not Path(arg).exists():
+            if time.monotonic() > deadline:
+                return kind, "gave up", b""
+            time.sleep(0.01)
+        return kind, "found", b""
+    if kind == "touch":
+        Path(arg).write_text("")
+    return kind, arg, b"x" * size
+
+
+def test_results_come_back_in_the_order_jobs_were_sent() -> None:
+    sizes = [10, 300_000, 5, 200_000, 70_000, 1, 0, 1_000_000, 3, 123_456]
+    with ParseWorkers(3, _job) as pool:
+        for i, size in enumerate(sizes):
+            pool.submit("echo", str(i), size)
+        got = [pool.next_result() for _ in sizes]
+    assert [(r[1], len(r[2])) for r in got] == [(str(i), s) for i, s in enumerate(sizes)]
+
+
+def test_a_worker_goes_on_while_the_writer_waits_for_another(tmp_path: Path) -> None:
+    """Job 0 (worker 0) finishes only once job 3 (worker 1) ran; worker 1 first sends
+    job 1's big result, which it can only do if it is read before job 0's."""
+    flag = tmp_path / "flag"
+    with ParseWorkers(2, _job) as pool:
+        pool.submit("wait", str(flag), 0)  # worker 0
+        pool.submit("echo", "1", 4 * 1024 * 1024)  # worker 1: far more than a pipe's buffer
+        pool.submit("echo", "2", 0)  # worker 0
+        pool.submit("touch", str(flag), 0)  # worker 1
+        results = [pool.next_result() for _ in range(4)]
+    assert results[0][:2] == ("wait", "found")
+    assert [r[:2] for r in results[1:]] == [("echo", "1"), ("echo", "2"), ("touch", str(flag))]
+    assert len(results[1][2]) == 4 * 1024 * 1024
+
+
+@pytest.mark.parametrize("count", [1, 2])
+def test_many_jobs_in_flight_stay_in_order(count: int) -> None:
+    with ParseWorkers(count, _job) as pool:
+        got = []
+        sent = 0
+        while sent < 100 or len(got) < 100:
+            while sent < 100 and pool.can_submit():
+                pool.submit("echo", str(sent), (sent * 7919) % 150_000)
+                sent += 1
+            got.append(pool.next_result()[1])
+    assert got == [str(i) for i in range(100)]
