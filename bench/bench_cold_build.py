@@ -16,7 +16,9 @@ While a build runs, this process reads ``/proc`` of the build's process tree
 every ``--every`` s and keeps each thread's CPU time (user + system), grouped
 as: the writer's main thread, its other Python threads (text-block packing,
 the archive's chunk packing), tantivy's indexing threads, tantivy's merge
-threads, the parse workers (forked children), the term-list children, other.
+threads, the parse workers (forked children), the term-list children, the
+merge child (index/merging.py), other. Each build also reports its postings'
+segments (``max_doc`` each, from meta.json) and the bytes of its data dir.
 The build's own process also adds up the wall time spent inside the writer's
 steps (``steps_s``: commits, the postings commit, the term list the writer
 waits for, the record indexes, the last merges, and the writer waiting for a
@@ -75,6 +77,19 @@ _timed(_iw.IndexWriter, "end_bulk_load", "record indexes")
 _timed(_po.PostingsWriter, "close", "postings close (last merges)")
 _timed(_iw.IndexWriter, "finish", "finish (all of it)")
 _timed(_wk.ParseWorkers, "next_result", "writer waits for a parse worker")
+try:
+    import agentdex.index.merging as _mg
+except ImportError:  # a tree from before the merge into one segment
+    pass
+else:
+    _timed(_mg, "wait", "merge into one segment (writer waits for its child)")
+    _merge_wait = _mg.wait
+
+    def _merge_report(proc):
+        _steps["merge child"] = report = _merge_wait(proc)
+        return report
+
+    _mg.wait = _merge_report
 """
 
 
@@ -114,6 +129,8 @@ class Sampler:
             line = _cmdline(pid)
             if "termlist" in line:
                 kind = "term-list child"
+            elif "merging" in line:
+                kind = "merge child"
             elif self.kinds.get(parent) == "writer" and line == _cmdline(parent):
                 kind = "parse worker"  # forked: the writer's own command line
             else:
@@ -203,7 +220,10 @@ def cold_build(home: Path, work: Path, src: Path, workers: str | None, every: fl
     body = (
         STEPS
         + REFRESH.format(home=str(home))
-        + ('result["steps"] = {k: round(v, 2) for k, v in _steps.items()}\n')
+        + (
+            'result["steps"] = {k: v if isinstance(v, dict) else round(v, 2)'
+            " for k, v in _steps.items()}\n"
+        )
     )
     code = CHILD.format(src=str(src), body=body)
     load_before = os.getloadavg()
@@ -221,8 +241,15 @@ def cold_build(home: Path, work: Path, src: Path, workers: str | None, every: fl
         raise RuntimeError(err.decode()[-2000:])
     result = json.loads(out.decode().strip().splitlines()[-1])
     refresh = result.pop("refresh")
+    segments = [
+        sorted((s["max_doc"] for s in json.loads(meta.read_text())["segments"]), reverse=True)
+        for meta in sorted(data.glob("**/postings/meta.json"))
+    ]
+    stored = sum(f.stat().st_size for f in data.rglob("*") if f.is_file())
     return {
         "seconds": round(result["seconds"], 2),
+        "postings_segments": segments,
+        "data_dir_bytes": stored,
         "peak_rss_mb": round(result["peak_rss_mb"], 1),
         "records": refresh["records_added"],
         "files": refresh["files_parsed"],

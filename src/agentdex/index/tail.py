@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from agentdex.index import postings as postings_mod
 from agentdex.index import stored
@@ -40,6 +40,28 @@ class _Writer(Protocol):
     def meta_int(self, key: str, default: int = 0) -> int: ...
     def set_meta(self, key: str, value: object) -> None: ...
     def _append_vocabulary(self, texts: list[str]) -> None: ...
+
+
+#: :meth:`PostingsWriter.add`'s arguments for one record: ``(rid, file_id, context_id, rk,
+#: flags, text, timestamp, level)``
+PostingsArgs = tuple[int, int, int, int, int, str, float | None, int]
+
+
+def postings_args(row: tuple[Any, ...], lowered: str) -> PostingsArgs:
+    """A stored record's postings document (a row and text of :func:`stored.lowered_rows`)."""
+    rid, file_id, context_id, role, kind, timestamp, tlen = row
+    flags = LONG_TOKEN if has_long_token(lowered, len(lowered)) else 0
+    text = rust_safe(lowered)
+    return (
+        rid,
+        file_id,
+        context_id,
+        role_kind(role, kind),
+        flags,
+        text,
+        timestamp,
+        level_of(kind, role, tlen),
+    )
 
 
 class PostingsTail:
@@ -83,23 +105,12 @@ class PostingsTail:
             self.postings.delete_file(file_id, from_rid)
         readded: list[str] = []
         for row, lowered in stored.lowered_rows(self.db, self.block_file, postings_rid):
-            rid, file_id, context_id, role, kind, timestamp, tlen = row
-            flags = LONG_TOKEN if has_long_token(lowered, len(lowered)) else 0
-            text = rust_safe(lowered)
             if not lowered.isascii():
                 self.text_chars.update(c for c in set(lowered) if c > "\x7f")
                 self._chars_grew = True
-            self.postings.add(
-                rid,
-                file_id,
-                context_id,
-                role_kind(role, kind),
-                flags,
-                text,
-                timestamp,
-                level_of(kind, role, tlen),
-            )
-            readded.append(text)
+            args = postings_args(row, lowered)
+            self.postings.add(*args)
+            readded.append(args[5])
         self.postings.commit()
         self.set_meta("postings_rid", self.blocks.next_record)
         if self._chars_grew:

@@ -90,13 +90,23 @@ def _die_with_parent(parent: int) -> None:
         raise SystemExit(1)
 
 
-def _child(argv: list[str]) -> int:
+def child_input(argv: list[str], end: bytes) -> tuple[Path, bytes] | None:
+    """A writer's child's start (``GEN PARENT_PID`` arguments): die with the writer, then
+    the generation and what the writer sent on stdin before ``end`` (None: it died before
+    it said everything, so the child must do nothing)."""
     gen, parent = Path(argv[0]), int(argv[1])
     _die_with_parent(parent)
     given = sys.stdin.buffer.read()
-    if not given.endswith(_END):  # the writer died before it said everything: write nothing
+    if not given.endswith(end):
+        return None
+    return gen, given[: -len(end)]
+
+
+def _child(argv: list[str]) -> int:
+    given = child_input(argv, _END)
+    if given is None:
         return 1
-    non_ascii = given[: -len(_END)].decode("utf-8", "surrogatepass")
+    gen, non_ascii = given[0], given[1].decode("utf-8", "surrogatepass")
     try:
         postings.write_vocabulary_file(
             postings.vocabulary_temp(gen), postings.all_terms(gen / "postings", non_ascii)

@@ -37,6 +37,7 @@ from typing import Any
 import orjson
 
 from agentdex.index import context_stats, coverage, stored
+from agentdex.index import merging as merging_mod
 from agentdex.index import postings as postings_mod
 from agentdex.index.conversations import ConversationEdits
 from agentdex.index.coverage import BuildCoverage
@@ -131,6 +132,8 @@ class IndexWriter(ConversationEdits, RecordDeletes, PostingsTail):
         #: these contexts lost records (or moved to the archive) since the last commit
         self._stats_from = self.blocks.next_record
         self._stats_recount: set[int] = set()
+        #: what :meth:`finish`'s merge into one segment did (None: no merge was started)
+        self.merged: dict[str, Any] | None = None
         self.db.execute("BEGIN IMMEDIATE")
         #: whether records added now go to the postings: true when the postings hold every
         #: record (no tail); a small refresh leaves new records as the tail instead (readers
@@ -363,8 +366,12 @@ class IndexWriter(ConversationEdits, RecordDeletes, PostingsTail):
                 self.db.execute(statement)
             self._bulk = False
 
-    def finish(self, *, big: bool) -> None:
-        """Final commit; rebuild the term list if needed; let merges finish after big builds."""
+    def finish(self, *, big: bool, merge: bool = False) -> None:
+        """Final commit; rebuild the term list if needed; let merges finish after big builds.
+
+        ``merge`` (a big build of a new generation): the postings are then merged into one
+        tantivy segment by a child process beside the term list (:mod:`.merging`); what it
+        did is in :attr:`merged`."""
         if self._bulk:
             # the postings' last indexing buffers are written and freed first: SQLite's sort
             # of every record row for their indexes then no longer runs beside them (the
@@ -389,12 +396,20 @@ class IndexWriter(ConversationEdits, RecordDeletes, PostingsTail):
         if self._postings is not None and (big or self.vocab_stale or oversized):
             self._postings.close(wait_merges=big)
             self._postings = None
-        if self.vocab_stale or oversized:
-            write_term_list(self.gen, self.text_chars)
-            self.set_meta("vocab_rid", self.blocks.next_record)
-            self.db.execute("COMMIT")
-            self.db.execute("BEGIN IMMEDIATE")
-            self.vocab_stale = False
+        merging = None
+        if merge and big and self.tail_size() == 0:
+            merging = merging_mod.start(self.gen, self.db, self.block_file)
+        try:
+            if self.vocab_stale or oversized:
+                # term counts read while the merge runs are estimates, as with any delete
+                write_term_list(self.gen, self.text_chars)
+                self.set_meta("vocab_rid", self.blocks.next_record)
+                self.db.execute("COMMIT")
+                self.db.execute("BEGIN IMMEDIATE")
+                self.vocab_stale = False
+        finally:
+            if merging is not None:
+                self.merged = merging_mod.wait(merging)
 
     def close(self, ok: bool) -> None:
         try:

@@ -247,7 +247,12 @@ def _refresh_locked(
             if refresher.first is not None:
                 refresher.first.complete(refresher.index)
             refresher.archive.finish()
-            refresher.index.finish(big=stats.bytes_parsed >= BIG_REFRESH_BYTES)
+            # a new generation's build (or the end of a first build) merges its postings
+            # into one tantivy segment: a term-set count costs per segment (index/merging)
+            refresher.index.finish(
+                big=stats.bytes_parsed >= BIG_REFRESH_BYTES,
+                merge=stats.rebuilt or refresher.first is not None,
+            )
         ok = True
     except _RebuildFirst:
         rebuild_first = True  # nothing written yet: the rollback leaves the index as it was

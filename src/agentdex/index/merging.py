@@ -1,0 +1,207 @@
+"""One tantivy segment at the end of a new generation's build: tantivy's own merge, made to fire.
+
+A term-set count costs per term per segment (docs/performance.md, s7-seg), and a
+1 GB first build ends with ~9 segments. tantivy-py has no merge call and no
+merge-policy setting, and tantivy's default ``LogMergePolicy`` merges a
+*level* only once it holds at least eight segments (tantivy's
+``src/indexer/log_merge_policy.rs``): the segments are sorted by ``max_doc``
+(documents written, deleted ones included), largest first, and a level is a
+run of them whose log2 of *live* documents (at least 10,000) stays within
+0.75 of the log2 of the run's first one. A segment with the largest
+``max_doc`` and one live document therefore opens a level at log2(10,000),
+the lowest there is, and every other segment falls in it: with eight or
+more segments in all, the commit that adds it starts one merge of them all.
+
+After a new generation's build has committed and closed its tantivy writer,
+a child process (its own tantivy writer, one indexing thread) does that:
+
+1. while fewer than seven segments would stand beside the one made in 2.,
+   it re-adds one of the build's last records as a segment of its own
+   (deletes its document, adds it again, commits);
+2. deletes the last record's document, adds one more placeholder document
+   (``file`` 0: no file row has that id) than the largest segment holds,
+   deletes the placeholders, adds the last record again and commits;
+3. waits for the merge that commit starts, keeping the pages it maps out of
+   its resident set (:class:`~agentdex.index.memory.MappedPages`).
+
+Every commit holds the build's records exactly once (a record re-added in a
+commit replaces its deleted copy in that same commit), so a search at any
+moment sees what it saw before, and killing the child at any point loses
+nothing (a merge cut short leaves its inputs, and its files are collected by
+the next writer). The merge only makes counts faster: a child that fails
+leaves the postings as the build left them, and the build goes on.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import sqlite3
+
+    from agentdex.index.segments import BlockFile
+
+#: a new generation's build that ends with more segments than this is merged into one
+MERGE_ABOVE = 2
+#: tantivy's LogMergePolicy merges a level of at least this many segments
+POLICY_MIN_SEGMENTS = 8
+#: the ``file`` of the placeholder documents (file row ids start at 1)
+PLACEHOLDER_FILE = 0
+#: the child's indexing heap: the placeholders are a few bytes each, and must fill one segment
+CHILD_HEAP_BYTES = 64 << 20
+_CHILD = "--child"
+#: the last byte the writer sends (a child that reads to the end without it writes nothing)
+_END = b"\n\0"
+
+
+def segment_sizes(postings: Path) -> list[int]:
+    """``max_doc`` of each segment in the postings' committed ``meta.json`` (largest first)."""
+    try:
+        meta = json.loads((postings / "meta.json").read_bytes())
+    except (OSError, ValueError):
+        return []
+    return sorted((int(s["max_doc"]) for s in meta.get("segments", ())), reverse=True)
+
+
+def start(
+    gen: Path, db: sqlite3.Connection, block_file: BlockFile
+) -> subprocess.Popen[bytes] | None:
+    """Start merging ``gen``'s postings into one segment, when they hold more than
+    :data:`MERGE_ABOVE` (None otherwise). The caller's tantivy writer must be closed, and
+    stays so until :func:`wait`; the postings must hold every stored record (no tail)."""
+    from agentdex.index import stored
+    from agentdex.index.tail import postings_args
+
+    sizes = segment_sizes(gen / "postings")
+    if len(sizes) <= MERGE_ABOVE:
+        return None
+    fillers = max(0, POLICY_MIN_SEGMENTS - 1 - len(sizes))
+    last = db.execute(
+        "SELECT id FROM record_rows ORDER BY id DESC LIMIT ?", (fillers + 1,)
+    ).fetchall()
+    if len(last) < fillers + 1:
+        return None
+    records = [
+        postings_args(row, lowered)
+        for row, lowered in stored.lowered_rows(db, block_file, last[-1][0])
+    ]
+    if len(records) != len(last):
+        return None
+    import agentdex
+
+    env = dict(os.environ)
+    # the child runs this very code, whatever the interpreter's own path says
+    source = str(Path(agentdex.__file__).resolve().parents[1])
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (source, env.get("PYTHONPATH")) if p)
+    plan = {"placeholders": sizes[0] + 1, "records": records}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agentdex.index.merging", _CHILD, str(gen), str(os.getpid())],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    stdin, proc.stdin = proc.stdin, None  # written and closed here, not by communicate()
+    assert stdin is not None
+    try:
+        stdin.write(json.dumps(plan).encode("utf-8", "surrogatepass") + _END)
+        stdin.close()
+    except OSError:  # the child is gone already: wait() reports it
+        pass
+    return proc
+
+
+def wait(proc: subprocess.Popen[bytes]) -> dict[str, Any]:
+    """Wait for a merge :func:`start` began; what it did (``ok`` false: the postings stay as
+    the build left them, and ``error`` says why)."""
+    out, err = proc.communicate()
+    lines = out.decode("utf-8", "replace").strip().splitlines()
+    if proc.returncode == 0 and lines:
+        try:
+            report: dict[str, Any] = json.loads(lines[-1])
+            return {"ok": True, **report}
+        except ValueError:
+            pass
+    tail = err.decode("utf-8", "replace").strip().splitlines()[-1:]
+    return {"ok": False, "error": tail[0] if tail else f"exit status {proc.returncode}"}
+
+
+def _delete_record(writer: Any, rid: int) -> None:
+    import tantivy
+
+    only = tantivy.Query.range_query(
+        writer.schema, "rid", tantivy.FieldType.Unsigned, rid, rid, True, True
+    )
+    writer.writer.delete_documents_by_query(only)
+
+
+def _merge(gen: Path, plan: dict[str, Any]) -> dict[str, Any]:
+    from agentdex.index.postings import PostingsWriter
+
+    path = gen / "postings"
+    before = len(segment_sizes(path))
+    writer = PostingsWriter(path, heap_bytes=CHILD_HEAP_BYTES, threads=1)
+    records = [tuple(args) for args in plan["records"]]
+    for args in records[:-1]:  # segments of their own, up to the policy's eight
+        _delete_record(writer, args[0])
+        writer.add(*args)
+        writer.commit()
+    last = records[-1]
+    _delete_record(writer, last[0])
+    placeholder = json.dumps({"file": PLACEHOLDER_FILE})
+    add_json = writer.writer.add_json
+    for _ in range(int(plan["placeholders"])):
+        add_json(placeholder)
+    import tantivy
+
+    writer.writer.delete_documents_by_query(
+        tantivy.Query.term_query(writer.schema, "file", PLACEHOLDER_FILE)
+    )
+    writer.add(*last)
+    writer.commit()
+    # the merge runs in tantivy's threads; this one keeps the pages it maps out of memory
+    done = threading.Event()
+    failure: list[BaseException] = []
+
+    def waiting() -> None:
+        try:
+            writer.close(wait_merges=True)
+        except BaseException as exc:  # reported below
+            failure.append(exc)
+        finally:
+            done.set()
+
+    threading.Thread(target=waiting, daemon=True).start()
+    while not done.wait(0.25):
+        writer.mapped.check()
+    if failure:
+        raise failure[0]
+    import resource
+
+    return {
+        "segments_before": before,
+        "segments_after": len(segment_sizes(path)),
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+    }
+
+
+def _child(argv: list[str]) -> int:
+    from agentdex.index.termlist import child_input
+
+    given = child_input(argv, _END)
+    if given is None:  # the writer died before it said everything: do nothing
+        return 1
+    print(json.dumps(_merge(given[0], json.loads(given[1]))))
+    return 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 4 and sys.argv[1] == _CHILD:
+        raise SystemExit(_child(sys.argv[2:]))
+    raise SystemExit("usage: python -m agentdex.index.merging --child GEN PARENT_PID")

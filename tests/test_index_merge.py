@@ -1,0 +1,155 @@
+"""A new generation's big build ends with its postings merged into one tantivy segment
+(index/merging.py): the same records found once each, whatever moment a reader looks.
+
+Real files, real SQLite, real tantivy and a real child process. Each commit of these builds
+writes one segment (one indexing thread, a commit after every file), so they end with
+several segments: tantivy merges eight under 10,000 documents itself, never fewer."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentdex.api import search as api
+from agentdex.index import merging
+from agentdex.index import writer as writer_mod
+from agentdex.index.postings import PostingsWriter
+from agentdex.index.store import Location, index_root
+from test_index_fixtures import ROWS, register, store_dir, write_file
+
+FILES = 12
+PER_FILE = 30
+
+
+@pytest.fixture(autouse=True)
+def _setup(monkeypatch: pytest.MonkeyPatch) -> None:
+    register()
+    # one segment per commit (two indexing threads would write one or two)
+    monkeypatch.setattr(
+        writer_mod, "PostingsWriter", functools.partial(_one_thread, PostingsWriter)
+    )
+    monkeypatch.setattr("agentdex.ingest.feed.COMMIT_SECONDS", 3600.0)
+    monkeypatch.setattr("agentdex.ingest.feed.COMMIT_GROWTH", 1.0)
+    monkeypatch.setattr("agentdex.ingest.refresh.BIG_REFRESH_BYTES", 0)
+
+
+def _one_thread(cls: Any, path: Path, *, threads: int = 2, **kwargs: Any) -> PostingsWriter:
+    writer: PostingsWriter = cls(path, threads=1, **kwargs)
+    return writer
+
+
+def _write(home: Path, prefix: str, files: int) -> None:
+    for i in range(files):
+        write_file(
+            store_dir(home) / f"{prefix}{i:03d}.jsonl",
+            [
+                {
+                    "session": f"{prefix}{i}",
+                    "role": "user",
+                    "kind": "prompt",
+                    "text": f"merged {prefix}file{i} line{j} " + "w" * (j % 5),
+                }
+                for j in range(PER_FILE)
+            ],
+        )
+
+
+def _commit_every_file(home: Path, monkeypatch: pytest.MonkeyPatch, prefix: str) -> None:
+    size = (store_dir(home) / f"{prefix}000.jsonl").stat().st_size
+    monkeypatch.setattr("agentdex.ingest.feed.COMMIT_BYTES", size)
+
+
+def _watch_merges(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Segments in the postings each time a merge starts."""
+    seen: list[int] = []
+    real = merging.start
+
+    def watched(gen: Path, *args: Any) -> Any:
+        seen.append(len(merging.segment_sizes(gen / "postings")))
+        return real(gen, *args)
+
+    monkeypatch.setattr(merging, "start", watched)
+    return seen
+
+
+def _postings() -> Path:
+    gen = Location(index_root()).current()
+    assert gen is not None
+    return gen / "postings"
+
+
+def _ids(query: str) -> list[str]:
+    page = api.search(query, refresh_first=False, limit=10_000)
+    return sorted(f"{r['ref']}" for r in page.results)
+
+
+def test_a_first_build_ends_with_one_segment_and_the_same_records(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _write(home, "a", FILES)
+    _commit_every_file(home, monkeypatch, "a")
+    monkeypatch.setattr(merging, "MERGE_ABOVE", 10_000)  # no merge: the reference build
+    api.refresh(home=str(home), rows=ROWS)
+    unmerged = len(merging.segment_sizes(_postings()))
+    assert unmerged >= 3
+    expected = {q: _ids(q) for q in ("merged", "afile11", "afile0", "line29", "wwww")}
+
+    monkeypatch.setattr(merging, "MERGE_ABOVE", 2)
+    monkeypatch.setenv("AGENTDEX_DATA_DIR", str(tmp_path / "merged-data"))
+    seen = _watch_merges(monkeypatch)
+    stats = api.refresh(home=str(home), rows=ROWS)
+    assert stats.records_added == FILES * PER_FILE
+    assert seen and seen[0] >= 3  # the build left several segments
+    assert len(merging.segment_sizes(_postings())) == 1
+    for query, ids in expected.items():
+        found = _ids(query)
+        assert found == ids and len(set(found)) == len(found), query
+    assert len(expected["merged"]) == FILES * PER_FILE
+    assert len(expected["afile11"]) == PER_FILE  # the last records, re-added once
+
+
+def test_an_incremental_refresh_does_not_merge(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _write(home, "a", FILES)
+    _commit_every_file(home, monkeypatch, "a")
+    api.refresh(home=str(home), rows=ROWS)
+    assert len(merging.segment_sizes(_postings())) == 1
+    _write(home, "b", 4)
+    seen = _watch_merges(monkeypatch)
+    stats = api.refresh(home=str(home), rows=ROWS)
+    assert stats.records_added == 4 * PER_FILE
+    assert seen == []
+    assert len(merging.segment_sizes(_postings())) > 1
+    assert len(_ids("bfile3")) == PER_FILE
+    assert len(_ids("merged")) == (FILES + 4) * PER_FILE
+
+
+def test_a_merge_that_fails_leaves_the_build_as_it_was(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _write(home, "a", FILES)
+    _commit_every_file(home, monkeypatch, "a")
+    reports: list[dict[str, Any]] = []
+    real_start, real_wait = merging.start, merging.wait
+
+    def killed(gen: Path, *args: Any) -> Any:
+        proc = real_start(gen, *args)
+        assert proc is not None
+        proc.kill()  # before, or while, it commits: either way nothing is lost
+        return proc
+
+    def waited(proc: Any) -> dict[str, Any]:
+        report = real_wait(proc)
+        reports.append(report)
+        return report
+
+    monkeypatch.setattr(merging, "start", killed)
+    monkeypatch.setattr(merging, "wait", waited)
+    stats = api.refresh(home=str(home), rows=ROWS)
+    assert stats.records_added == FILES * PER_FILE
+    assert reports and reports[0]["ok"] is False and reports[0]["error"]
+    assert len(_ids("merged")) == FILES * PER_FILE
+    assert len(set(_ids("merged"))) == FILES * PER_FILE
+    assert len(_ids("afile11")) == PER_FILE
