@@ -127,12 +127,12 @@ class Sampler:
         kind = self.kinds.get(pid)
         if kind is None:
             line = _cmdline(pid)
-            if "termlist" in line:
-                kind = "term-list child"
-            elif "merging" in line:
-                kind = "merge child"
-            elif self.kinds.get(parent) == "writer" and line == _cmdline(parent):
+            if self.kinds.get(parent) == "writer" and line == _cmdline(parent):
                 kind = "parse worker"  # forked: the writer's own command line
+            elif "agentdex.index.termlist" in line:
+                kind = "term-list child"
+            elif "agentdex.index.merging" in line:
+                kind = "merge child"
             else:
                 kind = "other"
             self.kinds[pid] = kind

@@ -39,6 +39,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -144,6 +145,7 @@ def _delete_record(writer: Any, rid: int) -> None:
 def _merge(gen: Path, plan: dict[str, Any]) -> dict[str, Any]:
     from agentdex.index.postings import PostingsWriter
 
+    started, cpu = time.monotonic(), time.process_time()
     path = gen / "postings"
     before = len(segment_sizes(path))
     writer = PostingsWriter(path, heap_bytes=CHILD_HEAP_BYTES, threads=1)
@@ -182,13 +184,26 @@ def _merge(gen: Path, plan: dict[str, Any]) -> dict[str, Any]:
         writer.mapped.check()
     if failure:
         raise failure[0]
-    import resource
-
     return {
         "segments_before": before,
         "segments_after": len(segment_sizes(path)),
-        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "cpu_s": round(time.process_time() - cpu, 2),
+        "seconds": round(time.monotonic() - started, 2),
+        "peak_rss_mb": _peak_rss_mb(),
     }
+
+
+def _peak_rss_mb() -> float | None:
+    """This process's own peak RSS (``VmHWM``: ``ru_maxrss`` would report the writer's,
+    carried over the exec of a child it started), None off Linux."""
+    try:
+        with open("/proc/self/status", "rb") as handle:
+            for line in handle:
+                if line.startswith(b"VmHWM:"):
+                    return round(int(line.split()[1]) / 1024, 1)
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
 
 
 def _child(argv: list[str]) -> int:
