@@ -648,14 +648,19 @@ class BlockFile:
             self.fd = -1
 
 
+#: the columns of a ``blocks`` row :func:`block_from_row` takes
+LOAD_ROW = "id, first_id, count, offset, lower_size, original_size, lower_starts, original_starts"
+
+
 def load_block(db: sqlite3.Connection, file: BlockFile, block_id: int) -> Block | None:
-    row = db.execute(
-        "SELECT id, first_id, count, offset, lower_size, original_size, lower_starts,"
-        " original_starts FROM blocks WHERE id = ?",
-        (block_id,),
-    ).fetchone()
-    if row is None:
-        return None
+    row = db.execute(f"SELECT {LOAD_ROW} FROM blocks WHERE id = ?", (block_id,)).fetchone()
+    return None if row is None else block_from_row(file, row)
+
+
+def block_from_row(file: BlockFile, row: tuple[Any, ...]) -> Block:
+    """The block a ``blocks`` row (:data:`LOAD_ROW`) describes, its bytes read from ``file``
+    (no SQLite: a reader's helper thread may run it)."""
+    block_id = row[0]
     data = file.read(row[3], row[4] + row[5])
     if len(data) != row[4] + row[5]:
         raise CorruptError(f"text block {block_id} is cut short in {BLOCK_FILE}")

@@ -27,15 +27,19 @@ import re
 import sqlite3
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentdex.index.segments import Block, BlockFile, load_block
 from agentdex.search.budget import Budget, BudgetInterrupt, unlimited
 from agentdex.search.fields import field_matches, register_functions
 from agentdex.search.matchers import TermMatcher
 from agentdex.search.query import And, Field, Node, Not, Or, Term, terms
+
+if TYPE_CHECKING:
+    from agentdex.search.readahead import ReadAhead
 
 SQL_CHUNK = 900
 #: decompressed blocks kept per search: a first page verifies ~100 candidates in ~120 blocks
@@ -146,6 +150,8 @@ class Engine:
         self._blocks: OrderedDict[int, Block] = OrderedDict()
         self._paths: dict[int, str] = {}
         self.blocks_scanned = 0
+        #: blocks being read ahead of a verification (:meth:`reading_ahead`)
+        self._ahead: ReadAhead | None = None
         self.matchers: dict[Term, TermMatcher] = {}
         self.budget: Budget = unlimited()  # budget: set by the caller before prepare()
         self.interrupted = False  # budget: a record or block was cut short
@@ -289,7 +295,9 @@ class Engine:
         if cached is not None:
             self._blocks.move_to_end(block_id)
             return cached
-        block = load_block(self.db, self.block_file, block_id)
+        block = self._ahead.take(block_id) if self._ahead is not None else None
+        if block is None:
+            block = load_block(self.db, self.block_file, block_id)
         if block is None:
             return None
         self.blocks_scanned += 1
@@ -297,6 +305,23 @@ class Engine:
         if len(self._blocks) > BLOCK_CACHE:
             self._blocks.popitem(last=False)
         return block
+
+    @contextmanager
+    def reading_ahead(self, block_ids: Iterable[int]) -> Iterator[None]:
+        """Blocks ``block_ids`` (in the order :meth:`block` will be asked for them) are
+        decompressed on a helper thread meanwhile (:mod:`agentdex.search.readahead`)."""
+        from agentdex.search.readahead import AT_LEAST, ReadAhead
+
+        wanted = [b for b in dict.fromkeys(block_ids) if b not in self._blocks]
+        if len(wanted) < AT_LEAST or self._ahead is not None:
+            yield
+            return
+        self._ahead = ReadAhead(self.db, self.block_file, wanted)
+        try:
+            yield
+        finally:
+            self._ahead.close()
+            self._ahead = None
 
     def block_mark(self) -> tuple[int, OrderedDict[int, Block], bool]:
         """What reading blocks changes (their count, the cache, an interruption): see

@@ -40,7 +40,18 @@ from agentdex.index.scores import (
     recency,
     static_score,
 )
-from agentdex.search.engine import AGENT, ID, KIND, ROLE, SESSION, THASH, TLEN, TS, Engine
+from agentdex.search.engine import (
+    AGENT,
+    BLOCK,
+    ID,
+    KIND,
+    ROLE,
+    SESSION,
+    THASH,
+    TLEN,
+    TS,
+    Engine,
+)
 from agentdex.search.plan import Candidates
 from agentdex.search.query import Node
 
@@ -172,6 +183,12 @@ class SearchRun:
             return False
         return self.plan.exact or self.engine.matches(self.node, row)
 
+    def _reads_text(self, row: Row) -> bool:
+        """Does :meth:`_accept` read this row's text (its block)?"""
+        if row[ID] in self.tail or self.plan.exact:
+            return False
+        return not (self.only_here and self.here is not None and not self.here(row))
+
     def _check_tail(self, tail: list[int]) -> None:
         """Verify the records the postings do not cover yet (few: small refreshes leave them)."""
         self.tail = set(tail)
@@ -291,13 +308,16 @@ class SearchRun:
         collected = self.plan.ids if query is self.plan.query else None
         ids = collected if collected is not None else self.engine.candidate_ids(query, known)
         rows = self.engine.light(ids)
-        rows.sort(key=lambda r: r[11])  # by block: each block is decompressed once
+        rows.sort(key=lambda r: r[BLOCK])  # by block: each block is decompressed once
         matched: list[Row] = list(self.tail_matches)
-        for i, row in enumerate(rows):
-            if not i % 64 and self.out_of_time():  # a clock read costs microseconds here
-                break
-            if self._accept(row):
-                matched.append(row)
+        # the blocks verification reads are decompressed ahead on another thread
+        reads = [] if self.plan.exact else [r[BLOCK] for r in rows if self._reads_text(r)]
+        with self.engine.reading_ahead(reads):
+            for i, row in enumerate(rows):
+                if not i % 64 and self.out_of_time():  # a clock read costs microseconds here
+                    break
+                if self._accept(row):
+                    matched.append(row)
         if matched and self.words is not None and sort != "time":
             self.word_ids = self._whole_word_ids(query, known, collected)
         return self._finish(matched, sort, candidates, "whole")
