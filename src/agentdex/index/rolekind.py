@@ -18,14 +18,25 @@ _ROLES = frozenset(ROLES)
 _KINDS = frozenset(KINDS)
 
 
+#: :func:`pack` of the (role, kind) string pairs met so far (a build meets a few dozen)
+_PACKED: dict[tuple[str, str], tuple[int, str | None, str | None]] = {}
+
+
 def pack(role: object, kind: object) -> tuple[int, str | None, str | None]:
     """``(rk, role_x, kind_x)``: the stored columns of a role and kind."""
+    if type(role) is str and type(kind) is str:
+        known = _PACKED.get((role, kind))
+        if known is not None:
+            return known
     role, kind = str(role), str(kind)
-    return (
+    packed = (
         role_kind(role, kind),
         None if role in _ROLES else role,
         None if kind in _KINDS else kind,
     )
+    if len(_PACKED) < 4096:
+        _PACKED[(role, kind)] = packed
+    return packed
 
 
 def _case(expr: str, names: tuple[str, ...]) -> str:

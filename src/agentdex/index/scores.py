@@ -44,8 +44,24 @@ def recency(timestamp: float | None, now: float) -> float:
     return 0.5 + 0.5 * math.exp(-max(0.0, now - timestamp) / 86400.0 / RECENCY_DAYS)
 
 
+#: :func:`level_of` by (kind, role, length) for the records a build met (most texts are short:
+#: the same few thousand keys come back); cleared when it grows past ``_LEVELS_KEPT``
+_LEVELS: dict[tuple[str, str, int], int] = {}
+_LEVELS_KEPT = 1 << 16
+
+
 def level_of(kind: str, role: str, tlen: int) -> int:
     """0 for the best static scores; ``LEVELS - 1`` for the rest."""
+    key = (kind, role, tlen)
+    level = _LEVELS.get(key)
+    if level is None:
+        if len(_LEVELS) >= _LEVELS_KEPT:
+            _LEVELS.clear()
+        level = _LEVELS[key] = _level_of(kind, role, tlen)
+    return level
+
+
+def _level_of(kind: str, role: str, tlen: int) -> int:
     score = static_score(kind, role, tlen)
     if score <= 0.0:
         return LEVELS - 1
