@@ -58,15 +58,24 @@ def index_changed(refresher: Refresher, changed: list[Source], progress: Progres
             return
 
 
-def worker_count(total_bytes: int) -> int:
-    """Parse workers for a refresh of ``total_bytes``: one per core for big ones.
+#: the most parse workers by default: past them the writer process's one thread is the limit
+MAX_WORKERS = 4
 
-    ``AGENTDEX_INDEX_WORKERS=N`` overrides (0 parses in this process).
+
+def worker_count(total_bytes: int) -> int:
+    """Parse workers for a refresh of ``total_bytes``: for big ones, one per core but the
+    one the writer process needs (its main thread and tantivy's indexing threads), at
+    least one, at most :data:`MAX_WORKERS`.
+
+    On two cores one worker beside the writer built 1 GB faster than two (docs/
+    performance.md, s8-build: the writer's threads and a second worker only took turns
+    on the cores and each CPU-second did less). ``AGENTDEX_INDEX_WORKERS=N`` overrides
+    (0 parses in this process).
     """
     if total_bytes < PARALLEL_MIN_BYTES:
         return 0
     setting = os.environ.get("AGENTDEX_INDEX_WORKERS", "")
-    workers = int(setting) if setting.isdigit() else min(4, os.cpu_count() or 1)
+    workers = int(setting) if setting.isdigit() else max(1, min(MAX_WORKERS, cores() - 1))
     if not workers:
         return 0
     import multiprocessing
@@ -126,3 +135,11 @@ def run_parallel(
             if refresher.out_of_time():
                 pool.abandon()  # what the workers still parse is read again next time
                 return
+
+
+def cores() -> int:
+    """The cores this process may run on (its CPU affinity where the system tells it)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
