@@ -3,11 +3,13 @@ result while the writer waits for another worker's job."""
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
 import pytest
 
+from agentdex.ingest import parallel
 from agentdex.ingest.workers import ParseWorkers
 
 #: far longer than any wait the test needs: reached only when a worker is stuck
@@ -26,6 +28,8 @@ def _job(kind: str, arg: str, size: int) -> tuple[str, str, bytes]:
         return kind, "found", b""
     if kind == "touch":
         Path(arg).write_text("")
+    if kind == "unpicklable":
+        return kind, arg, lambda: None  # type: ignore[return-value]
     return kind, arg, b"x" * size
 
 
@@ -53,10 +57,30 @@ def test_a_worker_goes_on_while_the_writer_waits_for_another(tmp_path: Path) -> 
     assert len(results[1][2]) == 4 * 1024 * 1024
 
 
+def test_a_worker_parses_on_before_the_writer_reads_its_result(tmp_path: Path) -> None:
+    flag = tmp_path / "flag"
+    with ParseWorkers(1, _job) as pool:
+        pool.submit("echo", "0", 4 * 1024 * 1024)  # far more than a pipe's buffer
+        pool.submit("touch", str(flag), 0)
+        deadline = time.monotonic() + PATIENCE_S
+        while not flag.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert flag.exists(), "the worker waited for the writer to read its first result"
+        assert len(pool.next_result()[2]) == 4 * 1024 * 1024
+        assert pool.next_result()[:2] == ("touch", str(flag))
+
+
+def test_a_result_that_cannot_be_sent_ends_the_worker() -> None:
+    with ParseWorkers(1, _job) as pool:
+        pool.submit("unpicklable", "0", 0)
+        with pytest.raises(EOFError):
+            pool.next_result()
+
+
 @pytest.mark.parametrize("count", [1, 2])
 def test_many_jobs_in_flight_stay_in_order(count: int) -> None:
     with ParseWorkers(count, _job) as pool:
-        got = []
+        got: list[str] = []
         sent = 0
         while sent < 100 or len(got) < 100:
             while sent < 100 and pool.can_submit():
@@ -64,3 +88,25 @@ def test_many_jobs_in_flight_stay_in_order(count: int) -> None:
                 sent += 1
             got.append(pool.next_result()[1])
     assert got == [str(i) for i in range(100)]
+
+
+@pytest.mark.parametrize(("cores", "workers"), [(1, 1), (2, 1), (3, 2), (4, 3), (8, 4), (64, 4)])
+def test_big_refreshes_leave_the_writer_a_core(
+    monkeypatch: pytest.MonkeyPatch, cores: int, workers: int
+) -> None:
+    monkeypatch.delenv("AGENTDEX_INDEX_WORKERS", raising=False)
+    monkeypatch.setattr(parallel, "cores", lambda: cores)
+    assert parallel.worker_count(parallel.PARALLEL_MIN_BYTES) == workers
+    assert parallel.worker_count(parallel.PARALLEL_MIN_BYTES - 1) == 0  # small: in-process
+
+
+def test_the_worker_setting_overrides_the_cores(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(parallel, "cores", lambda: 2)
+    monkeypatch.setenv("AGENTDEX_INDEX_WORKERS", "3")
+    assert parallel.worker_count(parallel.PARALLEL_MIN_BYTES) == 3
+    monkeypatch.setenv("AGENTDEX_INDEX_WORKERS", "0")
+    assert parallel.worker_count(parallel.PARALLEL_MIN_BYTES) == 0
+
+
+def test_cores_counts_the_cores_this_process_may_use() -> None:
+    assert 1 <= parallel.cores() <= (os.cpu_count() or 1)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import multiprocessing
 import multiprocessing.connection
+import os
 from collections import deque
 from collections.abc import Callable
 from contextlib import suppress
@@ -32,17 +33,47 @@ def _serve(conn: Any, work: Callable[..., Any], inherited: list[Any]) -> None:
     workers forked before it): closed here, so that when the writer dies (even by
     SIGKILL) this worker reads EOF and exits, releasing what it inherited (the
     writer lock among them).
+
+    Results are sent by a thread of this worker (:func:`_send`), so that the worker
+    parses its next jobs while the writer has not read a result yet (a result bigger
+    than the pipe's buffer waits for the writer's read; at most ``MAX_JOBS`` of them
+    wait here, as jobs come no faster).
     """
+    import queue
+    import threading
+
     for other in inherited:
         other.close()
+    results: queue.SimpleQueue[Any] = queue.SimpleQueue()
+    sender = threading.Thread(target=_send, args=(conn, results), daemon=True)
+    sender.start()
     while True:
         try:
             job = conn.recv()
         except EOFError:
             return
         if job is None:
+            results.put(_DONE)
+            sender.join()
             return
-        conn.send(work(*job))
+        results.put(work(*job))
+
+
+#: what tells a worker's sending thread that no result follows
+_DONE = object()
+
+
+def _send(conn: Any, results: Any) -> None:
+    """A worker's sending thread: each result in turn; the worker dies if one cannot be
+    sent (the writer then reads EOF, as when a worker crashes)."""
+    try:
+        while True:
+            result = results.get()
+            if result is _DONE:
+                return
+            conn.send(result)
+    except BaseException:
+        os._exit(1)
 
 
 class ParseWorkers:
