@@ -4,9 +4,9 @@ Each worker has its own pipe; jobs go to workers in turn and come back in
 the order they were sent, so the writer indexes files in discovery order
 with no queue threads of its own (``multiprocessing.Pool`` spent ~17 s of
 CPU in its handler thread on a 1 GB build, waking once per finished file).
-While the writer waits for the oldest job, it takes the results other
-workers have finished and keeps them for their turn: a worker sending a
-result bigger than a pipe's buffer parses nothing until it is read.
+A worker sends its results from a thread of its own, so it goes on parsing
+while a result bigger than a pipe's buffer waits for the writer's read
+(results kept there, not in the writer, whose peak RSS is the one bounded).
 A worker is forked before the writer starts any thread (tantivy's), and at
 most ``MAX_JOBS`` jobs wait in a worker's pipe, so a job never blocks
 behind a result the writer has not read yet.
@@ -15,9 +15,7 @@ behind a result the writer has not read yet.
 from __future__ import annotations
 
 import multiprocessing
-import multiprocessing.connection
 import os
-from collections import deque
 from collections.abc import Callable
 from contextlib import suppress
 from typing import Any
@@ -93,43 +91,20 @@ class ParseWorkers:
             self.processes.append(process)
         self.sent = 0
         self.received = 0
-        #: results taken from each worker before their turn (oldest first)
-        self.early: list[deque[Any]] = [deque() for _ in self.conns]
-        #: results each worker still has to send
-        self.owed = [0] * count
 
     def can_submit(self) -> bool:
         """Room for one more job in the next worker's pipe."""
         return self.sent - self.received < MAX_JOBS * len(self.conns)
 
     def submit(self, *job: Any) -> None:
-        worker = self.sent % len(self.conns)
-        self.conns[worker].send(job)
-        self.owed[worker] += 1
+        self.conns[self.sent % len(self.conns)].send(job)
         self.sent += 1
 
     def next_result(self) -> Any:
-        """The result of the oldest job not yet taken.
-
-        While it is not ready, the results other workers send are taken and kept for
-        their turn (a worker sending a result the pipe cannot hold waits until it is
-        read, and parses nothing meanwhile)."""
-        count = len(self.conns)
-        turn = self.received % count
+        """The result of the oldest job not yet taken."""
+        result = self.conns[self.received % len(self.conns)].recv()
         self.received += 1
-        early = self.early[turn]
-        if early:
-            return early.popleft()
-        conn = self.conns[turn]
-        while count > 1 and not conn.poll():
-            owing = [c for i, c in enumerate(self.conns) if self.owed[i]]
-            for ready in multiprocessing.connection.wait(owing):
-                if ready is not conn:
-                    other = self.conns.index(ready)
-                    self.early[other].append(self.conns[other].recv())
-                    self.owed[other] -= 1
-        self.owed[turn] -= 1
-        return conn.recv()
+        return result
 
     def abandon(self) -> None:
         """Stop the workers now, dropping the jobs they still hold (``close`` then has
