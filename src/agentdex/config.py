@@ -162,6 +162,8 @@ def load_config(path: Path | None = None) -> Config:
         return Config()
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read config: {exc}") from exc
+    if not text.strip(" \t\n"):
+        return Config(path=path)  # an empty TOML document: the defaults, without tomllib
     import tomllib  # here: most runs have no config file (a fresh search imports ~60 modules)
 
     too_deep = ConfigError(f"{path}: invalid TOML: nested more than {MAX_NESTING} levels deep")

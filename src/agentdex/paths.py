@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from stat import S_ISDIR
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 APP_NAME = "agentdex"
 
@@ -41,13 +41,50 @@ def home_key(home: str | os.PathLike[str] | None = None) -> str:
     reads or writes another home's records. The real path (symlinks
     resolved) keys it, so ``~/x`` and the path it links to share one index.
     """
-    import hashlib
     import re
 
     real = os.path.realpath(home_dir(home))
-    digest = hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()[:12]
+    digest = sha256(real.encode("utf-8", "surrogateescape")).hexdigest()[:12]
     slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", os.path.basename(real.rstrip("/")) or "root")
     return f"{slug.strip('.-')[:40] or 'home'}-{digest}"
+
+
+def sha256(data: bytes = b"") -> Any:
+    """``hashlib.sha256(data)``, made by CPython's own small sha256 module when it has one.
+
+    ``import hashlib`` loads OpenSSL (``_hashlib``, ~2.5 ms) in every process that
+    hashes anything, and a fresh search hashes only a few short strings (the home
+    key, conversation ids). Same digests: the same algorithm.
+    """
+    return _hash("sha256", ("_sha2", "_sha256"))(data)
+
+
+def blake2b(data: bytes = b"", **options: Any) -> Any:
+    """``hashlib.blake2b(data, **options)`` without loading OpenSSL: hashlib's own
+    ``blake2b`` is CPython's ``_blake2`` module's (never OpenSSL's)."""
+    return _hash("blake2b", ("_blake2",))(data, **options)
+
+
+_HASHES: dict[str, Any] = {}
+
+
+def _hash(name: str, modules: tuple[str, ...]) -> Any:
+    made = _HASHES.get(name)
+    if made is None:
+        import importlib
+
+        for module in modules:
+            try:
+                made = getattr(importlib.import_module(module), name)
+                break
+            except (ImportError, AttributeError):
+                continue
+        else:  # an interpreter built without them: hashlib's (OpenSSL's) are the same hashes
+            import hashlib
+
+            made = getattr(hashlib, name)
+        _HASHES[name] = made
+    return made
 
 
 def home_data_dir(home: str | os.PathLike[str] | None = None) -> Path:

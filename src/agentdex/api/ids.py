@@ -18,7 +18,6 @@ shortens hashes) that names only that conversation.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from collections.abc import Iterable
@@ -52,10 +51,10 @@ def conversation_id(agent: str, session_id: str, home: str | None = None) -> str
     """
     if TYPEABLE.fullmatch(session_id):
         return session_id
-    from agentdex.paths import home_dir
+    from agentdex.paths import home_dir, sha256
 
     base = str(home_dir(home)).rstrip("/") + "/"
-    digest = hashlib.sha256(f"{agent}\0{session_id.replace(base, '~/')}".encode()).hexdigest()
+    digest = sha256(f"{agent}\0{session_id.replace(base, '~/')}".encode()).hexdigest()
     return f"{agent}-{digest[:8]}"
 
 

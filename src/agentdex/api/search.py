@@ -26,7 +26,7 @@ from agentdex.api.query_check import validate_query as validate_query
 from agentdex.errors import UsageError
 from agentdex.index.files import ARCHIVED_PREFIX
 from agentdex.records import iso_utc
-from agentdex.search.budget import Budget
+from agentdex.search.budget import Budget, default_seconds
 
 if TYPE_CHECKING:
     from agentdex.api.conversations import (
@@ -224,11 +224,6 @@ def search(
     regex (:mod:`agentdex.search.budget`).
     """
     _validate(limit, sort, case)
-    check_query(query, regex=regex, word=word, now=now)
-    from agentdex.api.semantic import check_mode
-    from agentdex.search.budget import default_seconds
-
-    check_mode(mode, regex=regex)
     options: dict[str, Any] = {
         "mode": mode,
         "query": query,
@@ -246,24 +241,46 @@ def search(
         "exact_total": exact_total,
     }
     known = None
+    checked = False
     if refresh_first and rows is None:
         from agentdex.api.check_ahead import answered_ahead
+
+        def answer(spent: Budget) -> SearchResult:
+            # the query is checked (and the search modules imported) after the fork: the
+            # forked refresh check starts as early as it can, from a smaller process
+            nonlocal checked
+            _check(query, regex=regex, word=word, now=now, mode=mode)
+            checked = True
+            if budget is None:
+                spent.seconds = default_seconds()
+                spent.start()
+            return _search_index(SearchResult(query=query), spent, **options)
 
         ahead = answered_ahead(
             root,
             home,
-            budget.seconds if budget is not None else default_seconds(),
-            lambda spent: _search_index(SearchResult(query=query), spent, **options),
+            budget.seconds if budget is not None else None,
+            answer,
             cancel=budget.cancel if budget is not None else None,
         )
         if ahead is not None and ahead.answer is not None:
             ahead.answer.stats = {"refresh": ahead.refresh, **ahead.answer.stats}
             return ahead.answer
         known = ahead.changes if ahead is not None else None
+    if not checked:
+        _check(query, regex=regex, word=word, now=now, mode=mode)
     budget = budget if budget is not None else Budget(default_seconds())
     result = SearchResult(query=query)
     maybe_refresh(refresh_first, root, home, rows, result.stats, progress, known=known)
     return _search_index(result, budget, **options)
+
+
+def _check(query: str, *, regex: bool, word: bool, now: float | None, mode: str) -> None:
+    """Fail fast (UsageError) on a malformed query or an unknown mode, before any refresh."""
+    from agentdex.api.semantic import check_mode
+
+    check_query(query, regex=regex, word=word, now=now)
+    check_mode(mode, regex=regex)
 
 
 def _search_index(

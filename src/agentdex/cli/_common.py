@@ -252,13 +252,33 @@ class QueryCommand(click.Command):
                 and token.startswith("-")
                 and _is_short_cluster(ctx, token, short_opts)
             ):
-                options.append(token)
+                value = None
                 if len(token) == 2 and _takes_value(short_opts[token[1]]) and index < len(args):
-                    options.append(args[index])
+                    value = args[index]
                     index += 1
+                options.extend(_long_forms(token, value, short_opts))
             else:
                 words.append(token)
         return [*options, "--", *words] if words else options
+
+
+def _long_forms(token: str, value: str | None, short_opts: dict[str, click.Option]) -> list[str]:
+    """A known short cluster as the long options it stands for (``-iw`` -> ``--ignore-case
+    --word``, ``-n5`` / ``-n 5`` -> ``--limit=5``): click tries every dash token as a long
+    option first, and its failed try builds a "did you mean" list (importing difflib)."""
+    first = short_opts[token[1]]
+    if _takes_value(first):
+        name = _long_name(first, token[1])
+        if name is None or (value is None and len(token) == 2):
+            return [token] if value is None else [token, value]
+        return [f"{name}={token[2:] if value is None else value}"]
+    return [_long_name(short_opts[letter], letter) or f"-{letter}" for letter in token[1:]]
+
+
+def _long_name(option: click.Option, letter: str) -> str | None:
+    """The long name beside ``-letter`` (a ``--x/--no-x`` flag's ``-X`` may be the ``--no-x``)."""
+    names = option.secondary_opts if f"-{letter}" in option.secondary_opts else option.opts
+    return next((name for name in names if name.startswith("--")), None)
 
 
 def _takes_value(option: click.Option) -> bool:

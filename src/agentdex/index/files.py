@@ -14,10 +14,11 @@ index marks its own rows); the archive that feeds those rows lives above it.
 
 from __future__ import annotations
 
-import hashlib
 import sqlite3
 from pathlib import Path
 from typing import NamedTuple
+
+from agentdex.paths import blake2b
 
 #: ``meta`` key prefix of a file's last read failure (``agentdex sources`` shows it)
 READ_ERROR_KEY = "read_error:"
@@ -46,7 +47,7 @@ def original_path(path: str) -> str:
 def head_hash(path: Path, length: int) -> str:
     """The hash of a file's first ``length`` bytes (an append keeps it; a rewrite changes it)."""
     with open(path, "rb") as handle:
-        return hashlib.blake2b(handle.read(length), digest_size=12).hexdigest()
+        return blake2b(handle.read(length), digest_size=12).hexdigest()
 
 
 class FileRow(NamedTuple):

@@ -36,7 +36,6 @@ from __future__ import annotations
 import mmap
 import os
 import re
-import shutil
 from collections.abc import Iterable, Iterator
 from itertools import pairwise
 from pathlib import Path
@@ -429,6 +428,8 @@ def write_vocabulary_file(tmp: Path, terms: Iterable[tuple[str, int]]) -> None:
             )
         split = out.tell()
         hexes.seek(0)
+        import shutil  # here: a search never writes a term list (shutil pulls bz2, lzma)
+
         shutil.copyfileobj(hexes, out)
         if ordered:
             out.write(SPLIT_MARK + b"%d\n" % split)

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from agentdex.paths import changed_signatures
+from agentdex.paths import blake2b, changed_signatures
 from agentdex.paths import stat_signature as signature
 
 if TYPE_CHECKING:
@@ -57,8 +57,6 @@ _NOT_DISCOVERY = frozenset(
 def fingerprint(home: str | None) -> str:
     """Everything but the file system that decides what discovery finds (and the index
     schema: a new migration sends the next refresh to the writer, which applies it)."""
-    import hashlib  # here: OpenSSL's load (~3 ms) is the forked check's (api/check_ahead.py)
-
     from agentdex import __version__
     from agentdex.archive.schema import MIGRATIONS as ARCHIVE_MIGRATIONS
     from agentdex.index.schema import MIGRATIONS
@@ -76,7 +74,7 @@ def fingerprint(home: str | None) -> str:
     config = str(config_path())
     schema = f"{len(MIGRATIONS)}.{len(ARCHIVE_MIGRATIONS)}"
     parts = [__version__, home or "", repr(env), config, signature(config), FORMAT, schema]
-    return hashlib.blake2b("\0".join(parts).encode("utf-8", "replace"), digest_size=16).hexdigest()
+    return blake2b("\0".join(parts).encode("utf-8", "replace"), digest_size=16).hexdigest()
 
 
 def write(
