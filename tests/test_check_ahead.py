@@ -159,3 +159,41 @@ def test_the_signature_loop_agrees_with_stat_signature(tmp_path: Path) -> None:
     file.write_text("xy\n")
     assert list(changed_signatures(noted)) == [(str(file), stat_signature(str(file)))]
     assert dict(changed_signatures({p: "" for p in paths})) == {p: stat_signature(p) for p in paths}
+
+
+def test_a_malformed_query_fails_without_refreshing_a_changed_home(
+    home: Path, transcript: Path, forks: list[check_ahead.PendingCheck | None]
+) -> None:
+    """The query is checked beside the forked check now: still a usage error, still no
+    refresh (the append is not indexed by the failed search), the child reaped."""
+    from agentdex.errors import UsageError
+
+    with open(transcript, "ab") as handle:
+        handle.write(claude_line("c1", "and the wombat one too", 2))
+    with pytest.raises(UsageError):
+        api.search("wombat (", home=str(home), regex=True)
+    assert len(forks) == 1 and forks[0] is not None
+    with pytest.raises(ChildProcessError):
+        os.waitpid(forks[0].pid, os.WNOHANG)
+    assert api.search("wombat", home=str(home), refresh_first=False).stats["total"] == 0
+    with pytest.raises(UsageError):
+        api.search("quokka", home=str(home), mode="sideways")
+    assert api.search("wombat", home=str(home)).stats["total"] == 1  # the next search sees it
+
+
+def test_the_child_checks_at_a_lower_priority(
+    home: Path, transcript: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agentdex.ingest import manifest
+
+    seen = tmp_path / "niceness"
+    real = manifest.check
+
+    def noting(root: Path, home: str | None) -> object:
+        seen.write_text(str(os.nice(0)))  # the forked child's niceness
+        return real(root, home)
+
+    monkeypatch.setattr(manifest, "check", noting)  # seen by the forked child only
+    found = api.search("quokka", home=str(home))
+    assert found.stats["refresh"]["files_parsed"] == 0 and found.stats["total"] == 1
+    assert int(seen.read_text()) == min(19, os.nice(0) + check_ahead.CHILD_NICE)

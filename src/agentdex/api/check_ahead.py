@@ -46,6 +46,11 @@ T = TypeVar("T")
 
 #: the longest the parent waits for the child's answer before checking itself
 WAIT_SECONDS = 5.0
+#: the child's niceness above the parent's: where the two (or the resident embedder of a
+#: hybrid search) want one core, the search goes first; the check has the answer's time
+#: (the parent waits for it only after answering, and then the child runs alone in its
+#: session's scheduling group, whatever its niceness)
+CHILD_NICE = 10
 #: what the child sends the parent when something changed (cancels its answer); the
 #: attribute is looked up safely because this module is imported off Linux too
 CHANGED_SIGNAL: int = getattr(signal, "SIGUSR1", 0)
@@ -185,6 +190,8 @@ def _start_check(root: str | os.PathLike[str] | None, home: str | None) -> Pendi
         status = 1
         try:
             os.close(reader)
+            with contextlib.suppress(OSError):
+                os.nice(CHILD_NICE)
             files, changes = check(location, home)
             if files is not None:
                 line = b"=%d" % files
