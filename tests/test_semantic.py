@@ -252,3 +252,30 @@ def test_a_page_reads_the_text_of_its_own_results_only(embedded: Any) -> None:
             assert (item["text"], item["snippet"]) == (same["text"], same["snippet"])
             assert item["why"]["terms"] == same["why"]["terms"] and item["why"]["terms"]
             assert spans
+
+
+def test_a_semantic_hit_whose_metadata_is_gone_leaves_its_place_to_the_next(
+    embedded: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Semantic hits read full metadata for the records they keep only; one whose
+    metadata row does not come back is skipped and the next candidate counts, as when
+    every candidate's metadata was read first."""
+    from agentdex.api import search as api
+    from agentdex.search.engine import Engine
+
+    query = "upstream service throttling Retry-After"
+    every = api.search(query, mode="semantic", limit=None, refresh_first=False).results
+    assert len(every) >= 2
+    gone = {(every[0]["session_id"], every[0]["locator"])}
+    real = Engine.hits
+    asked: list[int] = []
+
+    def without(self: Engine, ids: Any) -> Any:
+        ids = list(ids)
+        asked.append(len(ids))
+        return [h for h in real(self, ids) if (h.session_id, h.locator) not in gone]
+
+    monkeypatch.setattr(Engine, "hits", without)
+    rest = api.search(query, mode="semantic", limit=None, refresh_first=False).results
+    assert [r["ref"] for r in rest] == [r["ref"] for r in every[1:]]
+    assert len(asked) >= 2  # read again after the first went missing

@@ -229,6 +229,8 @@ def semantic_hits(
             near = vectors.nearest(vector, top=top * 3)
         finally:
             vectors.close()
+    from agentdex.search.engine import THASH
+
     near = [n for n in near if n.similarity >= MIN_SIMILARITY]
     titles = _title_records(engine, [n.title for n in near if n.title is not None])
     flt = filter_node(node) if node is not None else None
@@ -236,35 +238,53 @@ def semantic_hits(
         engine.prepare(flt, regex=regex, word=word, case=case)
     rids = [n.rid if n.title is None else titles.get(n.title, (0, -1))[1] for n in near]
     rows = {row[0]: row for row in engine.light(rids)}
-    hits = {h.id: h for h in engine.hits(list(rows))}
-    out: list[tuple[Any, float, str | None]] = []
-    seen: set[int] = set()
-    reported: set[int] = set()
-    for n, rid in zip(near, rids, strict=True):
-        row, hit = rows.get(rid), hits.get(rid)
-        if row is None or hit is None or rid in reported:
-            continue
-        title = None
-        if n.title is not None:
-            ckey, _ = titles.get(n.title, (None, 0))
-            if ckey != n.ckey:
-                continue  # the title changed or went (forget) since it was embedded
-            title = titles_text(engine, n.title)
-        else:
-            if hit.thash != n.thash:
-                continue  # forgotten, pruned or rewritten since it was embedded
-            if dedup and n.ckey in seen:
+
+    def pick(without: set[int]) -> list[tuple[int, float, str | None]]:
+        """(record id, similarity, title) of the first ``top`` that count, by their light
+        rows (the full metadata is read for those alone)."""
+        picked: list[tuple[int, float, str | None]] = []
+        seen: set[int] = set()
+        reported: set[int] = set()
+        for n, rid in zip(near, rids, strict=True):
+            row = rows.get(rid)
+            if row is None or rid in without or rid in reported:
                 continue
-        if only_here and here is not None and not here(row):
-            continue
-        if flt is not None and not engine.matches(flt, row):
-            continue
-        if n.title is None:
-            seen.add(n.ckey)
-        reported.add(rid)
-        out.append((hit, n.similarity, title))
-        if len(out) >= top:
+            title = None
+            if n.title is not None:
+                ckey, _ = titles.get(n.title, (None, 0))
+                if ckey != n.ckey:
+                    continue  # the title changed or went (forget) since it was embedded
+                title = titles_text(engine, n.title)
+            else:
+                if row[THASH] != n.thash:
+                    continue  # forgotten, pruned or rewritten since it was embedded
+                if dedup and n.ckey in seen:
+                    continue
+            if only_here and here is not None and not here(row):
+                continue
+            if flt is not None and not engine.matches(flt, row):
+                continue
+            if n.title is None:
+                seen.add(n.ckey)
+            reported.add(rid)
+            picked.append((rid, n.similarity, title))
+            if len(picked) >= top:
+                break
+        return picked
+
+    without: set[int] = set()
+    hits: dict[int, Any] = {}
+    while True:
+        picked = pick(without)
+        wanted = [rid for rid, _, _ in picked if rid not in hits]
+        hits.update((h.id, h) for h in engine.hits(wanted))
+        gone = {rid for rid in wanted if rid not in hits}
+        if not gone:  # a record without its metadata row (never, in one snapshot) is skipped
             break
+        without |= gone
+    out: list[tuple[Any, float, str | None]] = [
+        (hits[rid], similarity, title) for rid, similarity, title in picked
+    ]
     return out, searched
 
 
