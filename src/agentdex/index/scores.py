@@ -47,7 +47,7 @@ def recency(timestamp: float | None, now: float) -> float:
 #: :func:`level_of` by (kind, role, length) for the records a build met (most texts are short:
 #: the same few thousand keys come back); cleared when it grows past ``_LEVELS_KEPT``
 _LEVELS: dict[tuple[str, str, int], int] = {}
-_LEVELS_KEPT = 1 << 16
+_LEVELS_KEPT = 1 << 14
 
 
 def level_of(kind: str, role: str, tlen: int) -> int:
