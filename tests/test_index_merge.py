@@ -14,10 +14,12 @@ from typing import Any
 import pytest
 
 from agentdex.api import search as api
-from agentdex.index import merging
+from agentdex.index import merging, stored
 from agentdex.index import writer as writer_mod
 from agentdex.index.postings import PostingsWriter
-from agentdex.index.store import Location, index_root
+from agentdex.index.segments import BlockFile
+from agentdex.index.store import Location, index_root, open_writer_db
+from agentdex.index.tail import postings_args
 from test_index_fixtures import ROWS, register, store_dir, write_file
 
 FILES = 12
@@ -81,6 +83,17 @@ def _postings() -> Path:
     return gen / "postings"
 
 
+def _segments(postings: Path) -> list[tuple[int, int]]:
+    """(max_doc, live documents) of each committed segment."""
+    import json
+
+    meta = json.loads((postings / "meta.json").read_text())
+    return [
+        (s["max_doc"], s["max_doc"] - ((s.get("deletes") or {}).get("num_deleted_docs") or 0))
+        for s in meta["segments"]
+    ]
+
+
 def _ids(query: str) -> list[str]:
     page = api.search(query, refresh_first=False, limit=10_000)
     return sorted(f"{r['ref']}" for r in page.results)
@@ -140,8 +153,8 @@ def test_a_merge_that_fails_leaves_the_build_as_it_was(
         proc.kill()  # before, or while, it commits: either way nothing is lost
         return proc
 
-    def waited(proc: Any) -> dict[str, Any]:
-        report = real_wait(proc)
+    def waited(proc: Any, db: Any) -> dict[str, Any]:
+        report = real_wait(proc, db)
         reports.append(report)
         return report
 
@@ -153,3 +166,44 @@ def test_a_merge_that_fails_leaves_the_build_as_it_was(
     assert len(_ids("merged")) == FILES * PER_FILE
     assert len(set(_ids("merged"))) == FILES * PER_FILE
     assert len(_ids("afile11")) == PER_FILE
+
+
+def test_a_writer_after_an_unfinished_merge_drops_its_segment(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A merge child killed after its commit, before the merge: the segment of one live
+    record among deleted placeholders stays; the next writer re-adds that record, so the
+    segment has none left and its commit drops it (no later commit merges everything)."""
+    _write(home, "a", 5)
+    _commit_every_file(home, monkeypatch, "a")
+    monkeypatch.setattr(merging, "MERGE_ABOVE", 10_000)  # no merge at the end of the build
+    api.refresh(home=str(home), rows=ROWS)
+    postings = _postings()
+    gen = postings.parent
+    built = _segments(postings)
+    assert 2 <= len(built) < merging.POLICY_MIN_SEGMENTS - 1  # no merge fires below
+    # the child's commit, made here, and the id it re-added, as start() records it
+    db = open_writer_db(gen)
+    last = db.execute("SELECT max(id) FROM record_rows").fetchone()[0]
+    row, lowered = next(stored.lowered_rows(db, BlockFile(gen), last))
+    db.execute("INSERT INTO meta (key, value) VALUES (?, ?)", (merging.READDED, f"[{last}]"))
+    db.commit()
+    db.close()
+    writer = PostingsWriter(postings, threads=1)
+    placeholders = max(size for size, _ in built) + 1
+    merging.commit_level(writer, [postings_args(row, lowered)], placeholders)
+    writer.close(wait_merges=True)
+    left = _segments(postings)
+    assert (placeholders + 1, 1) in left and len(left) == len(built) + 1
+    assert len(_ids("afile4")) == PER_FILE  # the re-added record counted once meanwhile
+
+    _write(home, "b", 2)  # an incremental refresh: its writer opens the postings
+    api.refresh(home=str(home), rows=ROWS)
+    after = _segments(postings)
+    assert all(size <= placeholders for size, _ in after)  # that segment is gone
+    assert all(live > 0 for _, live in after)
+    check = open_writer_db(gen)
+    assert check.execute("SELECT 1 FROM meta WHERE key = ?", (merging.READDED,)).fetchone() is None
+    check.close()
+    assert len(_ids("afile4")) == PER_FILE
+    assert len(_ids("merged")) == 7 * PER_FILE

@@ -28,7 +28,8 @@ Every commit holds the build's records exactly once (a record re-added in a
 commit replaces its deleted copy in that same commit), so a search at any
 moment sees what it saw before, and killing the child at any point loses
 nothing (a merge cut short leaves its inputs, and its files are collected by
-the next writer). The merge only makes counts faster: a child that fails
+the next writer, which also re-adds the records the child re-added:
+:func:`readd_left`). The merge only makes counts faster: a child that fails
 leaves the postings as the build left them, and the build goes on.
 """
 
@@ -46,6 +47,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import sqlite3
 
+    from agentdex.index.postings import PostingsWriter
     from agentdex.index.segments import BlockFile
 
 #: a new generation's build that ends with more segments than this is merged into one
@@ -54,6 +56,8 @@ MERGE_ABOVE = 2
 POLICY_MIN_SEGMENTS = 8
 #: the ``file`` of the placeholder documents (file row ids start at 1)
 PLACEHOLDER_FILE = 0
+#: ``meta`` key: the ids of the records a merge child re-adds, until the merge is done
+READDED = "merge_readded"
 #: the child's indexing heap: the placeholders are a few bytes each, and must fill one segment
 CHILD_HEAP_BYTES = 64 << 20
 _CHILD = "--child"
@@ -75,7 +79,11 @@ def start(
 ) -> subprocess.Popen[bytes] | None:
     """Start merging ``gen``'s postings into one segment, when they hold more than
     :data:`MERGE_ABOVE` (None otherwise). The caller's tantivy writer must be closed, and
-    stays so until :func:`wait`; the postings must hold every stored record (no tail)."""
+    stays so until :func:`wait`; the postings must hold every stored record (no tail).
+
+    ``db`` is the writer's connection, inside its open transaction: the ids of the records
+    the child re-adds are committed there first (:data:`READDED`), so that a writer after
+    a child killed midway re-adds them once more (:func:`readd_left`)."""
     from agentdex.index import stored
     from agentdex.index.tail import postings_args
 
@@ -94,6 +102,12 @@ def start(
     ]
     if len(records) != len(last):
         return None
+    db.execute(
+        "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+        (READDED, json.dumps([args[0] for args in records])),
+    )
+    db.execute("COMMIT")
+    db.execute("BEGIN IMMEDIATE")
     import agentdex
 
     env = dict(os.environ)
@@ -118,19 +132,50 @@ def start(
     return proc
 
 
-def wait(proc: subprocess.Popen[bytes]) -> dict[str, Any]:
+def wait(proc: subprocess.Popen[bytes], db: sqlite3.Connection) -> dict[str, Any]:
     """Wait for a merge :func:`start` began; what it did (``ok`` false: the postings stay as
-    the build left them, and ``error`` says why)."""
+    the build left them, and ``error`` says why). Once they are one segment, ``db``'s open
+    transaction forgets the re-added records (:data:`READDED`)."""
     out, err = proc.communicate()
     lines = out.decode("utf-8", "replace").strip().splitlines()
     if proc.returncode == 0 and lines:
         try:
-            report: dict[str, Any] = json.loads(lines[-1])
-            return {"ok": True, **report}
+            report: dict[str, Any] = {"ok": True, **json.loads(lines[-1])}
         except ValueError:
             pass
+        else:
+            if report.get("segments_after") == 1:
+                db.execute("DELETE FROM meta WHERE key = ?", (READDED,))
+            return report
     tail = err.decode("utf-8", "replace").strip().splitlines()[-1:]
     return {"ok": False, "error": tail[0] if tail else f"exit status {proc.returncode}"}
+
+
+def readd_left(writer: PostingsWriter, db: sqlite3.Connection, block_file: BlockFile) -> bool:
+    """In a writer that just opened the postings: re-add the records a merge child that did
+    not finish had re-added (in this writer's first postings commit).
+
+    Its segment of one live record among deleted placeholders would otherwise stay, and
+    put every segment in one level at each later commit: a merge of everything started
+    by some small refresh. Re-adding those records again leaves that segment (and the
+    single-record ones) without a live document, and a commit drops such segments. The
+    caller forgets :data:`READDED` once that commit is made. Whether there was any."""
+    from agentdex.index import stored
+    from agentdex.index.tail import postings_args
+
+    row = db.execute("SELECT value FROM meta WHERE key = ?", (READDED,)).fetchone()
+    if row is None:
+        return False
+    rids = set(json.loads(row[0]))
+    for rid in sorted(rids):
+        _delete_record(writer, rid)
+    if rids:
+        for stored_row, lowered in stored.lowered_rows(db, block_file, min(rids)):
+            if stored_row[0] > max(rids):
+                break
+            if stored_row[0] in rids:  # not deleted since: the journal's deletes came first
+                writer.add(*postings_args(stored_row, lowered))
+    return True
 
 
 def _delete_record(writer: Any, rid: int) -> None:
@@ -142,14 +187,12 @@ def _delete_record(writer: Any, rid: int) -> None:
     writer.writer.delete_documents_by_query(only)
 
 
-def _merge(gen: Path, plan: dict[str, Any]) -> dict[str, Any]:
-    from agentdex.index.postings import PostingsWriter
+def commit_level(writer: PostingsWriter, records: list[Any], placeholders: int) -> None:
+    """Steps 1 and 2 of the module docstring with a one-thread ``writer``: ``records`` are
+    PostingsWriter.add's arguments of stored records (the last one goes in the segment of
+    ``placeholders`` deleted placeholders; each other one in a segment of its own)."""
+    import tantivy
 
-    started, cpu = time.monotonic(), time.process_time()
-    path = gen / "postings"
-    before = len(segment_sizes(path))
-    writer = PostingsWriter(path, heap_bytes=CHILD_HEAP_BYTES, threads=1)
-    records = [tuple(args) for args in plan["records"]]
     for args in records[:-1]:  # segments of their own, up to the policy's eight
         _delete_record(writer, args[0])
         writer.add(*args)
@@ -158,15 +201,23 @@ def _merge(gen: Path, plan: dict[str, Any]) -> dict[str, Any]:
     _delete_record(writer, last[0])
     placeholder = json.dumps({"file": PLACEHOLDER_FILE})
     add_json = writer.writer.add_json
-    for _ in range(int(plan["placeholders"])):
+    for _ in range(placeholders):
         add_json(placeholder)
-    import tantivy
-
     writer.writer.delete_documents_by_query(
         tantivy.Query.term_query(writer.schema, "file", PLACEHOLDER_FILE)
     )
     writer.add(*last)
     writer.commit()
+
+
+def _merge(gen: Path, plan: dict[str, Any]) -> dict[str, Any]:
+    from agentdex.index.postings import PostingsWriter
+
+    started, cpu = time.monotonic(), time.process_time()
+    path = gen / "postings"
+    before = len(segment_sizes(path))
+    writer = PostingsWriter(path, heap_bytes=CHILD_HEAP_BYTES, threads=1)
+    commit_level(writer, [tuple(args) for args in plan["records"]], int(plan["placeholders"]))
     # the merge runs in tantivy's threads; this one keeps the pages it maps out of memory
     done = threading.Event()
     failure: list[BaseException] = []

@@ -134,6 +134,8 @@ class IndexWriter(ConversationEdits, RecordDeletes, PostingsTail):
         self._stats_recount: set[int] = set()
         #: what :meth:`finish`'s merge into one segment did (None: no merge was started)
         self.merged: dict[str, Any] | None = None
+        #: the postings writer re-added a merge child's records (:func:`merging.readd_left`)
+        self._readding = False
         self.db.execute("BEGIN IMMEDIATE")
         #: whether records added now go to the postings: true when the postings hold every
         #: record (no tail); a small refresh leaves new records as the tail instead (readers
@@ -151,6 +153,8 @@ class IndexWriter(ConversationEdits, RecordDeletes, PostingsTail):
             for file_id, from_rid in journal.fetchall():
                 self._postings.delete_file(file_id, from_rid)
             self._queued_deletes.clear()
+            # a merge child that did not finish left a segment that must go (index/merging)
+            self._readding = merging_mod.readd_left(self._postings, self.db, self.block_file)
         return self._postings
 
     @property
@@ -308,6 +312,9 @@ class IndexWriter(ConversationEdits, RecordDeletes, PostingsTail):
         self.db.execute("BEGIN IMMEDIATE")
         if applied:
             self.db.execute("DELETE FROM postings_deletes")
+            if self._readding:
+                self.db.execute("DELETE FROM meta WHERE key = ?", (merging_mod.READDED,))
+                self._readding = False
         if self.in_postings:
             self.set_meta("postings_rid", next_rid)
             if self._new_texts is not None and not self.vocab_stale:
@@ -409,7 +416,7 @@ class IndexWriter(ConversationEdits, RecordDeletes, PostingsTail):
                 self.vocab_stale = False
         finally:
             if merging is not None:
-                self.merged = merging_mod.wait(merging)
+                self.merged = merging_mod.wait(merging, self.db)
 
     def close(self, ok: bool) -> None:
         try:
