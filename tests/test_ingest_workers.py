@@ -90,8 +90,8 @@ def test_many_jobs_in_flight_stay_in_order(count: int) -> None:
     assert got == [str(i) for i in range(100)]
 
 
-@pytest.mark.parametrize(("cores", "workers"), [(1, 1), (2, 1), (3, 2), (4, 3), (8, 4), (64, 4)])
-def test_big_refreshes_leave_the_writer_a_core(
+@pytest.mark.parametrize(("cores", "workers"), [(1, 1), (2, 2), (3, 3), (4, 4), (8, 4), (64, 4)])
+def test_big_refreshes_run_a_worker_per_core_up_to_four(
     monkeypatch: pytest.MonkeyPatch, cores: int, workers: int
 ) -> None:
     monkeypatch.delenv("AGENTDEX_INDEX_WORKERS", raising=False)

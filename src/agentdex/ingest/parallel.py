@@ -63,19 +63,18 @@ MAX_WORKERS = 4
 
 
 def worker_count(total_bytes: int) -> int:
-    """Parse workers for a refresh of ``total_bytes``: for big ones, one per core but the
-    one the writer process needs (its main thread and tantivy's indexing threads), at
-    least one, at most :data:`MAX_WORKERS`.
+    """Parse workers for a refresh of ``total_bytes``: one per core for big ones (at most
+    :data:`MAX_WORKERS`).
 
-    On two cores one worker beside the writer built 1 GB faster than two (docs/
-    performance.md, s8-build: the writer's threads and a second worker only took turns
-    on the cores and each CPU-second did less). ``AGENTDEX_INDEX_WORKERS=N`` overrides
-    (0 parses in this process).
+    On two cores one worker beside the writer was faster than two in three quiet sittings
+    at 1 GB and slower in the quietest one (docs/performance.md, s8-build), so the
+    default stays one per core. ``AGENTDEX_INDEX_WORKERS=N`` overrides (0 parses in
+    this process).
     """
     if total_bytes < PARALLEL_MIN_BYTES:
         return 0
     setting = os.environ.get("AGENTDEX_INDEX_WORKERS", "")
-    workers = int(setting) if setting.isdigit() else max(1, min(MAX_WORKERS, cores() - 1))
+    workers = int(setting) if setting.isdigit() else min(MAX_WORKERS, cores())
     if not workers:
         return 0
     import multiprocessing
