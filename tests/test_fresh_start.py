@@ -9,6 +9,7 @@ refresh check (:mod:`agentdex.api.check_ahead`), and at exit.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
 import subprocess
@@ -36,6 +37,10 @@ AFTER_THE_FORK = (
 #: never loaded by a local search: OpenSSL (hashes come from CPython's own modules),
 #: tomllib for an empty config file, click's "did you mean" list, shutil's archivers
 NEVER = ("_hashlib", "tomllib", "difflib", "shutil", "bz2", "lzma")
+if not any(importlib.util.find_spec(m) for m in ("_sha2", "_sha256")) or not (
+    importlib.util.find_spec("_blake2")
+):  # an interpreter built without CPython's own hashes: hashlib's (OpenSSL's) serve
+    NEVER = NEVER[1:]
 
 PROBE = """\
 import atexit, json, os, sys
