@@ -175,19 +175,15 @@ class SearchRun:
             return self.engine.both(self.plan.query, self.here_query)
         return self.plan.query
 
-    def _accept(self, row: Row) -> bool:
-        """Does a postings candidate match? (Tail records are decided in :meth:`run`.)"""
+    def _admits(self, row: Row) -> bool:
+        """Is a postings candidate checked at all? (Tail records are decided in :meth:`run`.)"""
         if row[ID] in self.tail:
             return False  # a stale posting of a tail record: the tail answers for it
-        if self.only_here and self.here is not None and not self.here(row):
-            return False
-        return self.plan.exact or self.engine.matches(self.node, row)
-
-    def _reads_text(self, row: Row) -> bool:
-        """Does :meth:`_accept` read this row's text (its block)?"""
-        if row[ID] in self.tail or self.plan.exact:
-            return False
         return not (self.only_here and self.here is not None and not self.here(row))
+
+    def _accept(self, row: Row) -> bool:
+        """Does a postings candidate match?"""
+        return self._admits(row) and (self.plan.exact or self.engine.matches(self.node, row))
 
     def _check_tail(self, tail: list[int]) -> None:
         """Verify the records the postings do not cover yet (few: small refreshes leave them)."""
@@ -310,13 +306,14 @@ class SearchRun:
         rows = self.engine.light(ids)
         rows.sort(key=lambda r: r[BLOCK])  # by block: each block is decompressed once
         matched: list[Row] = list(self.tail_matches)
+        admitted = [row for row in rows if self._admits(row)]
         # the blocks verification reads are decompressed ahead on another thread
-        reads = [] if self.plan.exact else [r[BLOCK] for r in rows if self._reads_text(r)]
+        reads = [] if self.plan.exact else [row[BLOCK] for row in admitted]
         with self.engine.reading_ahead(reads):
-            for i, row in enumerate(rows):
+            for i, row in enumerate(admitted):
                 if not i % 64 and self.out_of_time():  # a clock read costs microseconds here
                     break
-                if self._accept(row):
+                if self.plan.exact or self.engine.matches(self.node, row):
                     matched.append(row)
         if matched and self.words is not None and sort != "time":
             self.word_ids = self._whole_word_ids(query, known, collected)
