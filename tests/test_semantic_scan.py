@@ -105,3 +105,32 @@ def test_the_resident_runs_numpy_on_one_blas_thread(tmp_path: Path) -> None:
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
     )
     assert done.stdout.split() == ["1", "1"]
+
+
+def _blas_threads_after_a_product(tmp_path: Path, **env_extra: str) -> list[str]:
+    """Import the semantic package as a server does, run one float product, report
+    ``OPENBLAS_NUM_THREADS`` and the process's thread count."""
+    code = (
+        "import os\n"
+        "import agentdex.semantic.query\n"
+        "import numpy\n"
+        "numpy.ones((400, 40), dtype=numpy.float32) @ numpy.ones(40, dtype=numpy.float32)\n"
+        "print(os.environ['OPENBLAS_NUM_THREADS'], len(os.listdir('/proc/self/task')))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
+    env.update(env_extra, HOME=str(tmp_path))
+    env["PYTHONPATH"] = str(Path(query.__file__).parents[2])  # this checkout's src
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    return done.stdout.split()
+
+
+def test_a_process_scanning_in_itself_runs_numpy_on_one_blas_thread(tmp_path: Path) -> None:
+    """serve, ui and mcp scan in process: the package sets one BLAS thread before
+    numpy loads (the product spun both cores with OpenBLAS's default threads)."""
+    assert _blas_threads_after_a_product(tmp_path) == ["1", "1"]
+
+
+def test_a_users_blas_setting_wins(tmp_path: Path) -> None:
+    assert _blas_threads_after_a_product(tmp_path, OPENBLAS_NUM_THREADS="2")[0] == "2"
