@@ -3,9 +3,11 @@
     python bench/bench_cold_build.py HOME --work DIR [--src A/src --src B/src] [--rounds N]
         [--workers 2 --workers 1] [--every 0.25]
 
-Measures the read-and-decode floor twice and keeps the faster (bench_search's:
-every store file read and each JSON line decoded with orjson, one process; the
-first pass may read the corpus from disk, as no build does), then for each round, for
+Measures the read-and-decode floor (bench_search's: every store file read and each
+JSON line decoded with orjson, one process) once to warm the page cache, then once
+before each build and once after the last (at least three passes; the sitting's floor
+is their median, each pass reported with its CPU, read and decode seconds, steal time
+and load: the spread says how far the machine moved within the sitting). For each round, for
 each source tree (``--src``, default this checkout's) and parse-worker count
 (``--workers``, sets ``AGENTDEX_INDEX_WORKERS``; default the tool's own choice),
 in that order (so trees alternate within a round): a fresh data dir and the
@@ -43,7 +45,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_search import CHILD, FLOOR, REFRESH, SRC
+from bench_search import CHILD, FLOOR_RUNS, REFRESH, SRC, floor_pass, floor_summary
 
 TICK = os.sysconf("SC_CLK_TCK")
 
@@ -273,31 +275,34 @@ def main() -> None:
     args.work.mkdir(parents=True, exist_ok=True)
     (args.work / "no-config.toml").write_text("")  # default settings (a missing file warns)
     env = dict(os.environ, PYTHONPATH=str(SRC))
-    floor_code = CHILD.format(
-        src=str(SRC), body=FLOOR.format(home=str(args.home), loads="orjson.loads")
-    )
-    floors = []
-    for _ in range(2):  # the first may read the corpus from disk; the builds read it cached
-        floor = subprocess.run(
-            [sys.executable, "-c", floor_code], capture_output=True, text=True, env=env, check=True
-        )
-        floors.append(json.loads(floor.stdout.strip().splitlines()[-1])["seconds"])
-    floor_s = min(floors)
+    plan = [
+        (round_, src, workers)
+        for round_ in range(args.rounds)
+        for src in args.src or [SRC]
+        for workers in args.workers or [None]
+    ]
+    # the floor's passes are spread over the sitting: one before each build and one after
+    # the last (at least FLOOR_RUNS, the extra ones first), after a warm-up pass that may
+    # read the corpus from disk (no build does: each follows a floor pass)
+    warm_up = floor_pass(args.home, env)
+    floors = [floor_pass(args.home, env) for _ in range(max(0, FLOOR_RUNS - len(plan) - 1))]
     report: dict[str, Any] = {
         "home": str(args.home),
-        "floor_orjson_s": round(floor_s, 2),
-        "floor_runs_s": [round(f, 2) for f in floors],
         "started_utc": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()),
         "builds": [],
     }
-    for round_ in range(args.rounds):
-        for src in args.src or [SRC]:
-            for workers in args.workers or [None]:
-                build = cold_build(args.home, args.work, src.resolve(), workers, args.every)
-                build = {"src": str(src), "round": round_, "setting": workers, **build}
-                build["vs_floor"] = round(build["seconds"] / floor_s, 1)
-                report["builds"].append(build)
-                print(json.dumps(build), file=sys.stderr, flush=True)
+    for round_, src, workers in plan:
+        floors.append(floor_pass(args.home, env))
+        build = cold_build(args.home, args.work, src.resolve(), workers, args.every)
+        build = {"src": str(src), "round": round_, "setting": workers, **build}
+        report["builds"].append(build)
+        print(json.dumps(build), file=sys.stderr, flush=True)
+    floors.append(floor_pass(args.home, env))
+    floor = floor_summary(floors, warm_up)
+    for build in report["builds"]:
+        build["vs_floor"] = round(build["seconds"] / floor["seconds"], 1)
+    report["floor_orjson_s"] = floor["seconds"]
+    report["floor"] = floor
     report["ended_utc"] = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime())
     print(json.dumps(report, indent=2))
 

@@ -7,7 +7,8 @@
 Each agentdex step runs in a fresh subprocess (byte-compiled modules), peak
 RSS from ``getrusage`` (the main process, and the largest parse worker):
 
-* the floor: read + JSON-decode every store file (orjson, and stdlib json);
+* the floor: read + JSON-decode every store file (orjson: the median of three passes
+  after a warm-up pass, each reported with its CPU, read and decode seconds; stdlib json once);
 * parse only (the real parsers, no index);
 * cold ``index``: seconds, ratio to the orjson floor, peak RSS, index size;
 * no-change refresh: in-process seconds and a whole ``agentdex index`` process;
@@ -71,21 +72,67 @@ print(json.dumps({{"seconds": time.perf_counter() - started,
 """
 
 FLOOR = r"""
-import json, orjson
+import json, orjson, os
 from agentdex.discovery import discover
 loads = {loads}
+cpu0 = os.times()
 total = 0
+read_s = decode_s = 0.0
 for source in discover({home!r}).sources:
     if source.row.parser is None:
         continue
+    t0 = time.perf_counter()
     with open(source.path, "rb") as handle:
         data = handle.read()
+    t1 = time.perf_counter()
     total += len(data)
     for line in data.splitlines():
         if line.strip():
             loads(line)
-result = {{"bytes": total}}
+    read_s += t1 - t0
+    decode_s += time.perf_counter() - t1
+cpu1 = os.times()
+result = {{"bytes": total, "read_s": round(read_s, 3), "decode_s": round(decode_s, 3),
+          "cpu_s": round(cpu1.user + cpu1.system - cpu0.user - cpu0.system, 3)}}
 """
+
+#: how many passes of the floor count (their median); one more pass before them warms the
+#: page cache and is reported apart (the builds read a corpus the floor just read)
+FLOOR_RUNS = 3
+
+
+def floor_pass(home: Path, env: dict[str, str], python: str | None = None) -> dict[str, Any]:
+    """One pass of the orjson floor in a fresh process: wall, CPU, read and decode seconds,
+    and the machine's steal time during it (another guest's use of this core)."""
+    steal = _steal_ticks()
+    load = os.getloadavg()[0]
+    run = child(FLOOR.format(home=str(home), loads="orjson.loads"), env, python)
+    run["steal_s"] = round((_steal_ticks() - steal) / os.sysconf("SC_CLK_TCK"), 2)
+    run["load_1min"] = round(load, 2)
+    run["seconds"] = round(run["seconds"], 3)
+    run.pop("peak_rss_workers_mb", None)
+    return run
+
+
+def floor_summary(runs: list[dict[str, Any]], warm_up: dict[str, Any] | None) -> dict[str, Any]:
+    """The floor of a sitting: the median of its passes, each pass, and their spread
+    (slowest / fastest - 1)."""
+    seconds = [r["seconds"] for r in runs]
+    return {
+        "seconds": round(statistics.median(seconds), 3),
+        "spread": round(max(seconds) / min(seconds) - 1, 3),
+        "runs": runs,
+        "warm_up": warm_up,
+    }
+
+
+def _steal_ticks() -> int:
+    try:
+        with open("/proc/stat") as handle:
+            return int(handle.readline().split()[8])
+    except (OSError, IndexError, ValueError):
+        return 0
+
 
 PARSE = r"""
 from agentdex.discovery import discover
@@ -244,7 +291,10 @@ def bench_agentdex(
         report["reused"] = child(REFRESH.format(home=str(home)), env)
         return searches(home, env, runs, queries, report, append=append)
     shutil.rmtree(work / "agentdex-data", ignore_errors=True)
-    report["floor_orjson"] = child(FLOOR.format(home=str(home), loads="orjson.loads"), env)
+    warm_up = floor_pass(home, env)
+    report["floor_orjson"] = floor_summary(
+        [floor_pass(home, env) for _ in range(FLOOR_RUNS)], warm_up
+    )
     report["floor_stdlib"] = child(FLOOR.format(home=str(home), loads="json.loads"), env)
     report["parse_only"] = child(PARSE.format(home=str(home)), env)
     cold = child(REFRESH.format(home=str(home)), env)
