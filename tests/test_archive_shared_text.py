@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -204,3 +205,35 @@ def test_blocks_the_archive_points_at_survive_a_writer_killed_before_the_index_c
     assert os.path.getsize(gen / BLOCK_FILE) == 0  # without it: cut as before
     cut.close()
     db.close()
+
+
+def test_a_copied_data_directory_keeps_one_copy_of_the_text(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``cp -a`` (or a restore with hard links) keeps the archive's link to the text file
+    but gives the file a new inode, which its name holds: the next refresh renames the
+    link instead of copying every text into chunks as if another generation wrote it."""
+    d = store_dir(home)
+    write_file(d / "s1.jsonl", [rec(f"walnut {i} " + "pad " * 40, ts=i) for i in range(50)])
+    refresh(home)
+    copy = tmp_path / "restored-data"
+    subprocess.run(["cp", "-a", os.environ["AGENTDEX_DATA_DIR"], str(copy)], check=True)
+    monkeypatch.setenv("AGENTDEX_DATA_DIR", str(copy))
+    [earlier] = links()
+    current = Location(index_root()).current()
+    assert current is not None
+    assert earlier.name != shared.link_name(current)  # the copy's file has a new inode
+    # the next index writer still sees how far the archive's blocks reach (it keeps them)
+    assert shared.referenced_end(index_root(), current) > 0
+    write_file(d / "s2.jsonl", [rec("walnut late", session="s2", ts=99)])
+    refresh(home)
+    texts = archived()
+    assert len(texts) == 51 and all(chunk < 0 for chunk in texts.values())
+    assert b"walnut" not in chunk_texts()  # still one copy: the index's blocks
+    assert archive_rows("SELECT DISTINCT file FROM blocks") == [(shared.link_name(current),)]
+    refresh(home)  # the store opens again: the earlier name goes
+    [link] = links()
+    assert link.name == shared.link_name(current)
+    assert link.stat().st_ino == (current / BLOCK_FILE).stat().st_ino
+    found = api.search("walnut", refresh_first=False, limit=None, dedup=False).results
+    assert len(found) == 51

@@ -84,6 +84,24 @@ def link(archive_dir: Path, gen: Path) -> str | None:
     return name
 
 
+def earlier_names(archive_dir: Path, gen: Path, name: str) -> list[str]:
+    """Links in the archive folder that are the generation's text file under an earlier
+    name than ``name``: the data directory was copied or restored with its hard links
+    (``cp -a``, ``rsync -aH``, a backup), which gives the file a new inode, and the name
+    holds the inode. (A copy that broke the link holds other bytes on disk: not listed.)"""
+    current = gen / BLOCK_FILE
+    found = []
+    for path in archive_dir.glob(f"text-{gen.name}-*.blocks"):
+        if path.name == name:
+            continue
+        try:
+            if os.path.samefile(path, current):
+                found.append(path.name)
+        except OSError:
+            continue
+    return sorted(found)
+
+
 def referenced_end(root: Path, gen: Path) -> int:
     """How far into the generation's text file the archive's blocks reach (0: none).
 
@@ -96,13 +114,16 @@ def referenced_end(root: Path, gen: Path) -> int:
     path = archive_path(root) / DB_NAME
     if name is None or not path.is_file():
         return 0
+    names = [name, *earlier_names(path.parent, gen, name)]
     try:
         db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30.0)
     except sqlite3.Error:
         return 0
     try:
         row = db.execute(
-            "SELECT max(offset + lower_size + original_size) FROM blocks WHERE file = ?", (name,)
+            "SELECT max(offset + lower_size + original_size) FROM blocks"
+            f" WHERE file IN ({', '.join('?' * len(names))})",
+            names,
         ).fetchone()
         return int(row[0] or 0)
     except sqlite3.Error:
