@@ -20,8 +20,11 @@ check started.
 
 Forking is used only where it is safe and cheap: Linux, and the main thread
 of a process with one thread (the CLI; not the HTTP server, whose searches
-run in their own workers). Everything the child runs is imported before the
-fork, and the signal handler is in place before it.
+run in their own workers). The signal handler is in place before the fork.
+A fresh ``agentdex search`` forks the child at the very start of the
+process, before click and the search modules are imported
+(:mod:`agentdex.api.check_early`); :func:`answered_ahead` takes that child
+when it checks the same home's index, and forks its own otherwise.
 """
 
 from __future__ import annotations
@@ -30,13 +33,16 @@ import contextlib
 import os
 import select
 import signal
-import sys
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from agentdex.api.check_early import CHANGED_SIGNAL as CHANGED_SIGNAL
+from agentdex.api.check_early import CHILD_NICE as CHILD_NICE
+from agentdex.api.check_early import can_fork, fork_check, take
 
 if TYPE_CHECKING:
     from agentdex.ingest.manifest import Changes
@@ -46,14 +52,6 @@ T = TypeVar("T")
 
 #: the longest the parent waits for the child's answer before checking itself
 WAIT_SECONDS = 5.0
-#: the child's niceness above the parent's: where the two (or the resident embedder of a
-#: hybrid search) want one core, the search goes first; the check has the answer's time
-#: (the parent waits for it only after answering, and then the child runs alone in its
-#: session's scheduling group, whatever its niceness)
-CHILD_NICE = 10
-#: what the child sends the parent when something changed (cancels its answer); the
-#: attribute is looked up safely because this module is imported off Linux too
-CHANGED_SIGNAL: int = getattr(signal, "SIGUSR1", 0)
 
 
 @dataclass(slots=True)
@@ -80,7 +78,8 @@ def answered_ahead(
     ``seconds`` and ``cancel`` make the budget the answer runs under. None
     when forking is not possible here: the caller refreshes and answers.
     """
-    if not _can_fork():
+    early = take(root, home)  # forked by the CLI at the process's start
+    if early is None and not can_fork():
         return None
     from agentdex.search.budget import CANCELLED, Budget
 
@@ -90,12 +89,20 @@ def answered_ahead(
         budget.interrupt(CANCELLED)
 
     previous = signal.signal(CHANGED_SIGNAL, changed)
+    if early is not None:
+        previous = early.previous  # what was there before the CLI forked it
+    pending: PendingCheck | None
     try:
-        pending = _start_check(root, home)
+        if early is not None:
+            location = Path(index_root(root, home=home))
+            pending = PendingCheck(early.pid, early.reader, early.started, location)
+        else:
+            pending = _start_check(root, home)
         if pending is None:
             return None
         try:
-            value = answer(budget)
+            # a change the child signalled before this search took it: no answer to waste
+            value = None if early is not None and early.changed else answer(budget)
         finally:
             line, seconds_taken = pending.result()
     finally:
@@ -106,14 +113,6 @@ def answered_ahead(
     if line.startswith(b"C"):
         return Ahead(changes=_changes(pending.location, home, line[1:]))
     return Ahead()
-
-
-def _can_fork() -> bool:
-    return (
-        sys.platform.startswith("linux")
-        and threading.active_count() == 1
-        and threading.current_thread() is threading.main_thread()
-    )
 
 
 def _changes(location: Path, home: str | None, payload: bytes) -> Changes | None:
@@ -171,40 +170,15 @@ def _start_check(root: str | os.PathLike[str] | None, home: str | None) -> Pendi
     Only from :func:`answered_ahead`, which checked that forking is safe and
     handles :data:`CHANGED_SIGNAL` (the child sends it when something changed).
     """
-    import orjson
-
-    from agentdex.index.store import index_root
-    from agentdex.ingest.manifest import check
-
     location = Path(index_root(root, home=home))
-    started = time.monotonic()
-    reader, writer = os.pipe()
-    parent = os.getpid()
-    try:
-        pid = os.fork()
-    except OSError:
-        os.close(reader)
-        os.close(writer)
+    forked = fork_check(location, home)
+    if forked is None:
         return None
-    if pid == 0:  # the child: answer, then leave without running the parent's cleanups
-        status = 1
-        try:
-            os.close(reader)
-            with contextlib.suppress(OSError):
-                os.nice(CHILD_NICE)
-            files, changes = check(location, home)
-            if files is not None:
-                line = b"=%d" % files
-            else:
-                os.kill(parent, CHANGED_SIGNAL)  # before the answer: the parent stops now
-                line = b"-"
-                if changes is not None:
-                    sent = {"stamp": changes.stamp, "now": changes.now, "sources": changes.sources}
-                    line = b"C" + orjson.dumps(sent)
-            with os.fdopen(writer, "wb") as out:
-                out.write(line + b"\n")
-            status = 0
-        finally:
-            os._exit(status)
-    os.close(writer)
+    pid, reader, started = forked
     return PendingCheck(pid=pid, reader=reader, started=started, location=location)
+
+
+def index_root(root: str | os.PathLike[str] | None, *, home: str | None) -> Path:
+    from agentdex.index.store import index_root as root_of
+
+    return root_of(root, home=home)

@@ -20,14 +20,12 @@ from typing import Any, NoReturn, TypeVar
 import click
 import orjson
 
+from agentdex.cli._argv import GLOBAL_OPTIONS as GLOBAL_OPTIONS
+from agentdex.cli._argv import JSON_FLAGS as JSON_FLAGS
+from agentdex.cli._argv import scan_arguments as scan_arguments
 from agentdex.errors import EXIT_USAGE, AgentdexError, UsageError
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-#: Top-level options that may also be given after the subcommand (True: takes a value).
-GLOBAL_OPTIONS: dict[str, bool] = {"--home": True, "--color": True, "--no-pager": False}
-#: Options that switch a command to machine output (errors then come as JSON too).
-JSON_FLAGS = ("--json", "--ndjson")
 
 
 def _merge_global_json(ctx: click.Context, _param: click.Parameter, value: bool) -> bool:
@@ -109,44 +107,6 @@ def fail(message: str, code: int = 1) -> NoReturn:
     """Print a one-line reason and exit with ``code``."""
     click.echo(f"agentdex: {message}", err=True)
     sys.exit(code)
-
-
-# -- global options anywhere -------------------------------------------------------------
-
-
-def scan_arguments(args: list[str]) -> tuple[list[str], bool]:
-    """Move global options given after the subcommand to the front; is this a JSON run?
-
-    Scanning stops at ``--`` and at the command of ``session run ID ...``
-    (whatever follows belongs to the command being run), so neither the
-    hoisting nor the JSON detection can touch a child command's arguments.
-    """
-    hoisted: list[str] = []
-    rest: list[str] = []
-    positionals: list[str] = []
-    json_mode = False
-    index = 0
-    while index < len(args):
-        token = args[index]
-        if token == "--" or (positionals[:2] == ["session", "run"] and len(positionals) >= 3):
-            rest.extend(args[index:])
-            break
-        name = token.split("=", 1)[0]
-        if name in GLOBAL_OPTIONS:
-            takes_value = GLOBAL_OPTIONS[name]
-            if takes_value and "=" not in token and index + 1 < len(args):
-                hoisted.extend(args[index : index + 2])
-                index += 2
-                continue
-            hoisted.append(token)
-        else:
-            if token in JSON_FLAGS:
-                json_mode = True
-            if not token.startswith("-"):
-                positionals.append(token)
-            rest.append(token)
-        index += 1
-    return hoisted + rest, json_mode
 
 
 # -- running the group --------------------------------------------------------------------
