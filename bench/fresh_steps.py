@@ -3,8 +3,8 @@
 
 Each run starts ``python -c <probe> ARGS`` (the probe runs the CLI as
 ``python -m agentdex`` would, byte-compiled) and marks, on the wall clock
-shared with this process, when the interpreter reached the probe, when the
-CLI and the search modules were imported, when the search began and ended,
+shared with this process, when the interpreter reached the probe, when
+click and the search API were imported, when the search began and ended,
 when the forked refresh check was started and answered, when the JSON was
 written, when ``atexit`` ran, and when the process was gone (this side).
 Medians over ``--runs`` of each step's length:
@@ -16,9 +16,9 @@ Medians over ``--runs`` of each step's length:
 of that function, in whichever thread runs it (the embed thread's calls too):
 per function, the median over runs of its calls' summed time and its thread's
 CPU time, of its first call's start after the search began, and of its last
-call's end; the threads it ran in. Marks are made before the CLI runs; a
-function imported into another module by name before then is wrapped only
-where it is defined. ``--watch PID``: the CPU another process (the resident
+call's end; the threads it ran in. Marks are made as the CLI imports each
+module (an import hook: the probe imports nothing ahead of the CLI, so the
+refresh check is forked where it would be). ``--watch PID``: the CPU another process (the resident
 embedder) spends during each run.
 
 With ``AGENTDEX_DATA_DIR`` / ``AGENTDEX_CONFIG`` of the index to search. The
@@ -46,7 +46,7 @@ SRC = Path(__file__).resolve().parent.parent / "src"
 PROBE = r"""
 import time as _time
 _T = {"interpreter": _time.time()}
-import atexit, importlib, json, os, sys
+import atexit, importlib, importlib.util, json, os, sys
 
 def _mark(name):
     _T.setdefault(name, _time.time())
@@ -61,9 +61,9 @@ atexit.register(_done)
 
 _SPANS = {}
 
-def _span(module, path):
+def _span(owner, path):
     import threading
-    owner = importlib.import_module(module)
+    module = owner.__name__
     *parents, name = path.split(".")
     for part in parents:
         owner = getattr(owner, part)
@@ -81,8 +81,7 @@ def _span(module, path):
     setattr(owner, name, staticmethod(timed) if isinstance(
         owner.__dict__.get(name), staticmethod) else timed)
 
-def _wrap(module, path, before, after):
-    owner = importlib.import_module(module)
+def _wrap(owner, path, before, after):
     *parents, name = path.split(".")
     for part in parents:
         owner = getattr(owner, part)
@@ -97,34 +96,69 @@ def _wrap(module, path, before, after):
 
     setattr(owner, name, wrapped)
 
-import agentdex.cli
-_mark("cli imported")
-import agentdex.api.search, agentdex.api.check_ahead, agentdex.cli.search
-_mark("search modules imported")
-_wrap("agentdex.api.search", "search", "search begins", "search ends")
-_wrap("agentdex.api.check_ahead", "_start_check", "fork begins", "check forked")
-_wrap("agentdex.api.check_ahead", "PendingCheck.result", "answer found", "check answered")
-_wrap("agentdex.cli.search", "emit_json", "json begins", "json written")
+#: module -> what to do once it is imported (the CLI imports in its own order: the probe
+#: must not import anything ahead of it, or the refresh check's fork would move)
+_AFTER = {
+    "click": [lambda m: _mark("click imported")],
+    "agentdex.api.search": [
+        lambda m: _mark("search modules imported"),
+        lambda m: _wrap(m, "search", "search begins", "search ends"),
+    ],
+    "agentdex.api.check_early": [lambda m: _wrap(m, "fork_check", "fork begins", "check forked")],
+    "agentdex.api.check_ahead": [
+        lambda m: _wrap(m, "_start_check", "fork begins", "check forked"),
+        lambda m: _wrap(m, "PendingCheck.result", "answer found", "check answered"),
+    ],
+    "agentdex.cli.search": [lambda m: _wrap(m, "emit_json", "json begins", "json written")],
+}
+
+class _AfterImport:
+    # runs _AFTER's callables once their module has been imported (by the CLI)
+
+    def find_spec(self, name, path=None, target=None):
+        if name not in _AFTER:
+            return None
+        sys.meta_path.remove(self)
+        try:
+            spec = importlib.util.find_spec(name)
+        finally:
+            sys.meta_path.insert(0, self)
+        if spec is None or spec.loader is None:
+            return spec
+        run = spec.loader.exec_module
+
+        def exec_module(module, _run=run, _name=name):
+            _run(module)
+            for then in _AFTER.pop(_name, []):
+                then(module)
+
+        spec.loader.exec_module = exec_module
+        return spec
+
+sys.meta_path.insert(0, _AfterImport())
 for _spec in filter(None, os.environ.get("STEPS_MARKS", "").split(",")):
-    _span(*_spec.split(":", 1))
+    _module, _path = _spec.split(":", 1)
+    _AFTER.setdefault(_module, []).append(lambda m, _p=_path: _span(m, _p))
 sys.argv = ["agentdex"] + sys.argv[1:]
+import agentdex.cli
 agentdex.cli.main()
 """
 
 #: the steps in order: (row, from mark, to mark)
 STEPS = [
     ("interpreter start (site incl.)", "exec", "interpreter"),
-    ("import the CLI (click)", "interpreter", "cli imported"),
-    ("import the search modules", "cli imported", "search modules imported"),
-    ("CLI until the search", "search modules imported", "search begins"),
-    ("search until the check is forked", "search begins", "check forked"),
-    ("answer (imports, engine, search)", "check forked", "answer found"),
+    ("until click is imported", "interpreter", "click imported"),
+    ("CLI until api.search is imported", "click imported", "search modules imported"),
+    ("api.search imported -> search begins", "search modules imported", "search begins"),
+    ("answer (imports, engine, search)", "search begins", "answer found"),
     ("wait for the check's answer", "answer found", "check answered"),
     ("search to JSON", "check answered", "json begins"),
     ("write the JSON", "json begins", "json written"),
     ("until atexit", "json written", "atexit"),
     ("atexit -> gone (teardown)", "atexit", "gone"),
     ("whole process", "exec", "gone"),
+    ("(check forked, after the interpreter started)", "interpreter", "check forked"),
+    ("(check answered, after it was forked)", "check forked", "check answered"),
 ]
 
 
