@@ -44,6 +44,9 @@ if not any(importlib.util.find_spec(m) for m in ("_sha2", "_sha256")) or not (
 ):  # an interpreter built without CPython's own hashes: hashlib's (OpenSSL's) serve
     NEVER = NEVER[1:]
 
+#: not loaded by ``--help`` either: the library API (a search's early check imports it)
+NOT_FOR_HELP = ("agentdex.api", "agentdex.api.check_early")
+
 PROBE = """\
 import atexit, json, os, sys
 
@@ -77,7 +80,9 @@ def indexed_home(home: Path) -> Path:
 def _run(args: list[str], tmp_path: Path) -> tuple[subprocess.CompletedProcess[str], Any]:
     site = tmp_path / "probe"
     site.mkdir(exist_ok=True)
-    (site / "sitecustomize.py").write_text(PROBE.format(watched=(*AFTER_THE_FORK, *NEVER)))
+    (site / "sitecustomize.py").write_text(
+        PROBE.format(watched=(*AFTER_THE_FORK, *NEVER, *NOT_FOR_HELP))
+    )
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(SRC), str(site)]))
     done = subprocess.run(
         [sys.executable, "-m", "agentdex", *args],

@@ -33,7 +33,6 @@ def main(argv: list[str] | None = None) -> Any:
     A command that allowed it (:mod:`agentdex.cli._exit`) ends the process
     here once it is done, without the interpreter's teardown; ``argv``
     given (a caller running the CLI in its own process) never does either."""
-    from agentdex.api import check_early
     from agentdex.cli import _exit
     from agentdex.paths import data_dir, private_umask, tighten
 
@@ -44,6 +43,8 @@ def main(argv: list[str] | None = None) -> Any:
 
         search, home = checked_search(sys.argv[1:])
         if search:
+            from agentdex.api import check_early
+
             check_early.start(home)
     from agentdex.cli._common import run_main
     from agentdex.cli._group import cli
@@ -53,14 +54,21 @@ def main(argv: list[str] | None = None) -> Any:
     try:
         status = run_main(cli, argv)
     except SystemExit as exc:
-        check_early.discard()
+        _discard_early()
         _exit.leave(exc.code)
         raise
     finally:
-        check_early.discard()
+        _discard_early()
     if status is None:
         _exit.leave(0)
     return status
+
+
+def _discard_early() -> None:
+    """Kill a refresh check forked for a search that did not take it (if one was forked)."""
+    early = sys.modules.get("agentdex.api.check_early")
+    if early is not None:
+        early.discard()
 
 
 __all__ = ["COMMANDS", "cli", "main"]
