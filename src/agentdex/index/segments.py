@@ -220,41 +220,55 @@ def has_long_token(lowered: str, size: int) -> bool:
     return size > LONG_TOKEN_CHARS and _LONG_RUN.search(lowered) is not None
 
 
+#: builds a :class:`Prepared` from its fields without NamedTuple's ``__new__`` (a Python call
+#: with the defaults' keyword handling, per record of every build)
+_new_tuple = tuple.__new__
+
+
 def prepare(record: Record) -> Prepared:
     """The per-record work of indexing that needs no index state (done in parse workers)."""
     text = record.text or ""
     lowered = text.lower()
-    lower = encode(lowered)
+    lower = lowered.encode("utf-8", "surrogatepass")
+    role = record.role
+    kind = record.kind
+    timestamp = record.timestamp
+    locator = record.locator
     meta = (
         record.agent,
         record.store,
         record.session_id,
-        record.role,
-        record.kind,
-        record.timestamp,
+        role,
+        kind,
+        timestamp,
         record.model,
         record.cwd,
         record.project,
         record.branch,
         record.worktree,
         record.host,
-        record.locator,
+        locator,
         record.offset,
     )
-    flags = LONG_TOKEN if has_long_token(lowered, len(lower)) else 0
-    packed = rolekind.pack(record.role, record.kind)
-    return Prepared(
-        meta,
-        lower,
-        text,
-        text_hash(encode(text)),
-        rust_safe(lowered, lower),
-        packed[0],
-        flags,
-        level_of(record.kind, record.role, len(lower)),
-        meta[:3] + meta[6:12],
-        (*packed, rowpack.pack_time(record.timestamp), rowpack.pack_locator(record.locator)),
-        "" if lowered.isascii() else "".join(c for c in set(lowered) if c > "\x7f"),
+    size = len(lower)
+    packed = rolekind.pack(role, kind)
+    return _new_tuple(
+        Prepared,
+        (
+            meta,
+            lower,
+            text,
+            text_hash(text.encode("utf-8", "surrogatepass")),
+            lowered if b"\xed" not in lower else rust_safe(lowered, lower),
+            packed[0],
+            LONG_TOKEN if has_long_token(lowered, size) else 0,
+            level_of(kind, role, size),
+            meta[:3] + meta[6:12],
+            (*packed, rowpack.pack_time(timestamp), rowpack.pack_locator(locator)),
+            "" if lowered.isascii() else "".join(c for c in set(lowered) if c > "\x7f"),
+            None,
+            None,
+        ),
     )
 
 
