@@ -87,8 +87,8 @@ else:
     _timed(_mg, "wait", "merge into one segment (writer waits for its child)")
     _merge_wait = _mg.wait
 
-    def _merge_report(proc):
-        _steps["merge child"] = report = _merge_wait(proc)
+    def _merge_report(*args, **kwargs):  # (proc) or (proc, db), as the tree's wait takes
+        _steps["merge child"] = report = _merge_wait(*args, **kwargs)
         return report
 
     _mg.wait = _merge_report
