@@ -11,6 +11,7 @@ import errno
 import functools
 import os
 import sys
+import threading
 import time
 from typing import Any
 
@@ -59,9 +60,9 @@ def release_free_memory() -> None:
 MADV_PAGEOUT = 21
 #: file-backed memory this process may map beyond what it mapped when it began, before
 #: :class:`MappedPages` hands the pages of the watched folder back
-MAPPED_SLACK_BYTES = 16 * 1024 * 1024
+MAPPED_SLACK_BYTES = 4 * 1024 * 1024
 #: :meth:`MappedPages.check` looks at most this often
-MAPPED_CHECK_SECONDS = 0.5
+MAPPED_CHECK_SECONDS = 0.25
 
 
 class MappedPages:
@@ -89,14 +90,7 @@ class MappedPages:
 
     @staticmethod
     def _file_rss() -> int | None:
-        try:
-            with open("/proc/self/status", "rb") as handle:
-                for line in handle:
-                    if line.startswith(b"RssFile:"):
-                        return int(line.split()[1]) * 1024
-        except (OSError, ValueError, IndexError):
-            pass
-        return None
+        return _status_bytes(b"RssFile:")
 
     def check(self) -> None:
         if self.base is None or self._madvise is None or time.monotonic() < self._next:
@@ -124,3 +118,80 @@ class MappedPages:
             if refused and ctypes.get_errno() == errno.EINVAL:
                 self.base = None  # this kernel does not know the advice: stop asking
                 return
+
+
+#: :class:`MemoryKeeper` looks at the process's memory this often
+KEEP_SECONDS = 0.25
+#: anonymous memory may grow this much past its lowest level since the last trim before
+#: :class:`MemoryKeeper` hands freed memory back
+TRIM_SLACK_BYTES = 8 * 1024 * 1024
+
+
+def anon_rss() -> int | None:
+    """This process's resident anonymous memory in bytes (``RssAnon``; None off Linux)."""
+    return _status_bytes(b"RssAnon:")
+
+
+def _status_bytes(field: bytes) -> int | None:
+    """A kB field of ``/proc/self/status`` in bytes (None off Linux)."""
+    try:
+        with open("/proc/self/status", "rb") as handle:
+            for line in handle:
+                if line.startswith(field):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+class MemoryKeeper:
+    """A thread that keeps memory the writer no longer uses out of its resident set.
+
+    tantivy's indexing threads free their buffers each time they write a segment
+    (every few seconds in a big build), its merges free theirs, SQLite and Python
+    free theirs; glibc keeps what they free for reuse, and between two commits of
+    a 1 GB first build (up to ~80 s apart) ~60-90 MB of freed memory stayed
+    resident: the build's peak RSS fell at such a commit (docs/performance.md,
+    s9-rss). Every :data:`KEEP_SECONDS` the thread reads the process's anonymous
+    RSS and, once it grew more than :data:`TRIM_SLACK_BYTES` past its lowest level
+    since the last trim, hands the free memory back (``malloc_trim``: a few ms,
+    the interpreter lock released); it also runs ``mapped``'s check
+    (:class:`MappedPages`), so both hold while the main thread waits in a long
+    step (a commit, tantivy's last merges). No-op off Linux/glibc.
+    """
+
+    def __init__(self, mapped: MappedPages | None = None) -> None:
+        self.mapped = mapped
+        self.trims = 0
+        #: the lowest anonymous RSS seen since the last trim (growth is measured from it)
+        self.low = anon_rss() or 0
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        lib = libc()
+        if lib is None or not hasattr(lib, "malloc_trim") or anon_rss() is None:
+            return
+        self._thread = threading.Thread(target=self._run, name="agentdex-memory", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(KEEP_SECONDS):
+            anon = anon_rss()
+            if anon is None:
+                return
+            if anon < self.low:
+                self.low = anon
+            elif anon - self.low > TRIM_SLACK_BYTES:
+                release_free_memory()
+                self.trims += 1
+                self.low = anon_rss() or anon
+            if self.mapped is not None:
+                self.mapped.check()
+
+    def stop(self) -> None:
+        """Stop the thread (waits for it: at most one check)."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None

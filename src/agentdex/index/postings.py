@@ -41,7 +41,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from agentdex.index.memory import MappedPages
+from agentdex.index.memory import MappedPages, MemoryKeeper
 from agentdex.records import KINDS, ROLES
 
 TOKENIZER = "adx_simple"
@@ -160,6 +160,9 @@ class PostingsWriter:
         del index
         #: the merges' mapped pages, kept out of this process's resident set
         self.mapped = MappedPages(str(path))
+        #: hands freed memory back and runs ``mapped``'s check, on a thread of its own
+        self.keeper = MemoryKeeper(self.mapped)
+        self.keeper.start()
         self.added = 0
 
     def add(
@@ -218,9 +221,12 @@ class PostingsWriter:
 
     def close(self, *, wait_merges: bool) -> None:
         """Release tantivy's writer lock; ``wait_merges`` lets background merges finish first."""
-        if wait_merges:
-            self.writer.wait_merging_threads()
-        self.writer = None
+        try:
+            if wait_merges:
+                self.writer.wait_merging_threads()
+        finally:
+            self.writer = None
+            self.keeper.stop()
 
 
 #: every character an ASCII term can start with (the tokenizer keeps alphanumerics only)

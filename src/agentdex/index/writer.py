@@ -66,6 +66,13 @@ RECORD_INDEXES = (
     "CREATE INDEX IF NOT EXISTS record_rows_file ON record_rows(file_id)",
     "CREATE INDEX IF NOT EXISTS record_rows_context ON record_rows(context_id)",
 )
+#: SQLite's page cache (KiB) during a bulk load: its rows are appended (no record indexes
+#: to keep in cache), and SQLite sorts (each commit's ``context_stats`` sums) in up to
+#: the cache's size of memory besides the cache itself (docs/performance.md, s9-rss)
+BULK_CACHE_KIB = 4000
+#: ... and while the bulk load's record indexes are built at its end (33 MB of SQLite
+#: memory with the writer's usual 16 MB cache at 1 GB, 4.4 MB with this; same CPU time)
+SORT_CACHE_KIB = 2000
 
 
 def upsert_titles(db: sqlite3.Connection, agent: str, titles: dict[str, str]) -> None:
@@ -102,6 +109,8 @@ class IndexWriter(ConversationEdits, RecordDeletes, PostingsTail):
         self._queued_deletes: list[tuple[int, int | None]] = []
         self.files = FileRows(self.db)
         self._bulk = False
+        #: the page cache setting a bulk load replaced (restored at its end)
+        self._cache_size: int | None = None
         for statement in RECORD_INDEXES:  # a bulk load killed before its end left none
             self.db.execute(statement)
         self.dead_bytes = 0
@@ -174,6 +183,8 @@ class IndexWriter(ConversationEdits, RecordDeletes, PostingsTail):
             self.db.execute("DROP INDEX IF EXISTS record_rows_file")
             self.db.execute("DROP INDEX IF EXISTS record_rows_context")
             self._bulk = True
+            self._cache_size = int(self.db.execute("PRAGMA cache_size").fetchone()[0])
+            self.db.execute(f"PRAGMA cache_size=-{BULK_CACHE_KIB}")
             # the whole term list is written from tantivy's dictionary at the end: no
             # Python tokenizing of the text on the way for a delta that would be replaced
             self._new_texts = None
@@ -359,8 +370,6 @@ class IndexWriter(ConversationEdits, RecordDeletes, PostingsTail):
     def maybe_commit(self, commit_bytes: float, commit_seconds: float) -> bool:
         """Commit once ``commit_bytes`` of input are pending or ``commit_seconds`` have
         passed since the last commit; say whether it committed."""
-        if self._postings is not None:
-            self._postings.mapped.check()  # what tantivy's merges read is not our memory
         if self.pending >= commit_bytes or time.monotonic() - self.last_commit > commit_seconds:
             self.commit()
             return True
@@ -369,8 +378,13 @@ class IndexWriter(ConversationEdits, RecordDeletes, PostingsTail):
     def end_bulk_load(self) -> None:
         """Build the record indexes a bulk load dropped (before anything queries by them)."""
         if self._bulk:
-            for statement in RECORD_INDEXES:
-                self.db.execute(statement)
+            self.db.execute(f"PRAGMA cache_size=-{SORT_CACHE_KIB}")
+            try:
+                for statement in RECORD_INDEXES:
+                    self.db.execute(statement)
+            finally:
+                if self._cache_size is not None:
+                    self.db.execute(f"PRAGMA cache_size={self._cache_size}")
             self._bulk = False
 
     def finish(self, *, big: bool, merge: bool = False) -> None:
