@@ -7,7 +7,9 @@ Measures the read-and-decode floor (bench_search's: every store file read and ea
 JSON line decoded with orjson, one process) once to warm the page cache, then once
 before each build and once after the last (at least three passes; the sitting's floor
 is their median, each pass reported with its CPU, read and decode seconds, steal time
-and load: the spread says how far the machine moved within the sitting). For each round, for
+and load: the spread says how far the machine moved within the sitting; each build is
+also divided by the mean of the passes just before and after it, ``vs_floor_beside``).
+For each round, for
 each source tree (``--src``, default this checkout's) and parse-worker count
 (``--workers``, sets ``AGENTDEX_INDEX_WORKERS``; default the tool's own choice),
 in that order (so trees alternate within a round): a fresh data dir and the
@@ -299,8 +301,14 @@ def main() -> None:
         print(json.dumps(build), file=sys.stderr, flush=True)
     floors.append(floor_pass(args.home, env))
     floor = floor_summary(floors, warm_up)
-    for build in report["builds"]:
+    first = len(floors) - len(plan) - 1  # the pass before the first build
+    for i, build in enumerate(report["builds"]):
         build["vs_floor"] = round(build["seconds"] / floor["seconds"], 1)
+        # the machine's speed drifts within a sitting: the passes just before and after
+        # this build give a second ratio (docs/performance.md, s9-build)
+        beside = (floors[first + i]["seconds"] + floors[first + i + 1]["seconds"]) / 2
+        build["floor_beside_s"] = round(beside, 3)
+        build["vs_floor_beside"] = round(build["seconds"] / beside, 1)
     report["floor_orjson_s"] = floor["seconds"]
     report["floor"] = floor
     report["ended_utc"] = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime())
