@@ -105,7 +105,10 @@ def test_words_are_looked_up_rarest_first(
 ) -> None:
     monkeypatch.setattr(search_plan, "FEW", 0)  # never few: every word is looked up
     plan = _plan(indexed, home, "the retry jitter")
-    assert not plan.empty and plan.exact and plan.count is None
+    assert not plan.empty and plan.exact
+    # the planned words were counted before the short word (their ids collected): the
+    # last word is then counted with them for less than the whole AND, once more
+    assert plan.count == 1 and plan.ids == [2]
     # "jitter" is a whole term of one record, "retry" of three, "the" short: last
     assert lookups == ["jitter", "retry", "the"]
     assert _texts(indexed, "the retry jitter") == [TEXTS[1]]

@@ -73,6 +73,26 @@ SLACK = 1
 #: a count of candidates also collects their record ids when there are at most this many
 #: (the run then verifies them without evaluating the query again)
 COLLECT = 3_000
+#: What looking up one more word of an AND costs and saves once its planned words are
+#: counted, in microseconds of one core on the machine it was measured on (only their
+#: ratios decide; s9-plan in docs/performance.md): verifying a candidate (its block read,
+#: decompressed and checked: 0.10-0.19 ms a candidate at 1 GB), a term-list lookup (at
+#: least; 3-35 ms at 1 GB, growing with the terms it finds), and an evaluation of a term
+#: set (tantivy reads every posting of every term into a bitset): a fixed part, per term
+#: and per record holding one.
+VERIFY_US = 130.0
+LOOKUP_US = 3_000.0
+LOOKUP_TERM_US = 3.5
+SET_US = 500.0
+TERM_US = 4.0
+RECORD_US = 0.015
+#: words of a query come together: a candidate of the words counted holds the next word
+#: this many times as often as the word's share of all records says (2-3x measured on the
+#: generated corpus, s9-plan)
+TOGETHER = 3.0
+#: a word looked up after the others were counted (with their ids) is intersected with
+#: the cheapest of them alone, its records collected, when they are at most this many
+PAIRED = 50_000
 _ASCII_RUN = re.compile(r"[\x00-\x7f]+")
 
 
@@ -82,7 +102,9 @@ class Candidates:
     ``empty``: no record can match (an AND holding it matches nothing either);
     ``count``: how many records ``query`` matches, when planning counted them;
     ``ids``: their record ids, when planning collected them (at most :data:`COLLECT`);
-    ``size``: an estimate of how many records ``query`` matches (None: unknown)."""
+    ``size``: an estimate of how many records ``query`` matches (None: unknown);
+    ``cost``: what an evaluation of ``query`` costs, in the units of :data:`VERIFY_US`
+    (None: unknown)."""
 
     query: Any
     exact: bool
@@ -90,6 +112,7 @@ class Candidates:
     count: int | None = None
     ids: list[int] | None = None
     size: float | None = None
+    cost: float | None = None
 
 
 EVERYTHING = Candidates(None, False)
@@ -124,6 +147,8 @@ class Planner:
         self.analyzer = analyzer()
         #: every node planned so far (a query's subtrees are planned once per planner)
         self._plans: dict[Node, Candidates] = {}
+        #: while a weighed word is looked up: the most terms it may expand to
+        self._most: int | None = None
         #: records holding a token too long for tantivy: candidates of every text term
         long_tokens = tantivy.Query.term_query(schema, "flags", LONG_TOKEN)
         self.long_tokens = long_tokens if searcher.search(long_tokens, 1).count else None
@@ -137,11 +162,15 @@ class Planner:
         if not constrained:
             return EVERYTHING
         exact = all(p.exact for p in parts)
+        costs = [p.cost for p in constrained]
+        cost = None if None in costs else sum(c for c in costs if c is not None)
         if len(constrained) == 1:
-            return Candidates(constrained[0].query, exact)
+            return Candidates(constrained[0].query, exact, cost=cost)
         occur = self.tantivy.Occur.Must
         return Candidates(
-            self.tantivy.Query.boolean_query([(occur, p.query) for p in constrained]), exact
+            self.tantivy.Query.boolean_query([(occur, p.query) for p in constrained]),
+            exact,
+            cost=cost,
         )
 
     def _or(self, parts: list[Candidates]) -> Candidates:
@@ -171,7 +200,7 @@ class Planner:
             return plan
         should = self.tantivy.Occur.Should
         query = self.tantivy.Query.boolean_query([(should, plan.query), (should, self.long_tokens)])
-        return Candidates(query, False, size=plan.size)
+        return Candidates(query, False, size=plan.size)  # cost unknown: a record list more
 
     # -- the tree ------------------------------------------------------------------------------
     def plan(self, node: Node) -> Candidates:
@@ -194,11 +223,24 @@ class Planner:
             return False
         return len(self.analyzer.pre_tokenize(node.text.lower()).tokens) > 1
 
-    def _planned(self, node: Node) -> Candidates:
-        """The candidates of a node of the query (each planned once per planner)."""
+    def _planned(self, node: Node, most: int | None = None) -> Candidates:
+        """The candidates of a node of the query (each planned once per planner);
+        ``most``: a text term of one token expanding to more terms than this is not worth
+        its lookup (the lookup stops there and the node constrains nothing)."""
         known = self._plans.get(node)
-        if known is None:
-            known = self._plans[node] = self._plan(node)
+        if known is not None:
+            return known
+        if most is not None:
+            self._most = most
+            try:
+                plan = self._plan(node)
+            finally:
+                self._most = None
+            if plan.query is None or plan.cost is None:
+                return plan  # cut short: not remembered
+            self._plans[node] = plan
+            return plan
+        known = self._plans[node] = self._plan(node)
         return known
 
     def _plan(self, node: Node) -> Candidates:
@@ -214,29 +256,139 @@ class Planner:
         return self._or([self._planned(child) for child in node.children])
 
     def _plan_and(self, node: And) -> Candidates:
-        """The children rarest first; once those planned leave at most :data:`FEW`
-        candidates, the rest are verified on them instead of looked up (each lookup
-        scans the term list, and each looked-up word's records are read on every
-        evaluation). Whether they are few is counted when only short words are left,
-        or when the estimate says they may be (:data:`SLACK`)."""
+        """The children rarest first, until what the planned ones leave is few enough that
+        verifying the rest costs less than looking them up.
+
+        Before the planned children are counted, every child is looked up. They are
+        counted (one evaluation of the planned part, which also collects their ids) when
+        only short words are left, or when the estimate says they may leave at most
+        :data:`FEW` (:data:`SLACK`). Once counted, the next child is looked up only while
+        that pays (:meth:`_worth`): the candidates it would drop, each a block to verify,
+        against a lookup and one more evaluation of every planned term set. A child not
+        looked up is verified on the candidates (the plan is no longer exact); the
+        children after it are still weighed (a short word is sorted last, yet may be rarer).
+        """
         parts: list[Candidates] = []
         everyone = max(1, int(self.searcher.num_docs))
         estimate = float(everyone)
+        counted: Candidates | None = None  # the last count of planned children
+        covered = 0  # how many of ``parts`` it counted
+        verified = False  # a child is left to verification
         for child in sorted(node.children, key=self._rarity):
-            if parts and (self._rarity(child)[:2] == (1, 1) or estimate <= FEW * SLACK):
-                counted = self._counted(self._and(parts))
-                if counted.count is not None and counted.count <= FEW:
-                    # the rest are verified there: the plan is no longer exact
-                    return replace(counted, exact=False)
-                if counted.count is not None:
-                    estimate = counted.count
-            part = self._planned(child)
+            if (
+                parts
+                and covered < len(parts)
+                and (self._rarity(child)[:2] == (1, 1) or estimate <= FEW * SLACK)
+            ):
+                counted, covered = self._narrowed(counted, covered, parts, everyone), len(parts)
+                estimate = float(counted.count or 0)
+            few = counted is not None and covered == len(parts) and (counted.count or 0) <= FEW
+            again = self._again(counted, parts) if few and counted is not None else None
+            most: int | None = None
+            if few and counted is not None:
+                most = self._most_terms(child, counted, again, everyone)
+                if most is not None and most <= 0:
+                    verified = True  # cannot pay: checked on the candidates instead
+                    continue
+            part = self._planned(child, most)
             if part.empty:
                 return part  # nothing holds this child: the others need no lookup
+            if few and counted is not None and not self._pays(part, counted, again, everyone):
+                verified = True
+                continue
             parts.append(part)
             if part.size is not None:
                 estimate *= min(1.0, part.size / everyone)
-        return replace(self._and(parts), size=estimate)
+            if few:
+                counted, covered = self._narrowed(counted, covered, parts, everyone), len(parts)
+                estimate = float(counted.count or 0)
+        if counted is not None and counted.ids is not None and covered < len(parts):
+            # collected ids narrow with the rest for less than the root's count of them all
+            counted, covered = self._narrowed(counted, covered, parts, everyone), len(parts)
+        if counted is not None and covered == len(parts):
+            return replace(counted, exact=counted.exact and not verified)
+        plan = self._and(parts)
+        return replace(plan, exact=plan.exact and not verified, size=estimate)
+
+    def _narrowed(
+        self, counted: Candidates | None, covered: int, parts: list[Candidates], everyone: int
+    ) -> Candidates:
+        """The count (and ids) of ``parts``, of which ``counted`` counted the first
+        ``covered``.
+
+        When ``counted`` collected its ids, each part after those is evaluated with the
+        cheapest counted part only (their records, at most :data:`PAIRED`, collected) and
+        the ids are intersected here: the other term sets are not read again. Else (or
+        when a pair may hold too many records to collect) the whole AND is evaluated."""
+        plan = self._and(parts)
+        if counted is None or counted.ids is None:
+            return self._counted(plan)
+        known = [p for p in parts[:covered] if p.cost is not None and p.size is not None]
+        added = parts[covered:]
+        if not known or any(p.size is None or p.query is None for p in added):
+            return self._counted(plan)
+        cheapest = min(known, key=lambda p: p.cost or 0.0)
+        ids = counted.ids
+        for part in added:
+            paired = TOGETHER * (cheapest.size or 0.0) * (part.size or 0.0) / everyone
+            if paired > PAIRED / 2:
+                return self._counted(plan)
+            found = self.searcher.search(self._and([cheapest, part]).query, PAIRED, count=True)
+            if int(found.count) > PAIRED:
+                return self._counted(plan)
+            addresses = [address for _, address in found.hits]
+            holding = set(self.searcher.fast_field_values("rid", addresses))
+            ids = [rid for rid in ids if rid in holding]
+        return replace(plan, count=len(ids), ids=ids)
+
+    @staticmethod
+    def _again(counted: Candidates, parts: list[Candidates]) -> float | None:
+        """What counting ``counted`` (of ``parts``) with one more part costs besides that
+        part's own term set (:meth:`_narrowed`): its cheapest part when it collected its
+        ids, else every part (None: unknown)."""
+        costs = [p.cost for p in parts]
+        if None in costs:
+            return None
+        known = [c for c in costs if c is not None]
+        return min(known, default=0.0) if counted.ids is not None else sum(known)
+
+    def _most_terms(
+        self, child: Node, counted: Candidates, again: float | None, everyone: int
+    ) -> int | None:
+        """Before its lookup: at most how many terms ``child`` may expand to and still pay
+        for its lookup and evaluation with the others on ``counted``'s candidates (0: it
+        cannot pay; None: no bound known, looked up only while the candidates are many).
+
+        ``again``: what counting them with one more part costs besides its own term set.
+        A text term of one token holds at least the records that have its token as a whole
+        term (one term-dictionary lookup): the fewest it can drop."""
+        count = counted.count or 0
+        token = self._single_token(child)
+        if token is None or again is None:
+            return None if count > FEW else 0
+        share = min(1.0, TOGETHER * self.searcher.doc_freq("text", token) / everyone)
+        spare = VERIFY_US * count * (1.0 - share) - LOOKUP_US - SET_US - again
+        return max(0, int(spare / (TERM_US + LOOKUP_TERM_US)))
+
+    def _pays(
+        self, part: Candidates, counted: Candidates, again: float | None, everyone: int
+    ) -> bool:
+        """After its lookup: does counting ``part`` with the planned children cost less
+        than verifying the candidates it would drop?"""
+        count = counted.count or 0
+        if part.query is None or part.cost is None or part.size is None or again is None:
+            return part.query is not None and count > FEW
+        share = min(1.0, TOGETHER * part.size / everyone)
+        return VERIFY_US * count * (1.0 - share) > again + part.cost
+
+    def _single_token(self, node: Node) -> str | None:
+        """The one token of a plain text term (not a regex), else None."""
+        if self.regex or not isinstance(node, Term):
+            return None
+        from agentdex.index.postings import rust_safe
+
+        tokens = self.analyzer.pre_tokenize(rust_safe(node.text.lower())).tokens
+        return tokens[0].text if len(tokens) == 1 else None
 
     def _counted(self, plan: Candidates) -> Candidates:
         """``plan`` with its count, and its candidates' ids when at most :data:`COLLECT`:
@@ -290,7 +442,7 @@ class Planner:
             return self._with_long_tokens(Candidates(plan.query, False, plan.empty, size=size))
         plan = self.literal(term.text.lower())
         exact = plan.exact and not self.word
-        return self._with_long_tokens(Candidates(plan.query, exact, plan.empty, size=plan.size))
+        return self._with_long_tokens(replace(plan, exact=exact))
 
     def _requirement(self, item: Any, ignore_case: bool, alternatives: Any) -> Candidates:
         """A regex requirement tree: a literal string, an AND list or an OR set."""
@@ -334,6 +486,8 @@ class Planner:
             frequent = self.searcher.doc_freq("text", token.text) >= common
             single_limit = DENSE_TERMS if frequent else MAX_EXPANSION
             limit = PHRASE_LIMIT if len(tokens) > 1 else single_limit
+            if self._most is not None and len(tokens) == 1:
+                limit = min(limit, self._most)
             if starts:
                 prefixes[token.position] = token.text
             found = self.vocabulary.expand(token.text, starts=starts, ends=ends, limit=limit)
@@ -354,9 +508,12 @@ class Planner:
             if terms is None:
                 return unconstrained
             whole = tokens[0].char_offset_from == 0 and tokens[0].char_offset_to == length
+            cost = _set_cost(len(terms), size)
             if len(terms) == 1:
-                return Candidates(q.term_query(self.schema, "text", terms[0]), whole, size=size)
-            return Candidates(q.term_set_query(self.schema, "text", terms), whole, size=size)
+                query = q.term_query(self.schema, "text", terms[0])
+                return Candidates(query, whole, size=size, cost=cost)
+            query = q.term_set_query(self.schema, "text", terms)
+            return Candidates(query, whole, size=size, cost=cost)
         phrase = phrase_query(self.tantivy, self.schema, positions, prefixes)
         if phrase is not None:
             return Candidates(phrase, False, size=size)
@@ -477,6 +634,13 @@ class Planner:
             return Candidates(q.term_set_query(self.schema, "file", ids), True)
         ids = context_ids(self.db, field)
         return Candidates(q.term_set_query(self.schema, "ctx", ids), True)
+
+
+def _set_cost(terms: int, records: int | None) -> float | None:
+    """What evaluating a term set costs (:data:`SET_US`, :data:`TERM_US`, :data:`RECORD_US`)."""
+    if records is None:
+        return None
+    return SET_US + TERM_US * terms + RECORD_US * records
 
 
 def context_ids(db: sqlite3.Connection, field: Field) -> list[int]:
