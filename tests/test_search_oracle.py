@@ -9,12 +9,14 @@ compared, as result sets, to a straightforward oracle over the records.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import re
 import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
@@ -22,6 +24,7 @@ from hypothesis import strategies as st
 
 from agentdex.api import search as api
 from agentdex.index import segments
+from agentdex.search import plan as search_plan
 from agentdex.search.query import And, Field, Node, Not, Or, Term, parse_query
 from test_index_fixtures import ROWS, register, store_dir, write_file
 
@@ -245,20 +248,42 @@ def _engine_set(root: Path, query: str, case: str, word: bool, regex: bool) -> s
 @given(data=st.data(), recs=corpora)
 def test_search_equals_brute_force(home: Path, data: st.DataObject, recs: list[dict]) -> None:
     work = Path(tempfile.mkdtemp(dir=home))
+    # how an AND weighs its next word once counted (plan.py's cost model): as measured;
+    # every word pays (looked up, intersected with the cheapest counted one); and with
+    # pairs too big to collect (the whole AND counted again); no word pays (verified)
+    costs = data.draw(
+        st.sampled_from(
+            [
+                {},
+                {"VERIFY_US": 1e12, "TOGETHER": 0.0},
+                {"VERIFY_US": 1e12, "TOGETHER": 0.0, "PAIRED": 1},
+                {"VERIFY_US": 0.0},
+            ]
+        )
+    )
     try:
-        fake_home, root = work / "home", work / "index"
-        _index(fake_home, root, recs)
-        for _ in range(6):
-            query, case, word, regex = data.draw(queries(recs))
-            expected = oracle(recs, query, case, word, regex)
-            assert _engine_set(root, query, case, word, regex) == expected, (query, case, word)
-        for pattern in data.draw(st.lists(st.sampled_from(REGEXES), min_size=1, max_size=3)):
-            case = data.draw(st.sampled_from(["smart", "insensitive", "sensitive"]))
-            word = data.draw(st.booleans())
-            expected = oracle(recs, pattern, case, word, True)
-            assert _engine_set(root, pattern, case, word, True) == expected, (pattern, case, word)
+        with contextlib.ExitStack() as stack:
+            for name, value in costs.items():
+                stack.enter_context(mock.patch.object(search_plan, name, value))
+            _compare_queries(work, data, recs)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _compare_queries(work: Path, data: st.DataObject, recs: list[dict]) -> None:
+    """Random queries over ``recs`` indexed under ``work``: the engine's answers are the
+    oracle's."""
+    fake_home, root = work / "home", work / "index"
+    _index(fake_home, root, recs)
+    for _ in range(6):
+        query, case, word, regex = data.draw(queries(recs))
+        expected = oracle(recs, query, case, word, regex)
+        assert _engine_set(root, query, case, word, regex) == expected, (query, case, word)
+    for pattern in data.draw(st.lists(st.sampled_from(REGEXES), min_size=1, max_size=3)):
+        case = data.draw(st.sampled_from(["smart", "insensitive", "sensitive"]))
+        word = data.draw(st.booleans())
+        expected = oracle(recs, pattern, case, word, True)
+        assert _engine_set(root, pattern, case, word, True) == expected, (pattern, case, word)
 
 
 def test_many_blocks_prune_and_stay_exact(home: Path, tmp_path: Path) -> None:

@@ -203,3 +203,43 @@ def test_whole_words_rank_first_among_collected_candidates(indexed: Path) -> Non
     assert result.stats["mode"] == "whole"
     result = api.search("retry backoff", root=indexed, refresh_first=False, dedup=False)
     assert [r["text"] for r in result.results] == [TEXTS[1]]
+
+
+def test_a_word_that_pays_is_looked_up_and_intersected_with_the_cheapest_counted(
+    indexed: Path, home: Path, lookups: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once counted, the next word is looked up when the cost model says the candidates
+    it drops cost more to verify; it is then counted with the cheapest counted word alone
+    (ids intersected), not with the whole AND again."""
+    counts: list[Any] = []
+    original = search_plan.Planner._counted
+
+    def counting(self: search_plan.Planner, plan: Any) -> Any:
+        counts.append(plan.query)
+        return original(self, plan)
+
+    monkeypatch.setattr(search_plan.Planner, "_counted", counting)
+    # "retry" leaves 3 candidates; "the" is verified on them at the measured costs
+    plan = _plan(indexed, home, "the retry")
+    assert lookups == ["retry"] and not plan.exact and plan.count == 3
+    lookups.clear()
+    counts.clear()
+    monkeypatch.setattr(search_plan, "VERIFY_US", 1e12)  # every dropped candidate pays
+    # "the" is a whole term of 3 of the 5 records: taken as independent of "retry" it
+    # drops some candidates (3x as likely together, as measured, it would drop none)
+    monkeypatch.setattr(search_plan, "TOGETHER", 1.0)
+    plan = _plan(indexed, home, "the retry")
+    assert lookups == ["retry", "the"]
+    # exact now: "the" was looked up; 2 of the 3 hold it; one evaluation of the AND only
+    assert plan.exact and plan.count == 2 and plan.ids is not None and len(plan.ids) == 2
+    assert len(counts) == 1
+    assert _texts(indexed, "the retry") == sorted([TEXTS[0], TEXTS[1]])
+    result = api.search("the retry", root=indexed, refresh_first=False)
+    assert result.stats["total"] == 2 and result.stats["candidates"] == 2
+    # a pair that may hold more records than it collects: the whole AND is counted
+    lookups.clear()
+    counts.clear()
+    monkeypatch.setattr(search_plan, "PAIRED", 1)
+    plan = _plan(indexed, home, "the retry")
+    assert lookups == ["retry", "the"] and plan.exact and plan.count == 2
+    assert len(counts) == 2
