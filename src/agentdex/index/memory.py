@@ -82,6 +82,8 @@ class MappedPages:
 
     def __init__(self, folder: str) -> None:
         self.prefix = os.fsencode(folder.rstrip("/") + "/")
+        #: this instance's :data:`MAPPED_SLACK_BYTES` (the merge child keeps a wider one)
+        self.slack = MAPPED_SLACK_BYTES
         lib = libc()
         self._madvise = getattr(lib, "madvise", None) if lib is not None else None
         self.base = self._file_rss() if self._madvise is not None else None
@@ -97,7 +99,7 @@ class MappedPages:
             return
         self._next = time.monotonic() + MAPPED_CHECK_SECONDS
         mapped = self._file_rss()
-        if mapped is None or mapped - self.base <= MAPPED_SLACK_BYTES:
+        if mapped is None or mapped - self.base <= self.slack:
             return
         import ctypes
 
