@@ -118,6 +118,8 @@ def test_progress_bar_on_a_terminal_and_coverage_in_index_and_doctor(
     assert "embedding" not in piped.stderr and "━" not in piped.stderr, piped.stderr
     after = json.loads(run_cli("doctor", "--json").stdout)["semantic"]
     assert (after["eligible"], after["embedded"], after["fraction"]) == (12, 12, 1.0)
+    # with no vector store the records and titles were counted, not read: the same counts
+    assert before["titles"] == after["titles"] and before["vectors"] == 0 < after["vectors"]
     human = run_cli("doctor", env={"COLUMNS": "200"})
     assert "12 of 12 messages (100%)" in human.stdout, human.stdout
 

@@ -33,7 +33,7 @@ from agentdex.errors import AgentdexError
 from agentdex.index.segments import BlockFile, load_block
 from agentdex.index.store import Location, open_reader_db
 from agentdex.semantic import store
-from agentdex.semantic.link import Live, blocks_of, link, live_titles
+from agentdex.semantic.link import ELIGIBLE, Live, blocks_of, link, live_titles
 from agentdex.semantic.model import DEFAULT, Embedder, ModelSpec
 
 MAX_CHUNKS = 3
@@ -451,6 +451,21 @@ def drop_gone(index_root: Path) -> tuple[int, int]:
         lock.close()
 
 
+def _counts_only(gen: Path, info: dict[str, Any]) -> dict[str, Any]:
+    """Coverage with no vector store (the default): the eligible records and titles counted,
+    not read (reading every record's row made a no-change `agentdex index --json` at 1 GB
+    take 1.4-2.3 s)."""
+    index_db = open_reader_db(gen)
+    try:
+        info["eligible"] = index_db.execute(
+            f"SELECT count(*) FROM record_rows WHERE {ELIGIBLE}"
+        ).fetchone()[0]
+        info["titles"] = len(live_titles(index_db, DEFAULT.id))
+    finally:
+        index_db.close()
+    return info
+
+
 def coverage(index_root: Path) -> dict[str, Any]:
     """How much of the current generation is embedded (for ``doctor`` and ``index --json``)."""
     folder = store.semantic_dir(index_root)
@@ -465,34 +480,36 @@ def coverage(index_root: Path) -> dict[str, Any]:
     }
     if gen is None:
         return info
-    index_db = open_reader_db(gen)
-    try:
-        # arrays (a dict of 470k records took ~60 MB), and no mmap: every page of the
-        # records read through it stayed in RSS, ~100 MB at 1 GB right after a fill
-        index_db.execute("PRAGMA mmap_size=0")
-        live = Live.read(index_db)
-        titles = {k: ckey for k, (ckey, _) in live_titles(index_db, DEFAULT.id).items()}
-    finally:
-        index_db.close()
-    info["eligible"] = len(live)
-    info["titles"] = len(titles)
-    info["titles_embedded"] = 0
     db = store.connect(folder, create=False)
     if db is None:
-        return info
+        return _counts_only(gen, info)
     try:
-        if store.get_meta(db, "generation") == gen.name:
-            mine = store.member_hashes(db)
-            info["embedded"] = int(store.live_members(live.rids, live.thash, mine).sum())
-        info["titles_embedded"] = sum(
-            1
-            for agent, sid, ckey in db.execute("SELECT agent, session_id, ckey FROM title_members")
-            if titles.get((agent, sid)) == ckey
-        )
-        info["vectors"] = db.execute("SELECT count(*) FROM keys").fetchone()[0]
-        info["model"] = store.get_meta(db, "model")
-    except sqlite3.DatabaseError as exc:
-        info["error"] = f"vectors.db unreadable: {exc}"
+        index_db = open_reader_db(gen)
+        try:
+            # arrays (a dict of 470k records took ~60 MB), and no mmap: every page of the
+            # records read through it stayed in RSS, ~100 MB at 1 GB right after a fill
+            index_db.execute("PRAGMA mmap_size=0")
+            live = Live.read(index_db)
+            titles = {k: ckey for k, (ckey, _) in live_titles(index_db, DEFAULT.id).items()}
+        finally:
+            index_db.close()
+        info["eligible"] = len(live)
+        info["titles"] = len(titles)
+        try:
+            if store.get_meta(db, "generation") == gen.name:
+                mine = store.member_hashes(db)
+                info["embedded"] = int(store.live_members(live.rids, live.thash, mine).sum())
+            info["titles_embedded"] = sum(
+                1
+                for agent, sid, ckey in db.execute(
+                    "SELECT agent, session_id, ckey FROM title_members"
+                )
+                if titles.get((agent, sid)) == ckey
+            )
+            info["vectors"] = db.execute("SELECT count(*) FROM keys").fetchone()[0]
+            info["model"] = store.get_meta(db, "model")
+        except sqlite3.DatabaseError as exc:
+            info["error"] = f"vectors.db unreadable: {exc}"
     finally:
         db.close()
     info["bytes"] = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
