@@ -1,6 +1,6 @@
 """Time the refresh check's parts in-process (warm), medians of N runs.
 
-    python bench/results/s9-fresh-checkparts.py WORK HOME [N]
+python bench/results/s9-fresh-checkparts.py WORK HOME [N]
 """
 
 import os
