@@ -27,9 +27,8 @@ from test_index_manifest import claude_line, write_transcript
 SRC = Path(__file__).resolve().parent.parent / "src"
 
 #: loaded by the search itself, not before its refresh check is forked (the check starts
-#: first, so it overlaps them: the CLI forks it before it imports click)
+#: first, so it overlaps them: the CLI forks it before it imports anything else)
 AFTER_THE_FORK = (
-    "click",
     "agentdex.api.search",
     "agentdex.search.matchers",
     "agentdex.search.run",
@@ -37,8 +36,9 @@ AFTER_THE_FORK = (
     "tantivy",
 )
 #: never loaded by a local search: OpenSSL (hashes come from CPython's own modules),
-#: tomllib for an empty config file, click's "did you mean" list, shutil's archivers
-NEVER = ("_hashlib", "tomllib", "difflib", "shutil", "bz2", "lzma")
+#: tomllib for an empty config file, click (a search's command line is read without it:
+#: cli/_fast.py), its "did you mean" list, shutil's archivers
+NEVER = ("_hashlib", "tomllib", "click", "difflib", "shutil", "bz2", "lzma")
 if not any(importlib.util.find_spec(m) for m in ("_sha2", "_sha256")) or not (
     importlib.util.find_spec("_blake2")
 ):  # an interpreter built without CPython's own hashes: hashlib's (OpenSSL's) serve

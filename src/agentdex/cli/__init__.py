@@ -4,7 +4,8 @@ The group and its options are in :mod:`agentdex.cli._group` (``cli``,
 ``COMMANDS``: register a command there); subcommands live one module each
 and are imported only when run, so ``agentdex --help`` stays fast. This
 module imports no click: :func:`main` first starts a search's refresh check
-(:mod:`agentdex.api.check_early`), then imports and runs the group.
+(:mod:`agentdex.api.check_early`), runs a search that needs no click without
+it (:mod:`agentdex.cli._fast`), and otherwise imports and runs the group.
 """
 
 from __future__ import annotations
@@ -29,7 +30,9 @@ def main(argv: list[str] | None = None) -> Any:
 
     A local search that checks for changes has its check forked here, before
     click and the search modules are imported (:func:`agentdex.cli._argv.checked_search`
-    guesses it from the arguments; a check the command did not take is killed).
+    guesses it from the arguments; a check the command did not take is killed). A
+    search whose command line click would take as it is runs without click
+    (:mod:`agentdex.cli._fast`); every other command line goes through click.
     A command that allowed it (:mod:`agentdex.cli._exit`) ends the process
     here once it is done, without the interpreter's teardown; ``argv``
     given (a caller running the CLI in its own process) never does either."""
@@ -39,13 +42,25 @@ def main(argv: list[str] | None = None) -> Any:
     private_umask()  # whatever agentdex writes is 0600 in 0700 folders
     tighten(data_dir())
     if argv is None:
-        from agentdex.cli._argv import checked_search
+        from agentdex.cli._argv import checked_search, search_call
 
         search, home = checked_search(sys.argv[1:])
         if search:
             from agentdex.api import check_early
 
             check_early.start(home)
+        call = search_call(sys.argv[1:])
+        if call is not None:  # a search click would run as it is: run it without click
+            from agentdex.cli import _fast
+
+            try:
+                _fast.run(*call)
+            except SystemExit as exc:
+                _discard_early()
+                _exit.leave(exc.code)
+                raise
+            finally:
+                _discard_early()
     from agentdex.cli._common import run_main
     from agentdex.cli._group import cli
 

@@ -11,19 +11,23 @@ the run quietly with status 0, as ripgrep does.
 
 from __future__ import annotations
 
-import os
-import re
 import sys
 from collections.abc import Callable
 from typing import Any, NoReturn, TypeVar
 
 import click
-import orjson
 
 from agentdex.cli._argv import GLOBAL_OPTIONS as GLOBAL_OPTIONS
 from agentdex.cli._argv import JSON_FLAGS as JSON_FLAGS
 from agentdex.cli._argv import scan_arguments as scan_arguments
-from agentdex.errors import EXIT_USAGE, AgentdexError, UsageError
+from agentdex.cli._emit import PipeClosed as PipeClosed
+from agentdex.cli._emit import emit_json as emit_json
+from agentdex.cli._emit import emit_ndjson as emit_ndjson
+from agentdex.cli._emit import json_bytes as json_bytes
+from agentdex.cli._emit import one_format as one_format
+from agentdex.cli._emit import quiet_pipe_exit as _quiet_pipe_exit
+from agentdex.cli._emit import report as _report
+from agentdex.errors import EXIT_USAGE, AgentdexError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -44,37 +48,6 @@ json_option = click.option(
 ndjson_option = click.option(
     "--ndjson", is_flag=True, help="One JSON object per line (per result), for streaming."
 )
-
-
-def one_format(as_json: bool, ndjson: bool) -> None:
-    """``--json`` and ``--ndjson`` are two formats: asking for both is a usage error."""
-    if as_json and ndjson:
-        raise UsageError("--json and --ndjson are two output formats; give one of them")
-
-
-#: what orjson writes raw but a terminal acts on: DEL and the C1 controls (U+0080-U+009F)
-_RAW_CONTROLS = re.compile(rb"\x7f|\xc2[\x80-\x9f]")
-
-
-def json_bytes(data: Any, option: int = 0) -> bytes:
-    """``data`` as JSON with *every* control character escaped: orjson escapes the C0
-    ones; DEL and C1 (which it writes as UTF-8) become ``\\u007f``, ``\\u009b``... too.
-    In JSON text those bytes can only be inside strings, so the escape is exact."""
-    raw = orjson.dumps(data, option=option | orjson.OPT_NON_STR_KEYS, default=str)
-    if b"\x7f" not in raw and b"\xc2" not in raw:
-        return raw  # two byte searches: the regex scan costs ~7 ns a byte (20 ms for 3 MB)
-    return _RAW_CONTROLS.sub(lambda m: b"\\u%04x" % ord(m.group().decode()), raw)
-
-
-def emit_json(data: Any) -> None:
-    """Write one JSON document to stdout."""
-    sys.stdout.buffer.write(json_bytes(data, orjson.OPT_INDENT_2))
-    sys.stdout.buffer.write(b"\n")
-    sys.stdout.flush()
-
-
-def emit_ndjson(data: Any) -> None:
-    sys.stdout.buffer.write(json_bytes(data) + b"\n")
 
 
 def print_result(as_json: bool, data: Any, human: Callable[..., None], *args: Any) -> None:
@@ -110,31 +83,6 @@ def fail(message: str, code: int = 1) -> NoReturn:
 
 
 # -- running the group --------------------------------------------------------------------
-
-
-class PipeClosed(Exception):
-    """stdout's reader went away (``| head``); not an OSError, so click does not catch it."""
-
-
-def _quiet_pipe_exit() -> NoReturn:
-    """Exit 0 without the interpreter's "Exception ignored ... BrokenPipeError" at shutdown."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):
-        pass
-    sys.exit(0)
-
-
-def _report(code: str, message: str, exit_code: int, json_mode: bool, detail: Any = None) -> None:
-    """One line on stderr; with --json also ``{"error": {...}}`` on stdout."""
-    click.echo(f"agentdex: {message}", err=True)
-    if json_mode:
-        error: dict[str, Any] = {"code": code, "message": message, "exit_code": exit_code}
-        if detail is not None:
-            error["detail"] = detail
-        emit_ndjson({"error": error})
-        sys.stdout.flush()
 
 
 def run_main(group: click.Group, argv: list[str] | None) -> Any:

@@ -1,24 +1,21 @@
-"""``agentdex search``: search every agent's history (a thin shell over agentdex.api.search)."""
+"""``agentdex search``: search every agent's history (a thin shell over agentdex.api.search).
+
+The options are declared here for click; the work is in :mod:`agentdex.cli._searching`,
+which a fresh search whose command line needs no click runs directly
+(:mod:`agentdex.cli._fast`: :data:`agentdex.cli._argv.SEARCH_OPTIONS` must name the
+same options as this command).
+"""
 
 from __future__ import annotations
 
-import os
-import sys
-from typing import Any
-
 import click
 
-from agentdex.cli._common import (
-    QueryCommand,
-    emit_json,
-    emit_ndjson,
-    home_of,
-    json_option,
-    ndjson_option,
-    one_format,
-)
+from agentdex.cli._common import QueryCommand, home_of, json_option, ndjson_option
+from agentdex.cli._searching import _building_line as _building_line
+from agentdex.cli._searching import _progress as _progress
+from agentdex.cli._searching import run
+from agentdex.cli._searching import why_text as why_text
 from agentdex.config import MAX_TIME_BUDGET
-from agentdex.errors import EXIT_PARTIAL
 
 HELP = """Search every agent's history.
 
@@ -58,98 +55,6 @@ starting with it. --team searches the team database instead (every machine's
 pushed history; each result names its machine, and in a pipe the machine follows
 the reference): docs/team.md. See docs/query-language.md and docs/search.md.
 """
-
-
-def _where(item: dict[str, Any]) -> str:
-    return item["worktree"] or item["project"] or item["cwd"] or "-"
-
-
-def _print_rows(data: dict[str, Any], highlights: list[list[tuple[int, int]]]) -> None:
-    """Off a terminal: one tab-separated line per result, nothing cut or wrapped.
-
-    ``ref, agent, where, branch, timestamp, role/kind, snippet``: ``cut -f1``
-    gives references ``agentdex show`` opens.
-    """
-    from agentdex.cli._output import emit_row
-
-    for item, _spans in zip(data["results"], highlights, strict=False):
-        machine = [(item["machine"], "bold blue")] if "machine" in item else []
-        emit_row(
-            [
-                (item.get("short_ref") or item["ref"], "dim"),
-                *machine,
-                (item["agent"], "bold cyan"),
-                (_where(item), "green"),
-                (item["branch"] or "-", "magenta"),
-                (item["timestamp"] or "-", "dim"),
-                (f"{item['role']}/{item['kind']}", "yellow"),
-                (item["snippet"], ""),
-            ]
-        )
-
-
-def why_text(why: dict[str, Any] | None) -> str:
-    """``why`` in a few words: ``meaning 0.62``, ``meaning 0.62 (title)`` (found by its
-    conversation's title), or ``exact: retry + meaning 0.62``.
-
-    An exact match alone says nothing here: its terms are highlighted in the
-    snippet already (and ``why`` is in the JSON)."""
-    if not why or why.get("match") == "exact":
-        return ""
-    parts = []
-    if why.get("terms") and why.get("match") != "semantic":
-        parts.append("exact: " + ", ".join(why["terms"][:4]))
-    if why.get("similarity") is not None:
-        parts.append(f"meaning {why['similarity']:.2f}")
-        if why.get("title"):
-            parts[-1] += " (title)"  # the conversation's title matched, not this message
-    return " + ".join(parts)
-
-
-def _print_rich(data: dict[str, Any], highlights: list[list[tuple[int, int]]], home: str) -> None:
-    """On a terminal: a heading per result (never wrapped), the snippet, the reference."""
-    from rich.padding import Padding
-    from rich.text import Text
-
-    from agentdex.cli._common import console
-    from agentdex.cli._format import relative_time, tilde, time_mark
-
-    out = console()
-    approximate = False
-    for item, spans in zip(data["results"], highlights, strict=False):
-        head = Text(no_wrap=True, overflow="ellipsis")
-        if "machine" in item:
-            head.append(f"{item['machine']}  ", style="bold blue")
-        head.append(item["agent"], style="bold cyan")
-        mark = time_mark(item["store"])
-        approximate = approximate or bool(mark)
-        head.append(f"  {mark}{relative_time(item['timestamp'])}", style="dim")
-        head.append(f"  {item['role']}/{item['kind']}", style="yellow")
-        head.append("  ")
-        head.append(tilde(_where(item), home), style="green")
-        if item["branch"]:
-            head.append(f" ({item['branch']})", style="magenta")
-        if item.get("source_gone"):
-            head.append("  source gone (archived)", style="red")
-        why = why_text(item.get("why"))
-        if why:
-            head.append(f"  {why}", style="blue")
-        out.print(head)
-        snippet = Text(item["snippet"])
-        for start, end in spans:
-            snippet.stylize("bold red", start, end)
-        title = (item.get("why") or {}).get("title")
-        if title:  # found by its conversation's title: say which (the snippet need not)
-            snippet = Text.assemble(
-                ("title ", "dim"), (f"“{title}”", "bold"), (" · ", "dim"), snippet
-            )
-        out.print(Padding(snippet, (0, 0, 0, 4)))
-        ref = item.get("short_ref") or item["ref"]
-        out.print(Text(f"    {ref}", style="dim", no_wrap=True, overflow="ellipsis"))
-    if approximate:
-        from agentdex.cli.conversations import MTIME_NOTE
-
-        out.print(Text(MTIME_NOTE, style="dim"))
 
 
 @click.command("search", help=HELP, cls=QueryCommand)
@@ -211,162 +116,27 @@ def search(
     team: bool,
     url: str | None,
 ) -> None:
-    from agentdex.cli._format import pinned_now
-    from agentdex.errors import UsageError
-
-    one_format(as_json, ndjson)
-    if ignore_case and case_sensitive:
-        raise UsageError("-i and -s contradict each other")
-    if lexical and semantic:
-        raise UsageError("--lexical and --semantic contradict each other")
-    mode = "lexical" if lexical else "semantic" if semantic else "hybrid"
-    case = "insensitive" if ignore_case else "sensitive" if case_sensitive else "smart"
-    cwd = os.getcwd() if (here or only_here) else None
-    show_progress = not (as_json or ndjson or no_refresh or team) and sys.stderr.isatty()
-    if url is not None and not team:
-        raise UsageError("--url is for the team database: add --team")
-    if team and (here or only_here):
-        raise UsageError("--here and --only-here search this machine's places: not with --team")
-    if team and semantic:
-        raise UsageError("--semantic searches this machine's embeddings: not with --team")
-    options: dict[str, Any] = {
-        "regex": regex,
-        "word": word,
-        "case": case,
-        "limit": limit,
-        "sort": sort,
-        "dedup": not no_dedup,
-        "now": pinned_now(),
-        "exact_total": exact_count,
-    }
-    result: Any
-    if team:
-        from agentdex.api.team_resident import team_search
-
-        result = team_search(" ".join(query), url=url, time_budget=time_budget, **options)
-    else:
-        from agentdex.api import search as api
-        from agentdex.api.semantic import use_resident_embedder
-        from agentdex.cli import _exit
-
-        _exit.allow()  # nothing of a local search needs the interpreter's teardown
-
-        options["budget"] = None if time_budget is None else api.Budget(time_budget)
-
-        use_resident_embedder()  # a fresh process: the model stays loaded between searches
-        with _progress(show_progress) as bar:
-            result = api.search(
-                " ".join(query),
-                home=home_of(ctx),
-                refresh_first=not no_refresh,
-                here=cwd,
-                only_here=only_here,
-                progress=bar,
-                mode=mode,
-                **options,
-            )
-    data = result.to_json()
-    if as_json:
-        emit_json(data)
-    elif ndjson:
-        for item in data["results"]:
-            emit_ndjson(item)
-    else:
-        from agentdex.cli._output import paged
-        from agentdex.paths import home_dir
-
-        with paged():
-            _human(result, data, str(home_dir(home_of(ctx))))
-        _footer(data["stats"])  # after the results, even when they were paged
-    if result.status == "partial":
-        _stopped(data["stats"], data.get("coverage"))
-    if not data["results"]:
-        ctx.exit(1)  # like grep: nothing found is status 1
-
-
-def _footer(stats: dict[str, Any]) -> None:
-    """How many results were left out (a lower bound when the search stopped counting)."""
-    if not stats.get("total_exact", True):
-        click.echo(
-            f"({stats['returned']} of at least {stats['total']} results;"
-            " --exact-count counts them all, -n shows more)",
-            err=True,
-        )
-    elif stats.get("total", 0) > stats.get("returned", 0):
-        click.echo(f"({stats['returned']} of {stats['total']} results; -n for more)", err=True)
-
-
-def _stopped(stats: dict[str, Any], coverage: dict[str, Any] | None = None) -> None:
-    """One line on stderr, then exit 7: the results printed are not all there are."""
-    sys.stdout.flush()
-    if stats.get("stopped") == "cancelled":
-        why = "search was cancelled"
-    elif stats.get("stopped"):
-        why = f"search stopped at its time budget of {stats.get('time_budget'):g} s"
-    else:
-        click.echo(f"agentdex: {_building_line(stats, coverage or {})}", err=True)
-        sys.exit(EXIT_PARTIAL)
-    click.echo(
-        f"agentdex: {why}; {stats.get('returned', 0)} result(s) so far "
-        "(raise --time-budget or narrow the query)",
-        err=True,
+    status = run(
+        query,
+        home=home_of(ctx),
+        as_json=as_json,
+        ndjson=ndjson,
+        limit=limit,
+        sort=sort,
+        regex=regex,
+        word=word,
+        ignore_case=ignore_case,
+        case_sensitive=case_sensitive,
+        no_refresh=no_refresh,
+        here=here,
+        only_here=only_here,
+        no_dedup=no_dedup,
+        lexical=lexical,
+        semantic=semantic,
+        time_budget=time_budget,
+        exact_count=exact_count,
+        team=team,
+        url=url,
     )
-    sys.exit(EXIT_PARTIAL)
-
-
-def _building_line(
-    stats: dict[str, Any],
-    coverage: dict[str, Any],
-    found: str = "searched",
-    again: str = "run the search again for complete results",
-) -> str:
-    """What a command reading an index still being built covered, and what happens next:
-    ``found`` names what it did with the newest share of the history, ``again`` the advice."""
-    from datetime import datetime
-
-    share = f"{coverage.get('fraction', 0.0):.0%}"
-    back_to = coverage.get("back_to")
-    since = ""
-    if back_to:
-        since = f", back to {datetime.fromtimestamp(back_to).strftime('%Y-%m-%d %H:%M')}"
-    refresh = stats.get("refresh")
-    if isinstance(refresh, dict) and refresh.get("background_pid"):
-        who = "it goes on building in the background"
-    elif isinstance(refresh, str) and refresh.startswith("skipped"):
-        who = "another agentdex process is building it"
-    else:
-        who = "the next search or `agentdex index` goes on building it"
-    return (
-        f"the index is still being built: {found} the newest {share} of the history{since};"
-        f" {who}; {again}"
-    )
-
-
-def _progress(enabled: bool) -> Any:
-    """The index command's progress bar on a terminal; a no-op context otherwise."""
-    if enabled:
-        from agentdex.cli.index import _ProgressBar
-
-        return _ProgressBar()
-    from contextlib import nullcontext
-
-    return nullcontext(None)
-
-
-def _human(result: Any, data: dict[str, Any], home: str) -> None:
-    for warning in data["stats"].get("warnings", []):
-        click.echo(f"agentdex: {warning}", err=True)
-    for note in data["stats"].get("notes", []):
-        click.echo(f"agentdex: note: {note}", err=True)
-    if result.status == "no-index":
-        click.echo("agentdex: nothing indexed yet (run `agentdex index`)", err=True)
-        return
-    if not data["results"]:
-        click.echo("No results.", err=True)
-        return
-    from agentdex.cli._output import is_terminal
-
-    if is_terminal():
-        _print_rich(data, result.highlights, home)
-    else:
-        _print_rows(data, result.highlights)
+    if status:
+        ctx.exit(status)
