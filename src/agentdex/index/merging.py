@@ -204,10 +204,13 @@ def commit_level(writer: PostingsWriter, records: list[Any], placeholders: int) 
         writer.commit()
     last = records[-1]
     _delete_record(writer, last[0])
-    placeholder = json.dumps({"file": PLACEHOLDER_FILE})
-    add_json = writer.writer.add_json
+    # one Document added again and again (tantivy copies it each time): ~0.7 against ~1.7 s
+    # of wall for 250,000 as JSON strings (docs/performance.md, s10-writer)
+    placeholder = tantivy.Document()
+    placeholder.add_unsigned("file", PLACEHOLDER_FILE)
+    add = writer.writer.add_document
     for _ in range(placeholders):
-        add_json(placeholder)
+        add(placeholder)
     writer.writer.delete_documents_by_query(
         tantivy.Query.term_query(writer.schema, "file", PLACEHOLDER_FILE)
     )
