@@ -164,6 +164,34 @@ def _runs(text: str) -> list[tuple[int, int]]:
     return runs + [(match.start() + 1, match.end()) for match in _AFTER.finditer(text)]
 
 
+#: candidate characters -> 1, every other byte -> 0 (:func:`run_starts`)
+_CLASS_BYTES = bytes(1 if chr(b) in _CLASS else 0 for b in range(256))
+#: digits -> 1, every other byte -> 0
+_DIGIT_BYTES = bytes(1 if 48 <= b <= 57 else 0 for b in range(256))
+_ONE = b"\x01"
+
+
+def run_starts(data: bytes) -> list[int]:
+    """Where each run :func:`bare_tokens` would weigh starts in UTF-8 ``data``: a maximal
+    run of :data:`BARE_MIN`+ candidate characters with a digit, an upper-case and a
+    lower-case letter (every other run it skips before any other test). Candidate
+    characters are ASCII, so runs of bytes are runs of characters."""
+    starts = []
+    marked = data.translate(_CLASS_BYTES)
+    digits = data.translate(_DIGIT_BYTES)
+    at = marked.find(_NEEDLE)
+    while at >= 0:
+        end = marked.find(b"\x00", at)
+        if end < 0:
+            end = len(marked)
+        if digits.find(_ONE, at, end) >= 0:
+            value = data[at:end]
+            if not (value.islower() or value.isupper()):
+                starts.append(at)
+        at = marked.find(_NEEDLE, end)
+    return starts
+
+
 def _in_url(text: str, start: int) -> bool:
     """Is ``start`` inside a URL (``scheme://`` before it, no space between)?"""
     scheme = text.rfind("://", 0, start)

@@ -31,12 +31,15 @@ secret can slip through.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass
+from itertools import accumulate, count
+from operator import add
 from typing import Any
 
-from agentdex.entropy import CANDIDATE, bare_tokens, shannon_bits
+from agentdex.entropy import CANDIDATE, bare_tokens, run_starts, shannon_bits
 
 #: Values of ``key = value`` assignments that are types or placeholders, not secrets.
 _NOT_A_VALUE = (
@@ -360,7 +363,7 @@ def _assigned(lowered: str, keys: tuple[str, ...]) -> bool:
 
 
 def _may_match(
-    pattern: SecretPattern, text: str, lowered: str, present: list[str], same: bool
+    pattern: SecretPattern, text: str, lowered: str, present: Collection[str], same: bool
 ) -> bool:
     """Can ``pattern`` match ``text``? False only when none of its needles (or its gate)
     is there. ``present``: the lower-cased needles ``lowered`` holds; ``same``: lowering
@@ -396,7 +399,10 @@ def _present(lowered: str, patterns: tuple[SecretPattern, ...]) -> list[str]:
         import ahocorasick_rs
 
         _FINDER = ahocorasick_rs.AhoCorasick(list(_NEEDLES))
-    found = _FINDER.find_matches_as_indexes(lowered, overlapping=True)
+    try:
+        found = _FINDER.find_matches_as_indexes(lowered, overlapping=True)
+    except UnicodeEncodeError:  # a lone surrogate (a raw line's undecodable byte)
+        return [needle for needle in _NEEDLES if needle in lowered]
     if not found:
         return []
     return [_NEEDLES[i] for i in {match[0] for match in found}]
@@ -488,6 +494,104 @@ _USERS: dict[str, tuple[int, ...]] = {}
 for _i, _pattern in enumerate(PATTERNS):
     for _needle in _pattern.needles:
         _USERS[_needle.lower()] = (*_USERS.get(_needle.lower(), ()), _i)
+
+
+#: finds every needle of :data:`PATTERNS` in UTF-8 bytes (built on first use)
+_BYTES_FINDER: Any = None
+#: what separates the texts of a batch (:func:`scan`): no needle and no token holds it
+SEPARATOR = "\x00"
+
+
+@dataclass(slots=True)
+class Scanned:
+    """What :func:`scan` found in one text of a batch."""
+
+    #: the lower-cased needles of :data:`PATTERNS` the text holds (what ``_present`` gives)
+    present: set[str]
+    #: it holds a run ``high-entropy``'s finder would weigh (:func:`agentdex.entropy.run_starts`)
+    runs: bool = False
+
+
+def scan(
+    lower: bytes, data: bytes, lower_ends: list[int], data_ends: list[int]
+) -> dict[int, Scanned]:
+    """The texts of a batch that :func:`redact` might change, by position, with what
+    :func:`redact_scanned` needs to mask them; every other text ``redact`` returns
+    unchanged (with no findings).
+
+    ``data`` is the UTF-8 (``surrogatepass``) of the batch's texts joined by
+    :data:`SEPARATOR`, ``lower`` that of their lower-cased texts joined the same way (no
+    text holds the separator); ``data_ends[i]`` and ``lower_ends[i]`` are where text
+    ``i`` ends in each. A text can change only when it holds one of :data:`PATTERNS`'
+    needles (lower-cased; all of them found in one pass over ``lower``: the needles are
+    ASCII, so a byte match is a character match) or a run ``high-entropy``'s finder
+    would weigh (one pass over ``data``); neither crosses a separator. One pass over a
+    batch instead of a few calls per text, and most texts hold neither
+    (``tests/test_prepare_batch.py`` checks the claim against ``redact``).
+    """
+    global _BYTES_FINDER
+    if _BYTES_FINDER is None:
+        import ahocorasick_rs
+
+        _BYTES_FINDER = ahocorasick_rs.BytesAhoCorasick([n.encode() for n in _NEEDLES])
+    found: dict[int, Scanned] = {}
+    # matches come by where they end: one that starts before the last one's text ends is
+    # in that text (or it would hold a separator)
+    last = -1
+    entry = Scanned(set())
+    needles = _NEEDLES
+    for needle, at, _ in _BYTES_FINDER.find_matches_as_indexes(lower, overlapping=True):
+        if at >= last:
+            text = bisect_left(lower_ends, at)
+            last = lower_ends[text]
+            got = found.get(text)
+            entry = found[text] = Scanned(set()) if got is None else got
+        entry.present.add(needles[needle])
+    last = -1
+    for at in run_starts(data):
+        if at >= last:
+            text = bisect_left(data_ends, at)
+            last = data_ends[text]
+            got = found.get(text)
+            entry = found[text] = Scanned(set()) if got is None else got
+            entry.runs = True
+    return found
+
+
+def redact_scanned(text: str, lowered: str, scanned: Scanned) -> tuple[str, list[Finding]]:
+    """:func:`redact` of a text :func:`scan` found (``lowered``: ``text.lower()``): the same
+    patterns tried (from the needles it holds), and ``high-entropy`` only when it holds a
+    run to weigh (without one its finder finds nothing)."""
+    if len(text) < 8:
+        return text, []
+    present = scanned.present
+    same = len(lowered) == len(text)
+    chosen = sorted({*_ALWAYS, *(i for needle in present for i in _USERS[needle])})
+    candidates = [
+        pattern
+        for pattern in (PATTERNS[i] for i in chosen)
+        if (scanned.runs or pattern.finder is None)
+        and _may_match(pattern, text, lowered, present, same)
+    ]
+    if not candidates:
+        return text, []
+    return masked(text, spans_of(text, lowered, candidates))
+
+
+def suspects(texts: list[str]) -> dict[int, Scanned]:
+    """:func:`scan` for a list of texts (each found, with every needle, when one holds the
+    separator)."""
+    joined = SEPARATOR.join(texts)
+    if joined.count(SEPARATOR) != len(texts) - 1:
+        return {i: Scanned(set(_NEEDLES), True) for i in range(len(texts))}
+    data = joined.encode("utf-8", "surrogatepass")
+    lower = joined.lower().encode("utf-8", "surrogatepass")
+    return scan(lower, data, _ends(lower), _ends(data))
+
+
+def _ends(data: bytes) -> list[int]:
+    """Where each text of a :data:`SEPARATOR`-joined batch ends in its bytes."""
+    return list(map(add, accumulate(map(len, data.split(b"\x00"))), count()))
 
 
 def count_kinds(findings: list[Finding]) -> Counter[str]:

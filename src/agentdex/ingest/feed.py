@@ -36,6 +36,7 @@ from agentdex.ingest.pipeline import (
     mask_secrets,
     mask_title,
     prepare_record,
+    prepare_stream,
     stages,
 )
 from agentdex.ingest.stats import RefreshStats
@@ -334,8 +335,7 @@ def parse_in_worker(source: Source, cursor: ParseCursor, steps: tuple[Stage, ...
     jsonl = "jsonl" in source.row.format
     archive = ArchiveParts(str(source.path), jsonl=jsonl, redact=mask_secrets in steps)
     try:
-        for record in run(source, cursor, diagnostics):
-            prepared.append(archive.add_to(prepare_record(record, steps)))
+        prepare_stream(run(source, cursor, diagnostics), steps, archive, prepared)
     except Exception as exc:  # reported by the writer as a per-file parser error
         error = repr(exc)
     finally:

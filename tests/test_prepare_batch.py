@@ -1,0 +1,233 @@
+"""A parse worker prepares a file's records a batch at a time: the same records, masked the
+same, as one record at a time.
+
+:func:`agentdex.secrets.suspects` says which texts of a batch ``redact`` might change
+(one pass over the joined text); :func:`agentdex.ingest.pipeline.prepare_batch` masks
+only those and builds each record's fields from the batch's shared lower-casing and
+encoding. Both are checked against the per-record path on planted secrets, look-alikes,
+generated mixtures and text whose lower case or encoding is unusual; and a secret in a
+file a worker parses is masked in every field it sends.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agentdex.ingest import pipeline
+from agentdex.ingest.pipeline import (
+    ArchiveParts,
+    mask_secrets,
+    prepare_batch,
+    prepare_record,
+    prepare_stream,
+)
+from agentdex.records import Record
+from agentdex.secrets import redact, redact_scanned, suspects
+from conftest import REPO_DIR
+
+TOKEN = "gh" + "p_" + "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2"
+#: a bare generated token (no key name: ``high-entropy``'s finder, found by its run)
+BARE = "q7Rk2Vx9Lm4Tz8Wp3Ns6Yb1Hd5Gf0Jc"
+#: what the batch path must handle as the per-record path does: lower case longer than the
+#: text, a final sigma at a text's end, a lone surrogate, non-ASCII, NUL, empty, very long
+ODD = [
+    "İ token = 'abcdEFGH1234ijkl' here",
+    "ΟΔΟΣ",
+    "ΣΑΣ password='hunter2hunter2'",
+    "a lone surrogate \udcff and " + BARE,
+    "한국어 " + TOKEN,
+    "a NUL \x00 inside " + TOKEN,
+    "",
+    "short",
+    "x" * 70 + " " + "y" * 200,
+    BARE,
+    "/home/dev/src/A1b2C3d4E5f6G7h8I9j0/path",
+    "12345678901234567890123 digits only",
+]
+
+
+def _bench_secrets() -> Any:
+    spec = importlib.util.spec_from_file_location(
+        "bench_secrets_for_batch_tests", REPO_DIR / "bench" / "bench_secrets.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _texts(seed: int) -> list[str]:
+    from test_secrets_fast import FRAGMENTS
+
+    bench = _bench_secrets()
+    rng = random.Random(seed)
+    texts = [text for _, _, text in bench.planted(rng, 20)]
+    texts += list(bench.lookalikes(rng, 100))
+    texts += ["".join(rng.choices(FRAGMENTS, k=rng.randint(1, 14))) for _ in range(3000)]
+    words = ["the", "build", "runs", "now", "see", "src/app.py", "line", "42", "ok", "\n"]
+    texts += [" ".join(rng.choices(words, k=rng.randint(1, 60))) for _ in range(3000)]
+    texts += ODD
+    rng.shuffle(texts)
+    return texts
+
+
+def test_texts_left_out_are_the_ones_redact_leaves_alone() -> None:
+    texts = [text for text in _texts(10) if "\x00" not in text]
+    chosen = suspects(texts)
+    changed = {i for i, text in enumerate(texts) if redact(text)[1]}
+    assert len(changed) > 500  # secrets among them
+    assert changed <= set(chosen)
+    left_out = [text for i, text in enumerate(texts) if i not in chosen]
+    assert len(left_out) > 2500  # the check skips most plain texts
+    assert all(redact(text) == (text, []) for text in left_out)
+    # and those found are masked as redact masks them, from what the scan found in them
+    for i, scanned in chosen.items():
+        text = texts[i]
+        assert redact_scanned(text, text.lower(), scanned) == redact(text), text
+
+
+def test_a_bare_token_makes_its_text_a_suspect() -> None:
+    texts = ["plain words", f"the blob {BARE} here", "nothing here", BARE, "A1b2" * 3]
+    assert set(suspects(texts)) == {1, 3}
+    assert redact(texts[1])[0] == "the blob [REDACTED:high-entropy] here"
+
+
+def test_a_text_holding_the_separator_makes_every_text_a_suspect() -> None:
+    texts = ["plain", "a NUL \x00 here", "more"]
+    assert set(suspects(texts)) == {0, 1, 2}
+
+
+def _records(texts: list[str], path: Path) -> list[Record]:
+    rng = random.Random(5)
+    records = []
+    for i, text in enumerate(texts):
+        kind = rng.choice(["prompt", "message", "tool_result"])
+        records.append(
+            Record(
+                agent="claude-code",
+                store="claude-code.projects",
+                source_path=str(path),
+                locator=f"line:{i + 1}" + ("#1" if i % 7 == 0 else ""),
+                session_id=f"s{i // 50}",
+                role="user" if kind == "prompt" else "assistant",
+                kind=kind,  # type: ignore[arg-type]
+                text=text,
+                timestamp=None if i % 11 == 0 else 1767323045.5 + i,
+                model="m" if i % 3 else None,
+                cwd="/work/app",
+                offset=-1 if i % 13 == 0 else 0,
+            )
+        )
+    return records
+
+
+def _copy(records: list[Record]) -> list[Record]:
+    return [Record(**{f: getattr(r, f) for f in r.__dataclass_fields__}) for r in records]
+
+
+def _source(path: Path, texts: list[str]) -> list[int]:
+    """A JSONL file with one line a text (offsets of each), for the prompts' kept lines."""
+    offsets = []
+    with path.open("wb") as handle:
+        for text in texts:
+            offsets.append(handle.tell())
+            line = json.dumps({"type": "user", "message": {"content": text}})
+            handle.write(line.encode() + b"\n")
+    return offsets
+
+
+@pytest.mark.parametrize("redacting", [True, False])
+@pytest.mark.parametrize("with_nul", [False, True])
+def test_a_batch_is_prepared_as_each_record_is(
+    tmp_path: Path, redacting: bool, with_nul: bool
+) -> None:
+    texts = _texts(11)[:1500]
+    if not with_nul:
+        texts = [text for text in texts if "\x00" not in text]
+    path = tmp_path / "t.jsonl"
+    offsets = _source(path, texts)
+    records = _records(texts, path)
+    for record, offset in zip(records, offsets, strict=True):
+        if record.offset == 0:
+            record.offset = offset
+    steps = pipeline.stages(redact_secrets=redacting)
+    one = ArchiveParts(str(path), jsonl=True, redact=redacting)
+    expected = [one.add_to(prepare_record(record, steps)) for record in _copy(records)]
+    batch = ArchiveParts(str(path), jsonl=True, redact=redacting)
+    got: list[Any] = []
+    prepare_stream(iter(_copy(records)), steps, batch, got)
+    one.close()
+    batch.close()
+    assert len(got) == len(expected)
+    assert got == expected
+    if redacting:
+        assert sum(1 for wire in got if "[REDACTED:" in str(wire[2])) > 100
+        assert sum(1 for wire in got if b"[REDACTED:" in (wire[12] or b"")) > 20
+
+
+def test_stages_before_masking_run_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def shout(record: Record) -> Record:
+        record.text = record.text.upper() + " ghp_" if record.text else record.text
+        return record
+
+    steps = (shout, mask_secrets)
+    texts = [t for t in _texts(12)[:400] if "\x00" not in t]
+    records = _records(texts, tmp_path / "none.jsonl")
+    parts = ArchiveParts(str(tmp_path / "none.jsonl"), jsonl=False, redact=True)
+    expected = [parts.add_to(prepare_record(record, steps)) for record in _copy(records)]
+    assert prepare_batch(_copy(records), steps, parts) == expected
+
+
+def _transcript(home: Path, texts: list[str]) -> Path:
+    folder = home / ".claude" / "projects" / "-work-app"
+    folder.mkdir(parents=True)
+    lines = [
+        {
+            "type": "user",
+            "sessionId": "5ec2e700-3333-4222-8333-444455556666",
+            "cwd": "/work/app",
+            "timestamp": f"2026-11-20T10:{i % 60:02d}:00Z",
+            "uuid": f"u{i}",
+            "message": {"role": "user", "content": text},
+        }
+        for i, text in enumerate(texts)
+    ]
+    path = folder / "5ec2e700-3333-4222-8333-444455556666.jsonl"
+    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("nul", [False, True])
+def test_a_worker_masks_every_secret_it_sends(tmp_path: Path, nul: bool) -> None:
+    from agentdex.discovery import discover
+    from agentdex.ingest.feed import parse_in_worker
+    from agentdex.parsers import ParseCursor
+
+    plain = [f"prompt {i} about the build and its tests" for i in range(1200)]
+    secrets = [f"deploy with {TOKEN} please", f"the blob {BARE} is here", "password=hunter2x9"]
+    texts = plain[:600] + secrets + plain[600:] + [f"again {TOKEN}"]
+    if nul:
+        texts.append("a NUL \x00 in a prompt")  # its batch goes one record at a time
+    home = tmp_path / "home"
+    _transcript(home, texts)
+    (source,) = [s for s in discover(str(home)).sources if s.row.parser]
+    wires, _, _, _, error = parse_in_worker(
+        source, ParseCursor(), pipeline.stages(redact_secrets=True)
+    )
+    assert error is None
+    assert len(wires) == len(texts)
+    sent = repr(wires)
+    for secret in (TOKEN, BARE, "hunter2x9", TOKEN.lower(), BARE.lower()):
+        assert secret not in sent
+    masked = [wire for wire in wires if "[REDACTED:" in str(wire[2])]
+    assert len(masked) == 4
+    assert all(b"[REDACTED:" in wire[12] for wire in masked)  # the kept source lines too
+    assert all("[redacted:" in str(wire[4]) for wire in masked)  # and what the postings take
