@@ -231,3 +231,54 @@ def test_a_worker_masks_every_secret_it_sends(tmp_path: Path, nul: bool) -> None
     assert len(masked) == 4
     assert all(b"[REDACTED:" in wire[12] for wire in masked)  # the kept source lines too
     assert all("[redacted:" in str(wire[4]) for wire in masked)  # and what the postings take
+
+
+def test_keys_for_many_records_are_record_key() -> None:
+    from agentdex.archive.keys import keyer, record_key
+
+    rng = random.Random(3)
+    names: list[object] = ["claude-code", "codex", "s1", "sé", "a\udcff", "", None, 5, 5.0, True]
+    times: list[object] = [None, 1767323045.5, 1767323045, "2026-01-02", True, float("nan"), 0.1]
+    key = keyer()
+    for _ in range(3000):
+        args = (
+            rng.choice(names),
+            rng.choice(names),
+            rng.choice(["user", "assistant", 1]),
+            rng.choice(["prompt", "message"]),
+            rng.choice(times),
+            rng.randrange(-(2**62), 2**62),
+            rng.randrange(0, 10**6),
+        )
+        assert key(*args) == record_key(*args), args
+
+
+def _pack_locator_by_regex(locator: object) -> object:
+    """``pack_locator`` as it was before its fast path for ``line:N``."""
+    from agentdex.index.rowpack import _EXACT, _LINE, _PARTS
+
+    if not isinstance(locator, str):
+        return str(locator)
+    found = _LINE.fullmatch(locator) if locator.startswith("line:") else None
+    if found is None:
+        return locator
+    line = int(found.group(1))
+    part = found.group(2)
+    if part is None:
+        return line << 1 if line < _EXACT else locator
+    index = int(part)
+    if index >= _PARTS or line >= _EXACT >> 5:
+        return locator
+    return (((line << 4) | index) << 1) | 1
+
+
+def test_a_line_locator_packs_as_the_regex_packs() -> None:
+    from agentdex.index.rowpack import pack_locator
+
+    locators: list[object] = [
+        "line:0", "line:00", "line:1", "line:10", "line:012", "line:", "line:-1", "line:1#2",
+        "line:1#16", "line:1#02", "line:３", "line:²", "line:1 ", " line:1", "row:1",
+        "line:" + "9" * 15, "line:" + "9" * 16, "line:" + "1" * 15 + "#3", "a.jsonl:line:4", 7,
+    ]  # fmt: skip
+    for locator in locators:
+        assert pack_locator(locator) == _pack_locator_by_regex(locator), locator

@@ -14,6 +14,7 @@ the index's own rule: :mod:`agentdex.index.files`.)
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -46,6 +47,43 @@ def record_key(
         digest_size=8,
     ).digest()
     return int.from_bytes(digest, "little", signed=True)
+
+
+#: :func:`record_key`'s arguments, in order
+KeyOf = Callable[[object, object, object, object, object, int, int], int]
+
+
+def keyer() -> KeyOf:
+    """:func:`record_key` for many records: the bytes hashed before the time (agent,
+    session, role, kind) are the same for most of a file's records and are kept (a parse
+    worker computes a key for every record of a build)."""
+    heads: dict[tuple[str, str, str, str], bytes] = {}
+    blake2b = hashlib.blake2b
+    from_bytes = int.from_bytes
+
+    def key(
+        agent: object,
+        session_id: object,
+        role: object,
+        kind: object,
+        timestamp: object,
+        thash: int,
+        tlen: int,
+    ) -> int:
+        if not (type(agent) is type(session_id) is type(role) is type(kind) is str):
+            return record_key(agent, session_id, role, kind, timestamp, thash, tlen)
+        parts = (agent, session_id, role, kind)
+        head = heads.get(parts)
+        if head is None:
+            if len(heads) >= 4096:
+                heads.clear()
+            head = "\x00".join((*parts, "")).encode("utf-8", "surrogatepass")
+            heads[parts] = head
+        stamp = repr(timestamp) if type(timestamp) is float else timestamp_key(timestamp)
+        data = b"%s%s\x00%d\x00%d" % (head, stamp.encode("utf-8", "surrogatepass"), thash, tlen)
+        return from_bytes(blake2b(data, digest_size=8).digest(), "little", signed=True)
+
+    return key
 
 
 def prepared_key(prepared: Prepared) -> int:

@@ -43,6 +43,16 @@ def pack_locator(locator: object) -> int | str:
     locator as text (what the ``TEXT`` column it replaces kept)."""
     if not isinstance(locator, str):
         return str(locator)
+    if locator.startswith("line:"):
+        # most locators: ``line:N`` (what the regex below takes, without it)
+        digits = locator[5:]
+        if (
+            digits.isdigit()
+            and digits.isascii()
+            and len(digits) <= 15
+            and (digits[0] != "0" or len(digits) == 1)
+        ):
+            return int(digits) << 1
     found = _LINE.fullmatch(locator) if locator.startswith("line:") else None
     if found is None:
         return locator

@@ -22,10 +22,14 @@ import os
 from collections.abc import Callable, Iterable
 from itertools import accumulate, count
 from operator import add
+from typing import TYPE_CHECKING
 
 from agentdex.index.segments import Prepared, has_long_token, prepare, text_hash
 from agentdex.records import Record
 from agentdex.secrets import SEPARATOR, redact, redact_scanned, scan, suspects
+
+if TYPE_CHECKING:
+    from agentdex.archive.keys import KeyOf
 
 Stage = Callable[[Record], Record]
 #: transforms every parsed record goes through, in order, before it is prepared
@@ -262,6 +266,10 @@ def _raw_lines(records: list[Record], archive: ArchiveParts) -> dict[int, bytes]
     return lines
 
 
+#: the archive key of a record, for every batch of this process
+_KEY: KeyOf | None = None
+
+
 def _wires(
     records: list[Record],
     texts: list[str],
@@ -272,11 +280,15 @@ def _wires(
 ) -> list[Wire]:
     """Each record's :data:`Wire` (what ``add_to(prepare(record))`` gives) from its text,
     lower-cased text and their UTF-8, computed for the batch."""
-    from agentdex.archive.keys import record_key
+    from agentdex.archive.keys import keyer
     from agentdex.index import rolekind, rowpack
     from agentdex.index.postings import LONG_TOKEN, rust_safe
     from agentdex.index.scores import level_of
 
+    global _KEY
+    if _KEY is None:
+        _KEY = keyer()
+    record_key = _KEY
     pack = rolekind.pack
     pack_time = rowpack.pack_time
     pack_locator = rowpack.pack_locator
