@@ -191,9 +191,10 @@ def queries(draw: st.DrawFn, recs: list[dict[str, Any]]) -> tuple[str, str, bool
             return _quote(draw(st.sampled_from(words)) + " " + draw(st.sampled_from(words)))
         return draw(st.sampled_from(ODD[:8]))
 
-    shape = draw(st.integers(0, 5))
+    shape = draw(st.integers(0, 6))
     a, b, c = atom(), atom(), atom()
-    query = [a, f"{a} {b}", f"{a} OR {b}", f"{a} -{b}", f"( {a} OR {b} ) {c}", f"NOT {a}"][shape]
+    shapes = [a, f"{a} {b}", f"{a} OR {b}", f"{a} -{b}", f"( {a} OR {b} ) {c}", f"NOT {a}"]
+    query = [*shapes, f"{a} {b} {c}"][shape]
     case = draw(st.sampled_from(["smart", "insensitive", "sensitive"]))
     word = draw(st.booleans())
     return query, case, word, False
@@ -250,7 +251,10 @@ def test_search_equals_brute_force(home: Path, data: st.DataObject, recs: list[d
     work = Path(tempfile.mkdtemp(dir=home))
     # how an AND weighs its next word once counted (plan.py's cost model): as measured;
     # every word pays (looked up, intersected with the cheapest counted one); and with
-    # pairs too big to collect (the whole AND counted again); no word pays (verified)
+    # pairs too big to collect (the whole AND counted again); no word pays (verified);
+    # words weighed before the first count pay (each a bit of its candidates' scores),
+    # all of them, one (the others intersected after it), or more candidates than
+    # expected (too many to collect: the words are counted with the AND later)
     costs = data.draw(
         st.sampled_from(
             [
@@ -258,6 +262,9 @@ def test_search_equals_brute_force(home: Path, data: st.DataObject, recs: list[d
                 {"VERIFY_US": 1e12, "TOGETHER": 0.0},
                 {"VERIFY_US": 1e12, "TOGETHER": 0.0, "PAIRED": 1},
                 {"VERIFY_US": 0.0},
+                {"VERIFY_US": 1e300, "TOGETHER": 1e-30},
+                {"VERIFY_US": 1e300, "TOGETHER": 1e-30, "BITS": 1},
+                {"VERIFY_US": 1e300, "TOGETHER": 1e-30, "COLLECT": 1},
             ]
         )
     )
@@ -353,3 +360,40 @@ def test_unicode_case_edge_cases(home: Path, tmp_path: Path) -> None:
         for case in ("insensitive", "sensitive"):
             got = _engine_set(tmp_path / "idx", pattern, case, False, True)
             assert got == oracle(recs, pattern, case, False, True), (pattern, case)
+
+
+@pytest.mark.parametrize(
+    "costs",
+    [
+        {},
+        {"VERIFY_US": 1e300, "TOGETHER": 1e-30},
+        {"VERIFY_US": 1e300, "TOGETHER": 1e-30, "BITS": 1},
+        {"VERIFY_US": 1e300, "TOGETHER": 1e-30, "COLLECT": 1},
+        {"VERIFY_US": 1e12, "TOGETHER": 0.0},
+    ],
+)
+def test_words_of_an_and_narrow_exactly(home: Path, tmp_path: Path, costs: dict) -> None:
+    """Every AND of two or three words (each inside other words too: ``retry`` in
+    ``retrying``) over records holding some of them: whichever way the planner narrows
+    the candidates (bits of the first count, pairs, verification), the oracle's answer."""
+    words = ["retry", "backoff", "jitter", "loop", "table"]
+    recs = [
+        {
+            "session": "s-alpha",
+            "role": "user",
+            "kind": "prompt",
+            "text": " ".join(
+                (w if (i >> k) & 1 else "") + ("ing" if (i >> (k + 5)) & 1 else "")
+                for k, w in enumerate(words)
+            ),
+        }
+        for i in range(0, 1024, 7)
+    ]
+    _index(home, tmp_path / "idx", recs)
+    queries = [" ".join(c) for n in (2, 3) for c in itertools.permutations(words, n)]
+    with contextlib.ExitStack() as stack:
+        for name, value in costs.items():
+            stack.enter_context(mock.patch.object(search_plan, name, value))
+        for query in queries:
+            got = _engine_set(tmp_path / "idx", query, "smart", False, False)
+            assert got == oracle(recs, query, "smart", False, False), query

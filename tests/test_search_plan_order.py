@@ -219,6 +219,8 @@ def test_a_word_that_pays_is_looked_up_and_intersected_with_the_cheapest_counted
         return original(self, plan)
 
     monkeypatch.setattr(search_plan.Planner, "_counted", counting)
+    # no word counted with the first count (test_words_that_pay_are_counted_with_the_first)
+    monkeypatch.setattr(search_plan, "BITS", 0)
     # "retry" leaves 3 candidates; "the" is verified on them at the measured costs
     plan = _plan(indexed, home, "the retry")
     assert lookups == ["retry"] and not plan.exact and plan.count == 3
@@ -243,3 +245,49 @@ def test_a_word_that_pays_is_looked_up_and_intersected_with_the_cheapest_counted
     plan = _plan(indexed, home, "the retry")
     assert lookups == ["retry", "the"] and plan.exact and plan.count == 2
     assert len(counts) == 2
+
+
+def test_words_that_pay_are_counted_with_the_first_count(
+    indexed: Path, home: Path, lookups: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Words weighed before the first count are evaluated in it, each a bit of a
+    candidate's score: the candidates come out narrowed by all of them, with no pair
+    searched afterwards (one evaluation of every term set)."""
+    searches: list[Any] = []
+    original = search_plan.Planner._counted_with
+
+    def counting(self: search_plan.Planner, plan: Any, further: list[Any]) -> Any:
+        searches.append(len(further))
+        return original(self, plan, further)
+
+    monkeypatch.setattr(search_plan.Planner, "_counted_with", counting)
+    paired: list[Any] = []
+    pairing = search_plan.Planner._narrowed
+
+    def narrowing(self: search_plan.Planner, *args: Any) -> Any:
+        paired.append(args)
+        return pairing(self, *args)
+
+    monkeypatch.setattr(search_plan.Planner, "_narrowed", narrowing)
+    monkeypatch.setattr(search_plan, "VERIFY_US", 1e12)  # every dropped candidate pays
+    monkeypatch.setattr(search_plan, "TOGETHER", 1.0)  # words as independent
+    # "upstream" (one record) first; "jitter", "backoff", "retry" each counted with it
+    plan = _plan(indexed, home, "retry backoff upstream jitter the")
+    assert lookups[0] == "upstream" and sorted(lookups[1:]) == ["backoff", "jitter", "retry", "the"]
+    assert searches == [4] and not paired
+    assert plan.exact and plan.count == 1 and plan.ids is not None and len(plan.ids) == 1
+    # a word some candidates lack: they are dropped by its bit, the others kept
+    searches.clear()
+    lookups.clear()
+    plan = _plan(indexed, home, "retry the loop")
+    assert searches == [2] and not paired and plan.exact and plan.count == 1
+    assert _texts(indexed, "retry the loop") == [TEXTS[0]]
+    assert _texts(indexed, "retry the") == sorted([TEXTS[0], TEXTS[1]])
+    # more candidates than expected, too many to collect: the words taken are in the plan
+    # (not narrowed by their bits), the AND counted whole afterwards (the root's count)
+    monkeypatch.setattr(search_plan, "COLLECT", 2)
+    monkeypatch.setattr(search_plan, "TOGETHER", 0.5)
+    searches.clear()
+    plan = _plan(indexed, home, "retry the")
+    assert searches == [1] and plan.exact and plan.count == 2
+    assert _texts(indexed, "retry the") == sorted([TEXTS[0], TEXTS[1]])

@@ -93,6 +93,9 @@ TOGETHER = 3.0
 #: a word looked up after the others were counted (with their ids) is intersected with
 #: the cheapest of them alone, its records collected, when they are at most this many
 PAIRED = 50_000
+#: at most this many words are counted with an AND's first count (a bit of a candidate's
+#: score each: :meth:`Planner._counted_with`)
+BITS = 16
 _ASCII_RUN = re.compile(r"[\x00-\x7f]+")
 
 
@@ -267,6 +270,7 @@ class Planner:
         against a lookup and one more evaluation of every planned term set. A child not
         looked up is verified on the candidates (the plan is no longer exact); the
         children after it are still weighed (a short word is sorted last, yet may be rarer).
+        The first count also narrows by the words weighed ahead of it (:meth:`_ahead`).
         """
         parts: list[Candidates] = []
         everyone = max(1, int(self.searcher.num_docs))
@@ -274,14 +278,35 @@ class Planner:
         counted: Candidates | None = None  # the last count of planned children
         covered = 0  # how many of ``parts`` it counted
         verified = False  # a child is left to verification
-        for child in sorted(node.children, key=self._rarity):
+        children = sorted(node.children, key=self._rarity)
+        ahead: set[int] = set()  # children weighed before their turn (:meth:`_ahead`)
+        for at, child in enumerate(children):
+            if at in ahead:
+                continue
             if (
                 parts
                 and covered < len(parts)
                 and (self._rarity(child)[:2] == (1, 1) or estimate <= FEW * SLACK)
             ):
-                counted, covered = self._narrowed(counted, covered, parts, everyone), len(parts)
-                estimate = float(counted.count or 0)
+                if counted is None:  # the first count narrows by the words that pay too
+                    further, skipped, empty = self._ahead(children, at, ahead, estimate, everyone)
+                    if empty is not None:
+                        return empty
+                    counted, narrowed = self._counted_with(self._and(parts), further)
+                    if narrowed:
+                        verified = verified or bool(skipped)
+                    else:  # too many to collect: a word not taken is weighed in its turn
+                        ahead.difference_update(skipped)
+                    parts.extend(further)
+                    covered = len(parts) if narrowed else len(parts) - len(further)
+                    estimate = float(counted.count or 0)
+                    for part in further if not narrowed else ():
+                        estimate *= min(1.0, (part.size or 0.0) / everyone)
+                    if at in ahead:
+                        continue
+                else:
+                    counted, covered = self._narrowed(counted, covered, parts, everyone), len(parts)
+                    estimate = float(counted.count or 0)
             few = counted is not None and covered == len(parts) and (counted.count or 0) <= FEW
             again = self._again(counted, parts) if few and counted is not None else None
             most: int | None = None
@@ -340,6 +365,78 @@ class Planner:
             holding = set(self.searcher.fast_field_values("rid", addresses))
             ids = [rid for rid in ids if rid in holding]
         return replace(plan, count=len(ids), ids=ids)
+
+    def _ahead(
+        self, children: list[Node], start: int, ahead: set[int], estimate: float, everyone: int
+    ) -> tuple[list[Candidates], set[int], Candidates | None]:
+        """Before the first count of an AND: which of its words from ``children[start]`` on
+        (single tokens) are looked up to be counted with it.
+
+        Counted with the planned children, a word costs its own term set once (one bit of
+        each candidate's score, :meth:`_counted_with`), where narrowing the counted
+        candidates by it afterwards re-read the cheapest counted term set too, once per
+        word (:meth:`_narrowed`). A word is weighed as after a count (:meth:`_most_terms`,
+        :meth:`_pays`, nothing to read again) on the candidates expected: ``estimate``
+        (independent words) times :data:`TOGETHER`, narrowed by each word taken (none when
+        that is more than :data:`COLLECT`: the count would not collect them). Returns
+        the words taken, the children not taken (left to verification when the count
+        collects its candidates) and the AND's plan when a word is in no record (the AND
+        is empty). Each child weighed joins ``ahead``.
+        """
+        further: list[Candidates] = []
+        skipped: set[int] = set()
+        expected = estimate * TOGETHER
+        if expected > COLLECT:
+            return further, skipped, None  # likely too many to collect: nothing to narrow
+        for at in range(start, len(children)):
+            child = children[at]
+            token = self._single_token(child)
+            if token is None or self.sensitive or len(further) >= BITS:
+                continue  # weighed in its turn, after the count
+            ahead.add(at)
+            share = min(1.0, TOGETHER * self.searcher.doc_freq("text", token) / everyone)
+            spare = VERIFY_US * expected * (1.0 - share) - LOOKUP_US - SET_US
+            most = max(0, int(spare / (TERM_US + LOOKUP_TERM_US)))
+            part = self._planned(child, most) if most > 0 else None
+            if part is not None and part.empty:
+                return [], skipped, part
+            if part is None or part.query is None or part.cost is None or part.size is None:
+                skipped.add(at)
+                continue
+            share = min(1.0, TOGETHER * part.size / everyone)
+            if VERIFY_US * expected * (1.0 - share) <= part.cost:
+                skipped.add(at)
+                continue
+            further.append(part)
+            expected *= share
+        return further, skipped, None
+
+    def _counted_with(self, plan: Candidates, further: list[Candidates]) -> tuple[Candidates, bool]:
+        """``plan`` counted (:meth:`_counted`), in the same evaluation narrowed by each of
+        ``further``: the candidates holding all of them, with their ids, and True; or, when
+        ``plan`` leaves more than :data:`COLLECT` (too many to collect), its count alone and
+        False.
+
+        Each further part scores ``2**i`` on a candidate holding it (``plan`` scores 0,
+        tantivy sums a boolean query's scores: exact in its 32-bit floats for up to
+        :data:`BITS` parts); a candidate holding them all scores ``2**k - 1``."""
+        if not further or plan.query is None:
+            return self._counted(plan), False
+        q, occur = self.tantivy.Query, self.tantivy.Occur
+        clauses = [(occur.Must, q.const_score_query(plan.query, 0.0))]
+        clauses.extend(
+            (occur.Should, q.const_score_query(part.query, float(1 << i)))
+            for i, part in enumerate(further)
+        )
+        found = self.searcher.search(q.boolean_query(clauses), limit=COLLECT, count=True)
+        count = int(found.count)
+        if count > COLLECT:
+            return replace(plan, count=count, ids=None), False
+        every = float((1 << len(further)) - 1)
+        addresses = [address for score, address in found.hits if score == every]
+        ids = list(self.searcher.fast_field_values("rid", addresses))
+        narrowed = self._and([plan, *further])
+        return replace(narrowed, count=len(ids), ids=ids), True
 
     @staticmethod
     def _again(counted: Candidates, parts: list[Candidates]) -> float | None:
