@@ -300,6 +300,8 @@ def _title_records(
 ) -> dict[tuple[str, str], tuple[int, int]]:
     """(agent, session id) -> (content key of its title now, the record that stands for
     it): conversations with no title or no record any more are left out."""
+    if not keys:
+        return {}  # nothing to import for it either
     from agentdex.semantic.link import ELIGIBLE
     from agentdex.semantic.model import DEFAULT
     from agentdex.semantic.store import title_key

@@ -21,7 +21,6 @@ parentheses stand alone, separated by spaces.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Union
 
 from agentdex.errors import UsageError
@@ -52,32 +51,90 @@ FIELDS: dict[str, str] = {
 _FIELD_RE = re.compile(r"^([A-Za-z_]+):(.*)$", re.DOTALL)
 
 
-@dataclass(frozen=True, slots=True)
-class Term:
+class _Value:
+    """A node of the tree: a frozen value, equal and hashed by its fields (``__slots__``,
+    in order) as a frozen dataclass is. Written out because a dataclass costs every fresh
+    process ~0.5-1 ms to create (it compiles its methods), and a search creates five."""
+
+    __slots__: tuple[str, ...] = ()
+
+    def _fields(self) -> tuple[object, ...]:
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, _Value)
+        return self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        return f"{type(self).__name__}({shown})"
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete field {name!r}")
+
+    def __reduce__(self) -> tuple[type, tuple[object, ...]]:
+        return type(self), self._fields()  # copy and pickle through __init__
+
+
+_set = object.__setattr__
+
+
+class Term(_Value):
+    __slots__ = ("text", "phrase")  # noqa: RUF023 - field order (repr, equality)
+
+    def __init__(self, text: str, phrase: bool = False) -> None:
+        _set(self, "text", text)
+        _set(self, "phrase", phrase)
+
     text: str
-    phrase: bool = False
+    phrase: bool
 
 
-@dataclass(frozen=True, slots=True)
-class Field:
+class Field(_Value):
+    __slots__ = ("name", "value", "time")  # noqa: RUF023 - field order (repr, equality)
+
+    def __init__(self, name: str, value: str, time: float | None = None) -> None:
+        _set(self, "name", name)
+        _set(self, "value", value)
+        _set(self, "time", time)  # since/until as epoch seconds
+
     name: str
     value: str
-    #: since/until as epoch seconds
-    time: float | None = None
+    time: float | None
 
 
-@dataclass(frozen=True, slots=True)
-class Not:
+class Not(_Value):
+    __slots__ = ("child",)
+
+    def __init__(self, child: Node) -> None:
+        _set(self, "child", child)
+
     child: Node
 
 
-@dataclass(frozen=True, slots=True)
-class And:
+class And(_Value):
+    __slots__ = ("children",)
+
+    def __init__(self, children: tuple[Node, ...]) -> None:
+        _set(self, "children", children)
+
     children: tuple[Node, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Or:
+class Or(_Value):
+    __slots__ = ("children",)
+
+    def __init__(self, children: tuple[Node, ...]) -> None:
+        _set(self, "children", children)
+
     children: tuple[Node, ...]
 
 
@@ -121,10 +178,12 @@ def make_field(name: str, value: str, now: float | None = None) -> Field:
 _LPAREN, _RPAREN, _OR, _AND, _NOT, _TERM, _FIELD = "(", ")", "OR", "AND", "NOT", "TERM", "FIELD"
 
 
-@dataclass(slots=True)
 class _Token:
-    kind: str
-    value: object = None
+    __slots__ = ("kind", "value")
+
+    def __init__(self, kind: str, value: object = None) -> None:
+        self.kind = kind
+        self.value = value
 
 
 def _read_quoted(text: str, i: int) -> tuple[str, int]:

@@ -19,7 +19,6 @@ cannot install the package); its sha256 is checked all the same.
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import os
 import threading
@@ -130,6 +129,8 @@ def read_verified(spec: ModelSpec = DEFAULT, path: Path | None = None) -> bytes:
         raise ModelUnavailable(f"embedding model not found at {path}; {hint}") from None
     except OSError as exc:
         raise ModelUnavailable(f"cannot read the embedding model {path}: {exc.strerror}") from None
+    import hashlib  # OpenSSL's sha256 for 23 MB; a search's client never loads it
+
     if len(data) != spec.size or hashlib.sha256(data).hexdigest() != spec.sha256:
         raise ModelUnavailable(
             f"embedding model {path} does not match its pinned sha256 (altered or corrupt); {hint}"

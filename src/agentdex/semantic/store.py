@@ -38,15 +38,15 @@ index no longer holds and keys no member holds are dropped by
 
 from __future__ import annotations
 
-import hashlib
 import os
-import shutil
 import sqlite3
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from agentdex.paths import blake2b  # hashlib's blake2b without loading OpenSSL
 
 if TYPE_CHECKING:
     import numpy as np
@@ -96,7 +96,7 @@ def semantic_dir(index_root: Path) -> Path:
 
 def content_key(model_id: str, lower: bytes) -> int:
     """A signed 64-bit key for (model, text): what a vector is stored under."""
-    digest = hashlib.blake2b(lower, digest_size=8, person=model_id.encode()[:16]).digest()
+    digest = blake2b(lower, digest_size=8, person=model_id.encode()[:16]).digest()
     return int.from_bytes(digest, "big", signed=True)
 
 
@@ -439,6 +439,8 @@ def compact(folder: Path, db: sqlite3.Connection, dim: int, *, force: bool = Fal
     number = int(vfile(db).rsplit("-", 1)[1]) + 1
     name = f"vec-{number:06d}"
     target = folder / name
+    import shutil  # here: a search reading the store never needs it (nor bz2, lzma)
+
     shutil.rmtree(target, ignore_errors=True)
     target.mkdir(mode=0o700)
     from agentdex.paths import open_private
