@@ -47,7 +47,6 @@ file, the line and the key.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -61,28 +60,101 @@ DEFAULT_TIME_BUDGET = 5.0
 MAX_TIME_BUDGET = 3600.0
 
 
-@dataclass(frozen=True, slots=True)
 class Config:
-    path: Path | None = None
-    index_path: Path | None = None
-    project_roots: tuple[Path, ...] = ()
-    disabled_agents: frozenset[str] = frozenset()
-    disabled_stores: frozenset[str] = frozenset()
-    enabled_stores: frozenset[str] = frozenset()
-    store_paths: dict[str, tuple[Path, ...]] = field(default_factory=dict)
-    max_worktrees: int = DEFAULT_MAX_WORKTREES
-    context_roots: tuple[Path, ...] = ()
-    time_budget: float = DEFAULT_TIME_BUDGET
-    context_history: bool = True
+    """The settings of ``config.toml`` (the defaults for what it does not set): a frozen
+    value, equal when every setting is.
+
+    Written out, not a frozen dataclass: creating that costs every fresh process (each
+    search loads the config) ~1-2 ms, to compile its methods."""
+
+    __slots__ = (  # noqa: RUF023 - the settings in their order (repr)
+        "path",
+        "index_path",
+        "project_roots",
+        "disabled_agents",
+        "disabled_stores",
+        "enabled_stores",
+        "store_paths",
+        "max_worktrees",
+        "context_roots",
+        "time_budget",
+        "context_history",
+        "archive",
+        "team_url",
+        "team_machine",
+        "team_exclude",
+        "redact",
+    )
+
+    path: Path | None
+    index_path: Path | None
+    project_roots: tuple[Path, ...]
+    disabled_agents: frozenset[str]
+    disabled_stores: frozenset[str]
+    enabled_stores: frozenset[str]
+    store_paths: dict[str, tuple[Path, ...]]
+    max_worktrees: int
+    context_roots: tuple[Path, ...]
+    time_budget: float
+    context_history: bool
     #: keep agentdex's own copy of every conversation indexed (docs/archive.md)
-    archive: bool = True
+    archive: bool
     #: ``[team]``: the team database's URL, this machine's name there, projects never pushed
-    team_url: str | None = None
-    team_machine: str | None = None
-    team_exclude: tuple[Path, ...] = ()
+    team_url: str | None
+    team_machine: str | None
+    team_exclude: tuple[Path, ...]
     #: mask secrets in every record before the index and the archive store it
     #: (``[privacy] redact``; docs/security.md)
-    redact: bool = True
+    redact: bool
+
+    def __init__(
+        self,
+        path: Path | None = None,
+        index_path: Path | None = None,
+        project_roots: tuple[Path, ...] = (),
+        disabled_agents: frozenset[str] = frozenset(),
+        disabled_stores: frozenset[str] = frozenset(),
+        enabled_stores: frozenset[str] = frozenset(),
+        store_paths: dict[str, tuple[Path, ...]] | None = None,
+        max_worktrees: int = DEFAULT_MAX_WORKTREES,
+        context_roots: tuple[Path, ...] = (),
+        time_budget: float = DEFAULT_TIME_BUDGET,
+        context_history: bool = True,
+        archive: bool = True,
+        team_url: str | None = None,
+        team_machine: str | None = None,
+        team_exclude: tuple[Path, ...] = (),
+        redact: bool = True,
+    ) -> None:
+        given = locals()
+        for name in self.__slots__:
+            object.__setattr__(self, name, given[name])
+        if store_paths is None:
+            object.__setattr__(self, "store_paths", {})
+
+    def _values(self) -> tuple[object, ...]:
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, Config)
+        return self._values() == other._values()
+
+    __hash__ = None  # type: ignore[assignment]  # as a frozen dataclass holding a dict
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        return f"Config({shown})"
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete field {name!r}")
+
+    def __reduce__(self) -> tuple[type, tuple[object, ...]]:
+        return Config, self._values()  # copy and pickle through __init__
 
 
 def _line_of(text: str, dotted: str) -> int:

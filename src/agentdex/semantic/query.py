@@ -12,7 +12,6 @@ live in the index with the same ``thash``.
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -27,16 +26,34 @@ PREFILTER = 4_000
 SLICE = 65_536
 
 
-@dataclass(slots=True)
 class Near:
     """A record near the query (``rid``, the ``thash`` of its embedded text), or a
-    conversation whose title is (``title``: (agent, session id); ``rid`` 0)."""
+    conversation whose title is (``title``: (agent, session id); ``rid`` 0).
 
-    rid: int
-    thash: int
-    ckey: int
-    similarity: float
-    title: tuple[str, str] | None = None
+    A plain class, not a dataclass: a fresh hybrid search's client reads these, and
+    creating a dataclass costs every fresh process ~0.5 ms."""
+
+    __slots__ = ("ckey", "rid", "similarity", "thash", "title")
+
+    def __init__(
+        self,
+        rid: int,
+        thash: int,
+        ckey: int,
+        similarity: float,
+        title: tuple[str, str] | None = None,
+    ) -> None:
+        self.rid = rid
+        self.thash = thash
+        self.ckey = ckey
+        self.similarity = similarity
+        self.title = title
+
+    def __repr__(self) -> str:
+        return (
+            f"Near(rid={self.rid!r}, thash={self.thash!r}, ckey={self.ckey!r},"
+            f" similarity={self.similarity!r}, title={self.title!r})"
+        )
 
 
 class VectorIndex:
