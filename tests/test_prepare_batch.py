@@ -282,3 +282,22 @@ def test_a_line_locator_packs_as_the_regex_packs() -> None:
     ]  # fmt: skip
     for locator in locators:
         assert pack_locator(locator) == _pack_locator_by_regex(locator), locator
+
+
+def test_a_parser_state_is_copied_as_deepcopy_copies_it() -> None:
+    import copy
+
+    from agentdex.parsers._jsonl import copy_state
+
+    flat = {"session": "s", "units": 3, "seen": True, "usage_total": None, "rate": 0.5}
+    nested = {**flat, "title_rank": {"s": 2}, "ids": ["a", "b"]}
+    for state in (flat, nested, {}):
+        copied = copy_state(state)
+        assert copied == copy.deepcopy(state)
+        assert copied is not state
+        copied["units"] = 99
+        assert state.get("units") != 99
+    deep = copy_state(nested)
+    deep["title_rank"]["s"] = 5
+    deep["ids"].append("c")
+    assert nested["title_rank"] == {"s": 2} and nested["ids"] == ["a", "b"]

@@ -28,6 +28,19 @@ from agentdex.readers import MAX_LINE_BYTES, Diagnostics, JsonlLine, JsonlReader
 MAX_TOOL_TEXT = 64 * 1024
 
 
+#: the types ``copy.deepcopy`` returns as they are
+_ATOMS = frozenset({str, int, float, bool, type(None)})
+
+
+def copy_state(state: dict[str, Any]) -> dict[str, Any]:
+    """``copy.deepcopy(state)``: a parser's state is most often a flat dict of strings,
+    numbers and flags, copied as one ``dict`` (Codex holds a line's state for every
+    typed-looking text: deepcopy's memo and dispatch cost more than the parse of it)."""
+    if _ATOMS.issuperset(map(type, state.values())) and _ATOMS.issuperset(map(type, state)):
+        return dict(state)
+    return copy.deepcopy(state)
+
+
 class LineStream:
     """Iterate a JSONL source for a resumable parser and keep its cursor honest.
 
@@ -57,12 +70,12 @@ class LineStream:
         self.cursor = cursor
         self.diagnostics = diagnostics
         if cursor.offset > 0:
-            self.state = copy.deepcopy(initial)
-            self.state.update(copy.deepcopy(cursor.state))
+            self.state = copy_state(initial)
+            self.state.update(copy_state(cursor.state))
             self.units = int(self.state.get("units", 0))
             self.start_offset, self.start_line = cursor.offset, cursor.line
         else:  # a full parse ignores whatever state the cursor carried
-            self.state = copy.deepcopy(initial)
+            self.state = copy_state(initial)
             self.units = 0
             self.start_offset = self.start_line = 0
         self._line_units = 0
@@ -88,7 +101,7 @@ class LineStream:
     def hold(self) -> None:
         """Commit nothing from the current line on (before the parser touches the state)."""
         if self._held is None and self._line is not None:
-            state = copy.deepcopy(self.state)
+            state = copy_state(self.state)
             state["units"] = self.units
             self._held = (state, self._line.offset, self._line.lineno - 1)
 
@@ -112,7 +125,7 @@ class LineStream:
                 if not line.complete:
                     # A torn tail: snapshot what is committed before touching it.
                     self.state["units"] = self.units
-                    self._committed = copy.deepcopy(self.state)
+                    self._committed = copy_state(self.state)
                 if not isinstance(line.value, dict):
                     self.diagnostics.add(self.ref.path, f"line:{line.lineno}", "not an object")
                     continue
