@@ -5,15 +5,19 @@ set -uo pipefail
 D=/work/bench-data/s10-start
 T=$D/trees
 V=/work/bench-data/venv/bin/python
-O=$D/out/${1:-sit}
+PART=${1:-all}  # hybrid | fresh | all
+O=$D/out/${2:-sit}
 mkdir -p "$O"
 load() { echo "$(date -u +%H:%M:%S) load $(cut -d' ' -f1-3 /proc/loadavg) $*"; }
 load "start"
+if [ "$PART" != fresh ]; then
 # 1. hybrid at 1 GB (occurring words), interleaved run by run, one work dir and resident
 load "hybrid 1 GB"
 $V $T/mine/bench/bench_semantic.py /work/bench-data/c1000 --work $D/h1000 --skip-sample \
     --skip-loading --occurring --runs 21 --python $V --against $T/base/src \
     --against-work $D/h1000 > "$O/hybrid1000.json" 2> "$O/hybrid1000.err"
+fi
+[ "$PART" != hybrid ] || { load "end"; exit 0; }
 # 2. the six classes fresh at 250 MB (rare = the fixed cost), interleaved
 load "classes 250 MB"
 $V $T/mine/bench/bench_search.py /work/bench-data/c250 --work $D/w250 --reuse --runs 21 \
