@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from agentdex.api import search as api
-from agentdex.search.ranking import base_score
+from agentdex.search.ranking import _whole_occurrence, base_score
 from test_index_fixtures import ROWS, register, store_dir, write_file
 
 NOW = 1_767_323_045.0
@@ -74,3 +78,19 @@ def test_dedup_and_here(home: Path, tmp_path: Path, git_repo: Path) -> None:
     assert [r["session_id"] for r in only.results] == ["s3"]
     by_time = api.search("lint", refresh_first=False, sort="time", dedup=False)
     assert [r["session_id"] for r in by_time.results] == ["s1", "s1", "s2", "s3"]
+
+
+#: word characters of several kinds (letters, digits, other numerics, ``_``, a titlecase
+#: letter) and not (spaces, punctuation, a combining mark, an ideograph's neighbours)
+PIECES = ["a", "b", "ab", "_", " ", "-", "é", "1", "²", "٣", "ǅ", "日", "\u0301", "\n", "."]
+
+
+@settings(max_examples=3000, deadline=None)
+@given(
+    st.lists(st.sampled_from(PIECES), max_size=12).map("".join),
+    st.lists(st.sampled_from(PIECES), min_size=1, max_size=3).map("".join),
+)
+def test_whole_occurrence_is_the_word_regex(haystack: str, target: str) -> None:
+    """Ranking's whole-word check by ``str.find`` answers as the regex it replaced."""
+    regex = re.search(rf"(?<!\w){re.escape(target)}(?!\w)", haystack) is not None
+    assert _whole_occurrence(haystack, target) == regex
