@@ -176,7 +176,7 @@ class PostingsWriter:
         level: int,
     ) -> None:
         # a Document filled field by field: the same document as a JSON one (add_json), for
-        # less of this thread's CPU in all (7.2 against 8.5 us a record, docs/performance.md
+        # less of this thread's CPU in all (7.4 against 10.4 us a record, docs/performance.md
         # s10-writer: the JSON's escaping here and parsing in tantivy cost more than the calls)
         doc = self._document()
         doc.add_text("text", lower)
