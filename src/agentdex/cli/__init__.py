@@ -41,32 +41,27 @@ def main(argv: list[str] | None = None) -> Any:
 
     private_umask()  # whatever agentdex writes is 0600 in 0700 folders
     tighten(data_dir())
-    if argv is None:
-        from agentdex.cli._argv import checked_search, search_call
+    if argv is not None:
+        from agentdex.cli._common import run_main
+        from agentdex.cli._group import cli
 
-        search, home = checked_search(sys.argv[1:])
-        if search:
-            from agentdex.api import check_early
+        return run_main(cli, argv)
+    from agentdex.cli._argv import checked_search, search_call
 
-            check_early.start(home)
-        call = search_call(sys.argv[1:])
+    search, home = checked_search(sys.argv[1:])
+    if search:
+        from agentdex.api import check_early
+
+        check_early.start(home)
+    call = search_call(sys.argv[1:])
+    try:
         if call is not None:  # a search click would run as it is: run it without click
             from agentdex.cli import _fast
 
-            try:
-                _fast.run(*call)
-            except SystemExit as exc:
-                _discard_early()
-                _exit.leave(exc.code)
-                raise
-            finally:
-                _discard_early()
-    from agentdex.cli._common import run_main
-    from agentdex.cli._group import cli
+            _fast.run(*call)  # exits
+        from agentdex.cli._common import run_main
+        from agentdex.cli._group import cli
 
-    if argv is not None:
-        return run_main(cli, argv)
-    try:
         status = run_main(cli, argv)
     except SystemExit as exc:
         _discard_early()
