@@ -229,6 +229,7 @@ def _note_usage(
     where: tuple[SourceRef, str, int, str],
     cursor: ParseCursor,
     diag: Diagnostics,
+    timestamp: float | None,
 ) -> Usage | None:
     """The assistant line's usage as its message's (a later line of it replaces the counts)."""
     raw = message.get("usage")
@@ -259,7 +260,7 @@ def _note_usage(
         cache_write_tokens=counts["cache_creation_input_tokens"],
         output_tokens=counts["output_tokens"],
         cache_write_1h_tokens=one_hour,
-        timestamp=parse_timestamp(obj.get("timestamp")),
+        timestamp=timestamp,
         model=model if isinstance(model, str) else None,
         host=ref.host,
         offset=offset,
@@ -316,7 +317,8 @@ def parse_transcript(ref: SourceRef, cursor: ParseCursor, diag: Diagnostics) -> 
             items = _line_items(obj, sidechain)
             if ltype == "assistant":
                 where = (ref, f"{qualifier}line:{line.lineno}", line.offset, session)
-                usage = _note_usage(calls, obj, obj["message"], where, cursor, diag)
+                timestamp = parse_timestamp(get("timestamp"))
+                usage = _note_usage(calls, obj, obj["message"], where, cursor, diag, timestamp)
                 if usage is not None:
                     usage.cwd, usage.branch = state["cwd"], state["branch"]
         else:
@@ -333,7 +335,8 @@ def parse_transcript(ref: SourceRef, cursor: ParseCursor, diag: Diagnostics) -> 
         model = message.get("model") if isinstance(message, dict) else None
         if not isinstance(model, str):
             model = None
-        timestamp = parse_timestamp(get("timestamp"))
+        if ltype != "assistant":  # (an assistant line's was read for its usage)
+            timestamp = parse_timestamp(get("timestamp"))
         shared: dict[str, Any] = {}
         if subagent or get("isSidechain"):
             shared["sidechain"] = True

@@ -263,12 +263,22 @@ def _drift(
 _KNOWN_LINES = tuple(ltype for ltype in LINE_TYPES if ltype != "response_item")
 
 
+def _time(obj: dict[str, Any], payload: dict[str, Any]) -> float | None:
+    """A line's time: the envelope's, else the payload's (read only for lines that give
+    something)."""
+    return parse_timestamp(obj.get("timestamp")) or parse_timestamp(payload.get("timestamp"))
+
+
 def parse_rollout(ref: SourceRef, cursor: ParseCursor, diag: Diagnostics) -> Iterator[Record]:
     """Stream the records of one JSONL rollout."""
     run = _Rollout(ref, cursor, diag)
     state = run.state
     for line, obj in run.stream.lines():
-        ltype, payload = envelope(obj)
+        payload = obj.get("payload")
+        if isinstance(payload, dict):  # the envelope (what :func:`envelope` reads first)
+            ltype = obj.get("type")
+        else:
+            ltype, payload = envelope(obj)
         if payload is None:
             if "payload" in obj:
                 diag.add(ref.path, f"line:{line.lineno}", "payload is not an object")
@@ -280,16 +290,15 @@ def parse_rollout(ref: SourceRef, cursor: ParseCursor, diag: Diagnostics) -> Ite
         if ltype in ("session_meta", "turn_context"):
             _context(state, payload, ltype, ref.path)
             continue
-        if is_token_count(ltype, payload):  # copied ones too: they keep their parent's name
+        # token counts, copied ones too: they keep their parent's name
+        if ltype == "event_msg" and is_token_count(ltype, payload):
             note_token_count(run.stream, line, obj, payload, ref, cursor, diag)
             continue
         if state["copying"]:
             continue
-        timestamp = parse_timestamp(obj.get("timestamp")) or parse_timestamp(
-            payload.get("timestamp")
-        )
         user = _user_text(ltype, payload)
         if user is not None and not is_injected(user[1]):
+            timestamp = _time(obj, payload)
             yield from run.hold(user[0], user[1], line, timestamp)
             continue
         if user is not None:  # text Codex composed: never a twin, never held
@@ -302,7 +311,8 @@ def parse_rollout(ref: SourceRef, cursor: ParseCursor, diag: Diagnostics) -> Ite
         if run.held and any(item[0] in ("assistant", "tool") for item in items):
             yield from run.end_turn()  # the agent answered: the turn's texts are decided
         if not items:
-            continue
+            continue  # (most event lines: echoes of response items)
         run.stream.produced()
+        timestamp = _time(obj, payload)
         yield from run.records(line.lineno, line.offset, timestamp, run.context(), items)
     yield from run.end_turn()
