@@ -192,8 +192,17 @@ print(json.dumps({"linked": n, "seconds": round(time.perf_counter() - t, 3)}))
 STOP = """
 import json
 from agentdex.semantic import resident
-print(json.dumps({"stopped": resident.stop()}))
+try:  # the resident searcher, where the checkout has one
+    from agentdex.api import search_resident
+except ImportError:
+    search_resident = None
+searcher = search_resident.stop() if search_resident is not None else None
+print(json.dumps({"stopped": resident.stop(), "searcher_stopped": searcher}))
 """
+
+
+#: a search with the resident searcher (api/search_resident.py) off
+SEARCHER_OFF = {"AGENTDEX_RESIDENT_SEARCH": "0"}
 
 
 def dir_bytes(path: Path) -> int:
@@ -370,6 +379,7 @@ def against(
     """Fresh hybrid (resident) and lexical searches by two checkouts (each with its
     interpreter), interleaved."""
     envs = {"this": mine, "against": other}
+    first: dict[str, float] = {}
     for name, env in envs.items():
         subprocess.run(
             [pythons[name], "-m", "compileall", "-q", env["PYTHONPATH"]],
@@ -384,7 +394,15 @@ def against(
             capture_output=True,
         )
         resident_env = {**env, "AGENTDEX_RESIDENT_EMBEDDER": "1"}
-        fresh_search([queries[0]], resident_env, pythons[name])  # starts it
+        run_py(STOP, resident_env, pythons[name])  # none left by an earlier run
+        # the embedder started (by a search with the resident searcher off), then the
+        # first search with no resident searcher (it starts one after answering, where
+        # the checkout has one): reported apart; one more lets the searcher load
+        fresh_search([queries[0]], {**resident_env, **SEARCHER_OFF}, pythons[name])
+        seconds, _ = fresh_search([queries[1]], resident_env, pythons[name])
+        first[name] = round(seconds * 1000, 1)
+        time.sleep(1.0)
+        fresh_search([queries[0]], resident_env, pythons[name])
     times: dict[str, dict[str, list[float]]] = {k: {"hybrid": [], "lexical": []} for k in envs}
     try:
         for run in range(runs):
@@ -402,6 +420,7 @@ def against(
         for name, env in envs.items():
             run_py(STOP, {**env, "AGENTDEX_RESIDENT_EMBEDDER": "1"}, pythons[name])
     out: dict[str, Any] = {"src": src, "runs": runs, "python": pythons}
+    out["first_search_ms"] = first  # no resident yet (each checkout's first, apart)
     for name, got in times.items():
         out[name] = {
             "hybrid_p50": pct(got["hybrid"], 0.5),

@@ -98,6 +98,8 @@ def hermetic_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     monkeypatch.setenv("AGENTDEX_RESIDENT_EMBEDDER", "0")
     # likewise the resident team searcher (`search --team`)
     monkeypatch.setenv("AGENTDEX_RESIDENT_TEAM", "0")
+    # and the resident searcher (a whole local search)
+    monkeypatch.setenv("AGENTDEX_RESIDENT_SEARCH", "0")
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(base / "gitconfig"))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     (base / "gitconfig").write_text(

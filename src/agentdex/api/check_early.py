@@ -157,6 +157,13 @@ def take(root: str | os.PathLike[str] | None, home: str | None) -> Early | None:
     return early
 
 
+def give_back(early: Early) -> None:
+    """Hand back a check :func:`take` gave (its taker could not use it): the next
+    :func:`take` or :func:`discard` has it again."""
+    global _early
+    _early = early
+
+
 def _forget() -> None:
     global _early
     _early = None

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     )
     from agentdex.api.refs import resolve_ref
     from agentdex.catalogue import StoreRow
+    from agentdex.ingest.manifest import Changes
     from agentdex.search.engine import Engine, Hit
 
 #: re-exported for callers of ``api.search``, imported on first use (keeps ``search`` light)
@@ -220,6 +221,7 @@ def search(
     exact_total: bool = False,
     budget: Budget | None = None,
     mode: str = "hybrid",
+    known_changes: Changes | None = None,
 ) -> SearchResult:
     """Search every indexed record; exact substring (or regex) semantics, ranked.
 
@@ -232,7 +234,10 @@ def search(
     ``exact_total`` asks for the exact count (see :mod:`agentdex.search.run`).
     ``budget`` (default: ``[search] time_budget`` seconds) bounds the search
     after the index refresh; in the main thread it interrupts even a runaway
-    regex (:mod:`agentdex.search.budget`).
+    regex (:mod:`agentdex.search.budget`). ``known_changes``: the caller's own
+    refresh check found these store files changed and nothing else (the resident
+    search's client, :mod:`agentdex.api.search_resident`): they are refreshed
+    without checking again.
     """
     _validate(limit, sort, case)
     options: dict[str, Any] = {
@@ -251,9 +256,9 @@ def search(
         "now": now,
         "exact_total": exact_total,
     }
-    known = None
+    known = known_changes
     checked = False
-    if refresh_first and rows is None:
+    if refresh_first and rows is None and known is None:
         from agentdex.api.check_ahead import answered_ahead
 
         def answer(spent: Budget) -> SearchResult:
@@ -284,6 +289,22 @@ def search(
     result = SearchResult(query=query)
     maybe_refresh(refresh_first, root, home, rows, result.stats, progress, known=known)
     return _search_index(result, budget, **options)
+
+
+def answer_now(query: str, seconds: float | None, **options: Any) -> SearchResult:
+    """What :func:`search` answers from the index as it is, without a refresh or a
+    check: the search resident's work (:mod:`agentdex.api.search_resident_server`),
+    given ``search``'s keywords (``mode``, ``home``... but no ``rows``) and the time
+    budget's ``seconds`` (None: the configured one, started here, as ``search`` does
+    while its forked check runs). The query is checked first (UsageError)."""
+    _validate(options["limit"], options["sort"], options["case"])
+    mode = options["mode"]
+    _check(query, regex=options["regex"], word=options["word"], now=options["now"], mode=mode)
+    budget = Budget(seconds)
+    if seconds is None:
+        budget.seconds = default_seconds()
+        budget.start()
+    return _search_index(SearchResult(query=query), budget, query=query, **options)
 
 
 def _check(query: str, *, regex: bool, word: bool, now: float | None, mode: str) -> None:

@@ -74,25 +74,33 @@ def run(
 
         result = team_search(" ".join(query), url=url, time_budget=time_budget, **options)
     else:
-        from agentdex.api import search as api
-        from agentdex.api.semantic import use_resident_embedder
+        from agentdex.api import search_resident
         from agentdex.cli import _exit
 
         _exit.allow()  # nothing of a local search needs the interpreter's teardown
-
-        options["budget"] = None if time_budget is None else api.Budget(time_budget)
-
-        use_resident_embedder()  # a fresh process: the model stays loaded between searches
-        with _progress(show_progress) as bar:
-            result = api.search(
-                " ".join(query),
-                home=home,
-                refresh_first=not no_refresh,
-                here=cwd,
-                only_here=only_here,
-                progress=bar,
-                mode=mode,
-                **options,
+        # the resident searcher answers when it can (api/search_resident.py), else this process
+        result = search_resident.search(
+            " ".join(query),
+            refresh_first=not no_refresh,
+            seconds=time_budget,
+            mode=mode,
+            home=home,
+            here=cwd,
+            only_here=only_here,
+            **options,
+        )
+        if isinstance(result, search_resident.Fallback):
+            result = _search_here(
+                query,
+                home,
+                no_refresh,
+                cwd,
+                only_here,
+                mode,
+                result.known,
+                show_progress,
+                time_budget,
+                options,
             )
     data = result.to_json()
     if as_json:
@@ -107,9 +115,47 @@ def run(
         with paged():
             _human(result, data, str(home_dir(home)))
         _footer(data["stats"])  # after the results, even when they were paged
+    if not team:
+        from agentdex.api.search_resident import start_after
+
+        start_after()  # none answered this search: one answers the next (after this output)
     if result.status == "partial":
         _stopped(data["stats"], data.get("coverage"))
     return 0 if data["results"] else 1  # like grep: nothing found is status 1
+
+
+def _search_here(
+    query: tuple[str, ...],
+    home: str | None,
+    no_refresh: bool,
+    cwd: str | None,
+    only_here: bool,
+    mode: str,
+    known: Any,
+    show_progress: bool,
+    time_budget: float | None,
+    options: dict[str, Any],
+) -> Any:
+    """The search in this process (no resident answered): refreshed first unless
+    ``no_refresh`` (``known``: the store files the resident's client found changed)."""
+    from agentdex.api import search as api
+    from agentdex.api.semantic import use_resident_embedder
+
+    budget = None if time_budget is None else api.Budget(time_budget)
+    use_resident_embedder()  # a fresh process: the model stays loaded between searches
+    with _progress(show_progress) as bar:
+        return api.search(
+            " ".join(query),
+            home=home,
+            refresh_first=not no_refresh,
+            here=cwd,
+            only_here=only_here,
+            progress=bar,
+            mode=mode,
+            budget=budget,
+            known_changes=known,
+            **options,
+        )
 
 
 def _where(item: dict[str, Any]) -> str:

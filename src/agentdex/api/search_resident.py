@@ -1,0 +1,451 @@
+"""The resident searcher: a fresh ``agentdex search`` answered by a process that stays.
+
+A fresh search process spends ~120-150 ms before it can search at all (the
+interpreter, ~170 modules, tantivy, opening the index), then ~100-150 ms
+searching at 1 GB, the semantic half asked of the resident embedder. A resident
+(:mod:`agentdex.api.search_resident_server`) keeps all of that imported and
+answers the whole search; the CLI is then a thin client that reads its command
+line, forks its refresh check as always (:mod:`agentdex.api.check_early`),
+sends the search here and prints the answer itself (the same code prints an
+answer of its own process: the output cannot differ).
+
+**When the resident answers, and when it does not.** The client sends the search
+and meanwhile waits for its own forked check, as an in-process search does
+(:mod:`agentdex.api.check_ahead`): the resident's answer is kept only when the
+check says nothing changed (the resident opens the index afresh for every
+search, after the check started: the same guarantee). When something changed,
+the answer is dropped and the search runs in this process, refreshing first
+(only the files the check named); ``--no-refresh`` takes the answer as it is.
+Everything else also runs here as before: no resident (one is then started
+*after* this search has printed its answer, detached), a resident that does not
+answer within ``CONNECT_SECONDS`` / the time budget plus ``ANSWER_MARGIN``, one
+of other code (the socket's name holds this source folder and version; the
+resident also leaves once a module file it runs changed on disk), one whose
+environment differs in what a search reads (:func:`environment_digest`), a
+socket another uid owns, a relative ``--home`` or path in the environment
+(the resident's folder is not this one), and ``AGENTDEX_RESIDENT_SEARCH=0``.
+
+Safety: the socket lives in ``<data dir>/run/`` (0700) and is 0600; the resident
+checks each peer's uid (``SO_PEERCRED``) and the client checks the resident's.
+It is a unix socket only. ``AGENTDEX_SEARCH_IDLE_SECONDS`` sets the idle time
+before it exits (default 600). This module imports nothing of the search.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import struct
+from pathlib import Path
+from typing import Any
+
+from agentdex.errors import AgentdexError
+
+#: bumped when the messages change: a resident of another protocol listens elsewhere
+PROTOCOL = 1
+IDLE_SECONDS = 600.0
+#: how long a client waits to be accepted by a resident that runs
+CONNECT_SECONDS = 1.0
+#: an answer may take the search's time budget, plus this
+ANSWER_MARGIN = 2.0
+#: largest message either end accepts
+MAX_MESSAGE = 256 << 20
+#: AF_UNIX paths longer than this are reached through ``/proc/self/fd/N/``
+_SUN_PATH = 100
+#: environment variables a search reads (besides every ``AGENTDEX_*``): the resident
+#: serves only clients whose values are its own
+_READ = ("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "TZ")
+#: ``AGENTDEX_*`` variables that say where work runs, never what a search answers
+_WHERE = frozenset(
+    {
+        "AGENTDEX_RESIDENT_SEARCH",
+        "AGENTDEX_RESIDENT_EMBEDDER",
+        "AGENTDEX_RESIDENT_TEAM",
+        "AGENTDEX_SEARCH_IDLE_SECONDS",
+        "AGENTDEX_EMBEDDER_IDLE_SECONDS",
+        "AGENTDEX_TEAM_IDLE_SECONDS",
+    }
+)
+#: those naming a path: a relative one is read from the resident's folder, not the client's
+_PATHS = (
+    "HOME",
+    "XDG_CONFIG_HOME",
+    "XDG_DATA_HOME",
+    "XDG_STATE_HOME",
+    "AGENTDEX_HOME",
+    "AGENTDEX_CONFIG",
+    "AGENTDEX_DATA_DIR",
+    "AGENTDEX_MODEL_PATH",
+)
+#: what the client may pass on to :func:`agentdex.api.search.answer_now`
+OPTIONS: dict[str, type | tuple[type, ...]] = {
+    "mode": str,
+    "home": (str, type(None)),
+    "regex": bool,
+    "word": bool,
+    "case": str,
+    "limit": (int, type(None)),
+    "sort": str,
+    "here": (str, type(None)),
+    "only_here": bool,
+    "dedup": bool,
+    "now": (int, float, type(None)),
+    "exact_total": bool,
+}
+
+#: set when this process found no resident: :func:`start_after` starts one
+_wanted = False
+
+
+class RemoteError(AgentdexError):
+    """An error the resident's search met, with the code and exit status it had there."""
+
+    def __init__(self, code: str, message: str, exit_code: int, detail: Any = None) -> None:
+        super().__init__(message, detail=detail)
+        self.code = code
+        self.exit_code = exit_code
+
+
+class Answer:
+    """What the CLI reads of a :class:`agentdex.api.search.SearchResult`, from the resident."""
+
+    __slots__ = ("data", "highlights", "results", "status")
+
+    def __init__(self, data: dict[str, Any], highlights: list[list[tuple[int, int]]]) -> None:
+        self.data = data
+        self.status: str = data.get("status", "ok")
+        self.results: list[dict[str, Any]] = data.get("results", [])
+        self.highlights = highlights
+
+    def to_json(self) -> dict[str, Any]:
+        return self.data
+
+
+class Fallback:
+    """No answer from the resident: search in this process (``known``: the store files
+    the check found changed, when they are all that changed)."""
+
+    __slots__ = ("known",)
+
+    def __init__(self, known: Any = None) -> None:
+        self.known = known
+
+
+def enabled() -> bool:
+    """Whether the CLI may use (and start) a resident searcher."""
+    from agentdex.semantic.switches import switched_on
+
+    return switched_on("AGENTDEX_RESIDENT_SEARCH")
+
+
+def idle_seconds() -> float:
+    from agentdex.semantic.switches import seconds_setting
+
+    return seconds_setting("AGENTDEX_SEARCH_IDLE_SECONDS", IDLE_SECONDS)
+
+
+def run_dir() -> Path:
+    """The residents' folder (the embedder's too: one private ``run/`` per data dir)."""
+    from agentdex.paths import data_dir
+
+    return data_dir() / "run"
+
+
+def code_stamp() -> str:
+    """This agentdex's source folder and version: a resident of other code is not asked."""
+    import agentdex
+
+    return f"{Path(agentdex.__file__).resolve().parent}\0{agentdex.__version__}\0{PROTOCOL}"
+
+
+def socket_name() -> str:
+    """``search-<8 hex of the code stamp>-p<protocol>.sock``."""
+    return f"search-{_digest(code_stamp())}-p{PROTOCOL}.sock"
+
+
+def environment_digest(environ: Any = None) -> str:
+    """A digest of what a search reads from the environment (never sent as values)."""
+    env = os.environ if environ is None else environ
+    items = sorted(
+        (k, v)
+        for k, v in env.items()
+        if (k.startswith("AGENTDEX_") and k not in _WHERE) or k in _READ
+    )
+    return _digest("\0".join(f"{k}={v}" for k, v in items))
+
+
+def _digest(text: str) -> str:
+    """8 hex digits of ``text`` (CRC-32: a name, a check that two ends agree)."""
+    from binascii import crc32
+
+    return f"{crc32(text.encode('utf-8', 'surrogateescape')):08x}"
+
+
+def servable(home: str | None) -> bool:
+    """Whether the resident reads this search's places as this process would: no relative
+    ``--home``, nor a relative path in the environment (the resident's cwd is its own)."""
+    if home is not None and not os.path.isabs(os.path.expanduser(home)):
+        return False
+    for name in _PATHS:
+        value = os.environ.get(name)
+        if value and not os.path.isabs(os.path.expanduser(value)):
+            return False
+    return True
+
+
+# -- wire (both ends) ----------------------------------------------------------------------
+
+
+def send(sock: socket.socket, message: dict[str, Any]) -> None:
+    """One JSON message, then this end's writing side closed (the message's end)."""
+    import orjson
+
+    sock.sendall(orjson.dumps(message, option=orjson.OPT_NON_STR_KEYS, default=str))
+    sock.shutdown(socket.SHUT_WR)
+
+
+def receive(sock: socket.socket) -> dict[str, Any]:
+    """The other end's message: everything until it closes its writing side."""
+    import orjson
+
+    parts, size = [], 0
+    while True:
+        part = sock.recv(1 << 20)
+        if not part:
+            break
+        size += len(part)
+        if size > MAX_MESSAGE:
+            raise ValueError("message too large")
+        parts.append(part)
+    message = orjson.loads(b"".join(parts))
+    if not isinstance(message, dict):
+        raise ValueError("malformed message")
+    return message
+
+
+def peer_uid(sock: socket.socket) -> int | None:
+    """The uid of the process at the other end (None where the system cannot say)."""
+    option = getattr(socket, "SO_PEERCRED", None)
+    if option is None:
+        return None
+    creds = sock.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i"))
+    return int(struct.unpack("3i", creds)[1])
+
+
+def connect(folder: Path, name: str, timeout: float) -> socket.socket | None:
+    """A connection to a resident of this uid listening at ``folder/name``, or None."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(timeout)
+    try:
+        full = str(folder / name)
+        if len(full.encode("utf-8", "surrogateescape")) <= _SUN_PATH:
+            sock.connect(full)
+        else:
+            fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+            try:
+                sock.connect(f"/proc/self/fd/{fd}/{name}")
+            finally:
+                os.close(fd)
+        uid = peer_uid(sock)
+    except OSError:  # no socket, a stale one, a folder not there
+        sock.close()
+        return None
+    if uid is not None and uid != os.getuid():
+        sock.close()  # another user's process: never sent a query
+        return None
+    return sock
+
+
+# -- the client ----------------------------------------------------------------------------
+
+
+def search(
+    query: str,
+    *,
+    refresh_first: bool,
+    seconds: float | None,
+    **options: Any,
+) -> Answer | Fallback:
+    """``query`` answered by the resident, or :class:`Fallback` (search in this process).
+
+    ``options``: :data:`OPTIONS` (``search``'s keywords); ``seconds``: the time budget
+    (None: the configured one). ``refresh_first``: keep the answer only when this
+    process's forked check (:func:`agentdex.api.check_early.start`) says nothing
+    changed. Raises :class:`RemoteError` for the search's own errors (a bad query...)
+    when the index is fresh, as the search here would have."""
+    global _wanted
+    if not enabled() or not servable(options.get("home")):
+        return Fallback()
+    folder, name = run_dir(), socket_name()
+    sock = connect(folder, name, CONNECT_SECONDS)
+    if sock is None:
+        _wanted = True
+        return Fallback()
+    with sock:
+        from agentdex.api import check_early
+
+        early = check_early.take(None, options.get("home")) if refresh_first else None
+        if refresh_first and early is None:
+            return Fallback()  # no forked check: the search here checks for itself
+        if early is not None and early.changed:  # signalled already: no answer to ask for
+            return Fallback(_checked(early, options.get("home"))[1])
+        request = {
+            "op": "search",
+            "stamp": code_stamp(),
+            "env": environment_digest(),
+            "query": query,
+            "options": options,
+            "seconds": seconds,
+        }
+        try:
+            send(sock, request)
+        except OSError:
+            if early is not None:
+                check_early.give_back(early)
+            return Fallback()
+        refresh: dict[str, Any] | None = None
+        if early is not None:
+            fresh, found = _checked(early, options.get("home"))
+            if not fresh:
+                return Fallback(found)
+            refresh = found
+        budget = seconds if seconds is not None else _configured_seconds()
+        sock.settimeout(budget + ANSWER_MARGIN)
+        try:
+            answer = receive(sock)
+        except (OSError, ValueError):
+            return Fallback()
+    return _read(answer, refresh)
+
+
+def _configured_seconds() -> float:
+    from agentdex.config import load_config
+
+    return load_config().time_budget
+
+
+def _checked(early: Any, home: str | None) -> tuple[bool, Any]:
+    """The forked check's answer: ``(True, stats.refresh)`` nothing changed, else
+    ``(False, the changed store files or None)`` (:mod:`agentdex.api.check_ahead`)."""
+    import signal
+
+    from agentdex.api.check_ahead import PendingCheck, _changes, index_root
+    from agentdex.api.check_early import CHANGED_SIGNAL
+
+    location = index_root(None, home=home)
+    try:
+        line, seconds = PendingCheck(early.pid, early.reader, early.started, location).result()
+    finally:
+        signal.signal(CHANGED_SIGNAL, early.previous)
+    if line.startswith(b"="):
+        refresh = {"seconds": round(seconds, 4), "files_parsed": 0, "files_removed": 0}
+        return True, {**refresh, "records_added": 0}
+    if line.startswith(b"C"):
+        return False, _changes(location, home, line[1:])
+    return False, None
+
+
+def _read(answer: dict[str, Any], refresh: dict[str, Any] | None) -> Answer | Fallback:
+    """The resident's answer as this process's search would have returned it."""
+    if answer.get("ok"):
+        data, spans = answer.get("result"), answer.get("highlights")
+        if not isinstance(data, dict) or not isinstance(spans, list):
+            return Fallback()
+        if refresh is not None:  # as api.search puts its check's line first
+            data["stats"] = {"refresh": refresh, **data.get("stats", {})}
+        return Answer(data, [[(a, b) for a, b in row] for row in spans])
+    error = answer.get("error")
+    if isinstance(error, dict) and isinstance(error.get("exit"), int):
+        raise RemoteError(
+            str(error.get("code", "ERROR")),
+            str(error.get("message", "search failed")),
+            error["exit"],
+            error.get("detail"),
+        )
+    return Fallback()  # not served (another environment, code changed, a bug there)
+
+
+def start_after() -> None:
+    """Start a resident, detached, when this process's search found none (call it once the
+    answer is out: its start does not take this search's time)."""
+    global _wanted
+    if not _wanted:
+        return
+    _wanted = False
+    spawn(run_dir(), socket_name())
+
+
+def spawn(folder: Path, name: str) -> int | None:
+    """Start ``python -m agentdex.api.search_resident_server`` in a session of its own, its
+    output in ``<name>.log``: the pid, or None if it cannot be started. ``posix_spawn``:
+    no ``subprocess`` to import, and no copy of this process's pages."""
+    import sys
+
+    from agentdex.paths import ensure_private_dir
+
+    try:
+        ensure_private_dir(folder)
+        log = os.open(
+            folder / (name.removesuffix(".sock") + ".log"),
+            os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC,
+            0o600,
+        )
+    except OSError:
+        return None
+    import agentdex
+
+    env = dict(os.environ)
+    # the resident runs this very code, whatever the interpreter's own path says
+    source = str(Path(agentdex.__file__).resolve().parents[1])
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (source, env.get("PYTHONPATH")) if p)
+    module = "agentdex.api.search_resident_server"
+    argv = [sys.executable, "-m", module, "--socket", name, "--idle", str(idle_seconds())]
+    actions = [
+        (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+        (os.POSIX_SPAWN_DUP2, log, 1),
+        (os.POSIX_SPAWN_DUP2, log, 2),
+    ]
+    try:
+        return os.posix_spawn(sys.executable, argv, env, file_actions=actions, setsid=True)
+    except (OSError, AttributeError, NotImplementedError):
+        return None
+    finally:
+        os.close(log)
+
+
+def status() -> dict[str, Any]:
+    """Whether a resident searcher runs, and what it says (never starts one)."""
+    folder, name = run_dir(), socket_name()
+    info: dict[str, Any] = {
+        "enabled": enabled(),
+        "running": False,
+        "socket": str(folder / name),
+        "idle_exit_seconds": idle_seconds(),
+    }
+    sock = connect(folder, name, 2.0)
+    if sock is None:
+        return info
+    try:
+        with sock:
+            send(sock, {"op": "status"})
+            header = receive(sock)
+    except (OSError, ValueError):
+        return info
+    info["running"] = bool(header.get("ok"))
+    for key in ("pid", "started", "last_used", "requests", "rss_mb"):
+        if key in header:
+            info[key] = header[key]
+    return info
+
+
+def stop() -> bool:
+    """Ask a running resident to exit now; True if one answered."""
+    sock = connect(run_dir(), socket_name(), 2.0)
+    if sock is None:
+        return False
+    try:
+        with sock:
+            send(sock, {"op": "stop"})
+            return bool(receive(sock).get("ok"))
+    except (OSError, ValueError):
+        return False
