@@ -279,11 +279,15 @@ def _wires(
     raws: dict[int, bytes],
 ) -> list[Wire]:
     """Each record's :data:`Wire` (what ``add_to(prepare(record))`` gives) from its text,
-    lower-cased text and their UTF-8, computed for the batch."""
+    lower-cased text and their UTF-8, computed for the batch.
+
+    One loop of the build's hottest Python (every record of a build): fields read once
+    into locals, and what depends only on the role and kind looked up once a batch."""
     from agentdex.archive.keys import keyer
     from agentdex.index import rolekind, rowpack
     from agentdex.index.postings import LONG_TOKEN, rust_safe
     from agentdex.index.scores import level_of
+    from agentdex.index.segments import LONG_TOKEN_CHARS
 
     global _KEY
     if _KEY is None:
@@ -292,7 +296,9 @@ def _wires(
     pack = rolekind.pack
     pack_time = rowpack.pack_time
     pack_locator = rowpack.pack_locator
+    packs: dict[tuple[object, object], tuple[int, str | None, str | None]] = {}
     wires: list[Wire] = []
+    append = wires.append
     context: tuple[object, ...] = ()
     for i, record in enumerate(records):
         lowered = loweds[i]
@@ -302,31 +308,24 @@ def _wires(
         timestamp = record.timestamp
         locator = record.locator
         agent = record.agent
+        store = record.store
         session = record.session_id
-        meta = (
-            agent,
-            record.store,
-            session,
-            role,
-            kind,
-            timestamp,
-            record.model,
-            record.cwd,
-            record.project,
-            record.branch,
-            record.worktree,
-            record.host,
-            locator,
-            record.offset,
-        )
-        this = meta[:3] + meta[6:12]
+        model, cwd, project = record.model, record.cwd, record.project
+        branch, worktree, host = record.branch, record.worktree, record.host
+        meta = (agent, store, session, role, kind, timestamp, model, cwd, project, branch,
+                worktree, host, locator, record.offset)  # fmt: skip
+        this = (agent, store, session, model, cwd, project, branch, worktree, host)
         if this != context:
             context = this  # else the previous record's: pickled once, as a reference
         size = len(lower)
-        packed = pack(role, kind)
+        packed = packs.get((role, kind)) if type(role) is type(kind) is str else None
+        if packed is None:
+            packed = pack(role, kind)
+            if type(role) is type(kind) is str:
+                packs[(role, kind)] = packed
         thash = text_hash(datas[i])
         surrogate = b"\xed" in lower
-        wires.append(
+        append(
             (
                 meta,
                 lower if surrogate else None,
@@ -334,7 +333,7 @@ def _wires(
                 thash,
                 rust_safe(lowered, lower) if surrogate else lowered,
                 packed[0],
-                LONG_TOKEN if has_long_token(lowered, size) else 0,
+                LONG_TOKEN if size > LONG_TOKEN_CHARS and has_long_token(lowered, size) else 0,
                 level_of(kind, role, size),
                 context,
                 (*packed, pack_time(timestamp), pack_locator(locator)),

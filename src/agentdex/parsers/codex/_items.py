@@ -14,7 +14,6 @@ a subagent rollout are ``user``/``message``: an agent wrote them.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import re
 from pathlib import Path
 from typing import Any
@@ -101,9 +100,12 @@ def typed_text(text: str) -> str:
 
 
 def text_key(text: str) -> str:
-    """Identity of a user text for pairing twins (the typed part, whitespace-insensitive)."""
-    typed = "".join(_IMAGE.sub("", typed_text(text)).split())
-    return hashlib.sha1(typed.encode(), usedforsecurity=False).hexdigest()[:20]
+    """Identity of a user text for pairing twins (the typed part, whitespace-insensitive):
+    compared only within one turn, so the text itself (no digest of it)."""
+    typed = typed_text(text)
+    if "<image" in typed:  # (what ``_IMAGE`` removes starts so)
+        typed = _IMAGE.sub("", typed)
+    return "".join(typed.split())
 
 
 def is_injected(text: str) -> bool:
