@@ -76,3 +76,74 @@ def test_record_fields_keep_the_order_the_parsers_build_them_in() -> None:
         "agent", "store", "source_path", "locator", "session_id", "role", "kind", "text",
         "timestamp", "model", "cwd", "project", "branch", "worktree", "host", "offset", "extra",
     ]  # fmt: skip
+
+
+def test_usage_fields_keep_the_order_the_claude_code_parser_builds_them_in() -> None:
+    from dataclasses import fields
+
+    from agentdex.records import Usage
+
+    assert [f.name for f in fields(Usage)] == [
+        "agent", "store", "source_path", "locator", "session_id", "call_id", "input_tokens",
+        "cache_read_tokens", "cache_write_tokens", "output_tokens", "reasoning_tokens",
+        "cache_write_1h_tokens", "timestamp", "model", "cwd", "project", "branch", "worktree",
+        "host", "offset",
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "counts",
+    [
+        (1, 2, 3, 4, 0, 0),
+        (0, 0, 0, 0, 0, 0),
+        (10_000_000, 0, 0, 10_000_000, 0, 0),
+        (10_000_001, 0, 0, 1, 0, 0),
+        (1, -1, 0, 1, 0, 0),
+        (1, 2.0, 0, 1, 0, 0),
+        (1, 2.5, 0, 1, 0, 0),
+        (True, 0, 0, 1, 0, 0),
+        (1, 0, 0, "3", 0, 0),
+        (1, 0, 0, float("nan"), 0, 0),
+        (1, 0, 0, 1, 2, 0),
+        (1, 0, 2, 5, 0, 3),
+    ],
+)
+def test_a_usage_problem_is_what_each_count_problem_says(counts: tuple[object, ...]) -> None:
+    from agentdex.records import USAGE_COUNTS, Usage, count_problem
+
+    usage = Usage("a", "s", "p", "line:1", "x", "c", *counts)  # type: ignore[arg-type]
+    expected = None
+    for name, value in zip(USAGE_COUNTS, counts, strict=True):
+        why = count_problem(value)
+        if why is not None:
+            expected = f"{name} {why}"
+            break
+    else:
+        if usage.reasoning_tokens > usage.output_tokens:
+            expected = "reasoning_tokens exceed output_tokens"
+        elif usage.cache_write_1h_tokens > usage.cache_write_tokens:
+            expected = "cache_write_1h_tokens exceed cache_write_tokens"
+    assert usage.problem() == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "limit", "expected"),
+    [
+        (0, 10, None),
+        (10, 10, None),
+        (11, 10, "is absurd (11 > 10)"),
+        (11, None, None),
+        (-1, 10, "is negative (-1)"),
+        (-1, None, "is negative (-1)"),
+        (True, 10, "is not a number (True)"),
+        (False, None, "is not a number (False)"),
+        (3.0, 10, None),
+        (30.0, 10, "is absurd (30.0 > 10)"),
+    ],
+)
+def test_count_problem_of_ints_and_the_rest(
+    value: object, limit: int | None, expected: str
+) -> None:
+    from agentdex.records import count_problem
+
+    assert count_problem(value, limit) == expected
