@@ -38,7 +38,8 @@ MANIFEST = "refresh-manifest.json"
 SOURCES = "refresh-sources.json"
 #: environment variables discovery (or config loading) may read: a superset is harmless
 _ENV_MARKERS = ("HOME", "DIR", "APPDATA", "PROFILE", "XDG_", "AGENTDEX", "_DB", "WSL")
-#: agentdex settings that decide nothing discovery finds (the embedder, the team searcher):
+#: agentdex settings that decide nothing discovery finds (the embedder, the team and local
+#: searchers):
 #: left out, so a search with ``AGENTDEX_RESIDENT_EMBEDDER=0`` beside one without does not
 #: make the other's refresh check miss (each such switch cost a full refresh, ~0.5 s at 1 GB)
 _NOT_DISCOVERY = frozenset(
@@ -50,6 +51,8 @@ _NOT_DISCOVERY = frozenset(
         "AGENTDEX_MODEL_PATH",
         "AGENTDEX_RESIDENT_TEAM",
         "AGENTDEX_TEAM_IDLE_SECONDS",
+        "AGENTDEX_RESIDENT_SEARCH",
+        "AGENTDEX_SEARCH_IDLE_SECONDS",
     }
 )
 
