@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from agentdex.errors import CorruptError
 from agentdex.index import codec, rolekind, rowpack
+from agentdex.index.context_stats import AddedTotals
 from agentdex.index.postings import LONG_TOKEN, MAX_TERM_BYTES, rust_safe
 from agentdex.index.scores import level_of
 from agentdex.records import Record
@@ -321,6 +322,8 @@ class BlockWriter:
         ).fetchone()
         self.next_record = (row[0] + 1) if row[0] is not None else 1
         self.contexts = ContextIds(db)
+        #: sums the record rows as they are written (the writer merges them at its commits)
+        self.totals = AddedTotals()
         self._lower: list[bytes] = []
         self._original: list[str] = []
         self._rows: list[tuple[object, ...]] = []
@@ -432,6 +435,7 @@ class BlockWriter:
             )
         )
         self.db.executemany(_INSERT_RECORD, self._rows)
+        self.totals.add(self._rows)
         self.next_record += len(self._rows)
         self.next_block += 1
         self._lower, self._original, self._rows, self._size = [], [], [], 0

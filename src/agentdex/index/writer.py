@@ -137,9 +137,8 @@ class IndexWriter(ConversationEdits, RecordDeletes, PostingsTail):
         #: contexts whose records were deleted, or added, since the writer opened
         self.touched_contexts: set[int] = set()
         self.added_contexts: set[int] = set()
-        #: ``context_stats`` bookkeeping: records from this id on are not summed yet, and
+        #: ``context_stats`` bookkeeping (the added records' sums are ``blocks.totals``):
         #: these contexts lost records (or moved to the archive) since the last commit
-        self._stats_from = self.blocks.next_record
         self._stats_recount: set[int] = set()
         #: what :meth:`finish`'s merge into one segment did (None: no merge was started)
         self.merged: dict[str, Any] | None = None
@@ -347,14 +346,11 @@ class IndexWriter(ConversationEdits, RecordDeletes, PostingsTail):
         self.last_commit = time.monotonic()
 
     def _update_context_stats(self) -> None:
-        """Bring ``context_stats`` level with the flushed records, in the open transaction."""
-        next_rid = self.blocks.next_record
-        if next_rid > self._stats_from:
-            context_stats.merge_added(self.db, self._stats_from)
+        """Bring ``context_stats`` level with the sealed records, in the open transaction."""
+        self._stats_recount |= self.blocks.totals.merge(self.db)
         if self._stats_recount:
             context_stats.recount(self.db, self._stats_recount)
             self._stats_recount.clear()
-        self._stats_from = next_rid
 
     def _terms_due(self) -> bool:
         """Rewrite the whole term list at this commit? At the first one, then at most every
