@@ -16,8 +16,10 @@ from agentdex.ingest.feed import Plan, Refresher, parse_in_worker
 
 #: parse in worker processes only when there is this much to read
 PARALLEL_MIN_BYTES = int(os.environ.get("AGENTDEX_INDEX_PARALLEL_MIN_BYTES", 32 * 1024 * 1024))
-#: parsed-but-not-yet-written input kept in flight (bounds memory)
-IN_FLIGHT_BYTES = 8 * 1024 * 1024
+#: parsed-but-not-yet-written input kept in flight (bounds memory: the workers hold their
+#: results until the writer reads them, one at a time); 8 MB left the workers idle through
+#: most of each commit of a cold build
+IN_FLIGHT_BYTES = 16 * 1024 * 1024
 #: a refresh reading less than this leaves its records out of the postings (the tail) ...
 DEFER_BYTES = 1024 * 1024
 #: ... while the tail holds fewer records than this (readers verify it on every query)

@@ -20,8 +20,10 @@ from collections.abc import Callable
 from contextlib import suppress
 from typing import Any
 
-#: jobs queued per worker (each a few hundred bytes: far under a pipe's buffer)
-MAX_JOBS = 16
+#: jobs queued per worker (each a few hundred bytes: far under a pipe's buffer); enough that
+#: the workers keep parsing through a writer's commit (16, ~1.6 MB of a 1 GB home's files,
+#: kept them busy for a fraction of a second of its ~1-2 s commits)
+MAX_JOBS = 64
 
 
 def _serve(conn: Any, work: Callable[..., Any], inherited: list[Any]) -> None:
