@@ -364,3 +364,70 @@ def _wombats(home: Path) -> None:
         path = folder / f"c{n}.jsonl"
         path.write_bytes(_line(f"c{n}", f"why does wombat {n} burrow"))
         os.utime(path, (now - 3600 * n, now - 3600 * n))
+
+
+def _on_a_terminal(args: list[str], env: dict[str, str]) -> tuple[int, bytes]:
+    """``python -m agentdex ARGS`` with stdout and stderr a terminal 100 columns wide."""
+    import fcntl
+    import pty
+    import struct
+    import subprocess
+    import sys
+    import termios
+
+    from conftest import SRC_DIR
+
+    main, side = pty.openpty()
+    fcntl.ioctl(side, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 100, 0, 0))
+    full = {**os.environ, **env, "TERM": "xterm-256color", "COLUMNS": "100"}
+    full["PYTHONPATH"] = str(SRC_DIR) + os.pathsep + full.get("PYTHONPATH", "")
+    child = subprocess.Popen(
+        [sys.executable, "-m", "agentdex", *args],
+        stdin=subprocess.DEVNULL,
+        stdout=side,
+        stderr=side,
+        env=full,
+    )
+    os.close(side)
+    out = []
+    while True:
+        try:
+            chunk = os.read(main, 65536)
+        except OSError:  # the terminal closed: the child is gone
+            break
+        if not chunk:
+            break
+        out.append(chunk)
+    os.close(main)
+    return child.wait(timeout=60), b"".join(out)
+
+
+#: what the search's own process draws on a terminal around its refresh even when there is
+#: nothing to index (a transient progress bar: hide the cursor, clear the line a few
+#: times, show it); the resident's client does not refresh, so it draws none
+_BAR = re.compile(rb"\x1b\[\?25[lh]|\x1b\[2K|\r(?!\n)")
+
+
+def test_a_terminal_gets_the_same_text(resident: int) -> None:
+    """Rendered on the client's terminal (its width, colours, relative times) either way."""
+    for args in (["search", "--no-pager", "quokka", "-n", "3"], ["search", "zzqq"]):
+        before = _requests()
+        served = _on_a_terminal(args, {})
+        assert _requests() == before + 1
+        itself = _on_a_terminal(args, OFF)
+        assert b"\x1b[?25l" in itself[1] and b"\x1b[?25l" not in served[1]  # the answer used
+        assert (served[0], _BAR.sub(b"", served[1])) == (itself[0], _BAR.sub(b"", itself[1]))
+    assert b"quokka" in _on_a_terminal(["search", "--no-pager", "quokka"], {})[1]
+
+
+def test_the_switch_leaves_the_refresh_check_alone(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A search with ``AGENTDEX_RESIDENT_SEARCH=0`` beside one without must not make the
+    other's check find "everything changed" (a full refresh, ~0.5 s at 1 GB)."""
+    from agentdex.ingest.manifest import fingerprint
+
+    before = fingerprint(str(home))
+    monkeypatch.setenv("AGENTDEX_RESIDENT_SEARCH", "1")
+    monkeypatch.setenv("AGENTDEX_SEARCH_IDLE_SECONDS", "30")
+    assert fingerprint(str(home)) == before
