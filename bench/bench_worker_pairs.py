@@ -1,0 +1,130 @@
+"""A parse worker's CPU per record, two trees A/B in pairs of passes seconds apart.
+
+    python bench/bench_worker_pairs.py HOME PAIRS SRC_A SRC_B [--python PY] > out.json
+
+``bench_worker_stages.py`` starts a fresh process per tree and run; on a machine whose
+speed moves between passes seconds apart (this project's: the same tree's passes moved
+47 -> 65 us a record within one process) a ~10-20% change is lost in it. Here one
+long-lived process per tree parses c250's every eighth file (warmed once), and passes
+alternate A,B then B,A, pair after pair, so both trees see the machine in the same
+seconds; the result is the median of the per-pair ratios B/A. A pass is
+``parse_in_worker`` plus pickling each file's result (bench_worker_stages'
+``worker+pickle``), then, as a second series, the parsers alone (``parse``);
+``process_time`` each.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+_CHILD = r"""
+import gc, sys, time
+src, home = sys.argv[1], sys.argv[2]
+sys.path.insert(0, src)
+from multiprocessing.reduction import ForkingPickler
+from agentdex.discovery import discover
+from agentdex.ingest.feed import parse_in_worker
+from agentdex.ingest.pipeline import stages
+from agentdex.parsers import ParseCursor, run
+from agentdex.readers import Diagnostics
+
+sources = [s for s in discover(home).sources if s.row.parser][::8]
+steps = stages(redact_secrets=True)
+dumps = ForkingPickler.dumps
+
+
+def worker():
+    n = 0
+    for s in sources:
+        result = parse_in_worker(s, ParseCursor(), steps)
+        dumps(result)
+        n += len(result[0])
+    return n
+
+
+def parse():
+    n = 0
+    for s in sources:
+        for _ in run(s, ParseCursor(), Diagnostics()):
+            n += 1
+    return n
+
+
+worker()
+parse()
+for cmd in sys.stdin:
+    fn = worker if cmd.strip() == "worker" else parse
+    gc.collect()
+    a = time.process_time()
+    n = fn()
+    print(n, time.process_time() - a, flush=True)
+"""
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("home")
+    ap.add_argument("pairs", type=int)
+    ap.add_argument("src_a")
+    ap.add_argument("src_b")
+    ap.add_argument("--python", default=sys.executable)
+    args = ap.parse_args()
+    a, b = args.src_a, args.src_b
+    procs = {
+        src: subprocess.Popen(
+            [args.python, "-c", _CHILD, src, args.home],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PYTHONPATH": src},
+        )
+        for src in (a, b)
+    }
+    out: dict[str, object] = {
+        "command": sys.argv,
+        "started_utc": time.strftime("%H:%M:%S", time.gmtime()),
+        "load_before": os.getloadavg()[0],
+    }
+    passes: list[dict[str, object]] = []
+    for what in ("worker", "parse"):
+        for i in range(args.pairs):
+            got: dict[str, tuple[int, float]] = {}
+            for src in (a, b) if i % 2 == 0 else (b, a):
+                proc = procs[src]
+                assert proc.stdin is not None and proc.stdout is not None
+                proc.stdin.write(what + "\n")
+                proc.stdin.flush()
+                n, took = proc.stdout.readline().split()
+                got[src] = (int(n), float(took))
+            a_us = got[a][1] / got[a][0] * 1e6
+            b_us = got[b][1] / got[b][0] * 1e6
+            passes.append({"what": what, "a_us": a_us, "b_us": b_us, "records": got[a][0]})
+            print(what, i, round(a_us, 2), round(b_us, 2), file=sys.stderr, flush=True)
+    for proc in procs.values():
+        assert proc.stdin is not None
+        proc.stdin.close()
+        proc.wait()
+    out["load_after"] = os.getloadavg()[0]
+    out["ended_utc"] = time.strftime("%H:%M:%S", time.gmtime())
+    for what in ("worker", "parse"):
+        mine = [p for p in passes if p["what"] == what]
+        ratios = [float(p["b_us"]) / float(p["a_us"]) for p in mine]  # type: ignore[arg-type]
+        out[what] = {
+            "a_median_us": round(statistics.median(float(p["a_us"]) for p in mine), 2),  # type: ignore[arg-type]
+            "b_median_us": round(statistics.median(float(p["b_us"]) for p in mine), 2),  # type: ignore[arg-type]
+            "ratio_median": round(statistics.median(ratios), 3),
+            "ratios": [round(r, 3) for r in ratios],
+        }
+    out["passes"] = passes
+    out["a"], out["b"] = a, b
+    print(json.dumps(out, indent=1))
+
+
+if __name__ == "__main__":
+    main()
