@@ -300,7 +300,7 @@ def test_the_resident_refuses_other_code_and_malformed_requests(resident: int) -
         assert sock is not None
         with sock:
             search_resident.send(sock, request)
-            return search_resident.receive(sock)
+            return search_resident.receive(sock)[0]
 
     assert ask(good)["ok"]
     for bad in (
@@ -431,3 +431,73 @@ def test_the_switch_leaves_the_refresh_check_alone(
     monkeypatch.setenv("AGENTDEX_RESIDENT_SEARCH", "1")
     monkeypatch.setenv("AGENTDEX_SEARCH_IDLE_SECONDS", "30")
     assert fingerprint(str(home)) == before
+
+
+#: ``python -m agentdex`` with every ``os.fork`` of the process noted in ``$FORKS`` first
+_COUNTING_FORKS = """
+import os, runpy, sys
+_fork = os.fork
+def _noted_fork():
+    with open(os.environ["FORKS"], "a") as out:
+        out.write("fork\\n")
+    return _fork()
+os.fork = _noted_fork
+sys.argv[0] = "agentdex"
+runpy.run_module("agentdex", run_name="__main__")
+"""
+
+
+def test_a_listening_resident_checks_instead_of_a_fork(
+    resident: int, indexed: Path, tmp_path: Path
+) -> None:
+    """With a resident listening, the client forks no check: the resident checks (after
+    the request came), and its answer equals the search's own. A change made since is
+    found by that check and refreshed here. Without a resident, the check is forked."""
+    import subprocess
+    import sys
+
+    from conftest import SRC_DIR
+
+    forks = tmp_path / "forks"
+
+    def search(*args: str, env: dict[str, str] | None = None) -> tuple[Any, ...]:
+        forks.unlink(missing_ok=True)
+        full = {**os.environ, "FORKS": str(forks), "PYTHONPATH": str(SRC_DIR), **(env or {})}
+        done = subprocess.run(
+            [sys.executable, "-c", _COUNTING_FORKS, *args],
+            capture_output=True,
+            text=True,
+            env=full,
+            timeout=60,
+            check=False,
+        )
+        count = len(forks.read_text().splitlines()) if forks.exists() else 0
+        return (done.returncode, _SECONDS.sub("", done.stdout), done.stderr), count
+
+    assert search_resident.listening(None)
+    before = _requests()
+    served, forked = search("search", "--json", "quokka")
+    assert forked == 0 and _requests() == before + 1
+    assert '"files_parsed": 0' in served[1]
+    itself, forked_itself = search("search", "--json", "quokka", env=OFF)
+    assert forked_itself == 1 and served == itself
+    with open(indexed, "ab") as handle:
+        handle.write(claude_line("c1", "a potoroo by the quokka", 40))
+    changed, forked = search("search", "--json", "potoroo")
+    assert changed[0] == 0 and "a potoroo by the quokka" in changed[1]
+    assert '"records_added": 1' in changed[1] and forked == 0  # the resident's check found it
+    again, forked = search("search", "--json", "potoroo")
+    assert forked == 0 and again[0] == 0 and '"files_parsed": 0' in again[1]
+    assert again == search("search", "--json", "potoroo", env=OFF)[0]
+
+
+def test_listening_needs_the_switch_a_servable_search_and_the_socket(
+    resident: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert search_resident.listening(None)
+    assert not search_resident.listening("relative/home")
+    monkeypatch.setenv("AGENTDEX_RESIDENT_SEARCH", "0")
+    assert not search_resident.listening(None)
+    monkeypatch.setenv("AGENTDEX_RESIDENT_SEARCH", "1")
+    search_resident.stop()
+    assert _wait(lambda: not search_resident.listening(None), 15)

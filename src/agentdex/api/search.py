@@ -28,6 +28,8 @@ from agentdex.records import iso_utc
 from agentdex.search.budget import Budget, default_seconds
 
 if TYPE_CHECKING:
+    import threading
+
     from agentdex.api.conversations import (
         ConversationsResult,
         conversations,
@@ -291,16 +293,19 @@ def search(
     return _search_index(result, budget, **options)
 
 
-def answer_now(query: str, seconds: float | None, **options: Any) -> SearchResult:
+def answer_now(
+    query: str, seconds: float | None, cancel: threading.Event | None = None, **options: Any
+) -> SearchResult:
     """What :func:`search` answers from the index as it is, without a refresh or a
     check: the search resident's work (:mod:`agentdex.api.search_resident_server`),
     given ``search``'s keywords (``mode``, ``home``... but no ``rows``) and the time
     budget's ``seconds`` (None: the configured one, started here, as ``search`` does
-    while its forked check runs). The query is checked first (UsageError)."""
+    while its forked check runs; ``cancel`` stops it, as the check's signal does there).
+    The query is checked first (UsageError)."""
     _validate(options["limit"], options["sort"], options["case"])
     mode = options["mode"]
     _check(query, regex=options["regex"], word=options["word"], now=options["now"], mode=mode)
-    budget = Budget(seconds)
+    budget = Budget(seconds, cancel=cancel)
     if seconds is None:
         budget.seconds = default_seconds()
         budget.start()

@@ -42,7 +42,7 @@ from typing import Any
 from agentdex.errors import AgentdexError
 
 #: bumped when the messages change: a resident of another protocol listens elsewhere
-PROTOCOL = 1
+PROTOCOL = 3
 IDLE_SECONDS = 600.0
 #: how long a client waits to be accepted by a resident that runs
 CONNECT_SECONDS = 1.0
@@ -121,6 +121,22 @@ class Answer:
         return self.data
 
 
+class Printed:
+    """A search's ``--json`` or ``--ndjson`` output as the resident rendered it (with the
+    CLI's own functions, :mod:`agentdex.api.json_text`), and what the exit needs."""
+
+    __slots__ = ("coverage", "found", "output", "stats", "status")
+
+    def __init__(self, header: dict[str, Any], output: bytes) -> None:
+        self.output = output
+        self.status: str = header.get("status", "ok")
+        #: anything found (exit 0), else exit 1
+        self.found = bool(header.get("found"))
+        #: for a partial answer's line on stderr
+        self.stats: dict[str, Any] = header.get("stats") or {}
+        self.coverage: Any = header.get("coverage")
+
+
 class Fallback:
     """No answer from the resident: search in this process (``known``: the store files
     the check found changed, when they are all that changed)."""
@@ -196,17 +212,21 @@ def servable(home: str | None) -> bool:
 # -- wire (both ends) ----------------------------------------------------------------------
 
 
-def send(sock: socket.socket, message: dict[str, Any]) -> None:
-    """One JSON message, then this end's writing side closed (the message's end)."""
-    import orjson
+def send(sock: socket.socket, message: dict[str, Any], body: bytes = b"") -> None:
+    """One message, then this end's writing side closed (the message's end): its header
+    as JSON (small: the standard library's ``json`` reads it, so a client never imports
+    orjson for it), then ``body`` as it is (the answer's JSON, or the printed output)."""
+    import json
 
-    sock.sendall(orjson.dumps(message, option=orjson.OPT_NON_STR_KEYS, default=str))
+    head = json.dumps(message, default=str).encode("utf-8", "surrogatepass")
+    sock.sendall(struct.pack(">I", len(head)) + head + body)
     sock.shutdown(socket.SHUT_WR)
 
 
-def receive(sock: socket.socket) -> dict[str, Any]:
-    """The other end's message: everything until it closes its writing side."""
-    import orjson
+def receive(sock: socket.socket) -> tuple[dict[str, Any], bytes]:
+    """The other end's message, everything until it closes its writing side: the header
+    and the body (see :func:`send`)."""
+    import json
 
     parts, size = [], 0
     while True:
@@ -217,10 +237,16 @@ def receive(sock: socket.socket) -> dict[str, Any]:
         if size > MAX_MESSAGE:
             raise ValueError("message too large")
         parts.append(part)
-    message = orjson.loads(b"".join(parts))
+    whole = b"".join(parts)
+    if len(whole) < 4:
+        raise ValueError("malformed message")
+    end = 4 + struct.unpack(">I", whole[:4])[0]
+    if end > len(whole):
+        raise ValueError("malformed message")
+    message = json.loads(whole[4:end].decode("utf-8", "surrogatepass"))
     if not isinstance(message, dict):
         raise ValueError("malformed message")
-    return message
+    return message, whole[end:]
 
 
 def peer_uid(sock: socket.socket) -> int | None:
@@ -264,15 +290,18 @@ def search(
     *,
     refresh_first: bool,
     seconds: float | None,
+    render: str | None = None,
     **options: Any,
-) -> Answer | Fallback:
+) -> Answer | Printed | Fallback:
     """``query`` answered by the resident, or :class:`Fallback` (search in this process).
 
     ``options``: :data:`OPTIONS` (``search``'s keywords); ``seconds``: the time budget
     (None: the configured one). ``refresh_first``: keep the answer only when this
     process's forked check (:func:`agentdex.api.check_early.start`) says nothing
-    changed. Raises :class:`RemoteError` for the search's own errors (a bad query...)
-    when the index is fresh, as the search here would have."""
+    changed, or, when none was forked (:func:`listening`), the resident's own check,
+    run after the request came. ``render`` (``"json"``, ``"ndjson"``): the resident may
+    print that itself (:class:`Printed`). Raises :class:`RemoteError` for the search's own
+    errors (a bad query...) when the index is fresh, as the search here would have."""
     global _wanted
     if not enabled() or not servable(options.get("home")):
         return Fallback()
@@ -285,8 +314,8 @@ def search(
         from agentdex.api import check_early
 
         early = check_early.take(None, options.get("home")) if refresh_first else None
-        if refresh_first and early is None:
-            return Fallback()  # no forked check: the search here checks for itself
+        # no forked check (cli.main forks none when a resident listens): the resident checks
+        checks_there = refresh_first and early is None
         if early is not None and early.changed:  # signalled already: no answer to ask for
             return Fallback(_checked(early, options.get("home"))[1])
         request = {
@@ -296,6 +325,9 @@ def search(
             "query": query,
             "options": options,
             "seconds": seconds,
+            "check": checks_there,
+            # the resident prints only what needs nothing of this process (its check's line)
+            "render": render if checks_there or not refresh_first else None,
         }
         try:
             send(sock, request)
@@ -312,10 +344,43 @@ def search(
         budget = seconds if seconds is not None else _configured_seconds()
         sock.settimeout(budget + ANSWER_MARGIN)
         try:
-            answer = receive(sock)
+            answer, body = receive(sock)
         except (OSError, ValueError):
             return Fallback()
-    return _read(answer, refresh)
+    if checks_there:
+        if not answer.get("ok") and "changed" in answer:  # refresh here, then search
+            return Fallback(_sent_changes(answer["changed"], options.get("home")))
+        refresh = answer.get("refresh")
+        if not isinstance(refresh, dict) and answer.get("printed") is not True:
+            return Fallback()  # printed: the check's line is in the output already
+    return _read(answer, body, refresh)
+
+
+def listening(home: str | None) -> bool:
+    """Is a resident searcher likely to answer a search of ``home`` here (enabled, a
+    servable search, its socket there)? :func:`agentdex.cli.main` then forks no refresh
+    check: the resident checks (a wrong guess: the search here checks for itself)."""
+    if not enabled() or not servable(home):
+        return False
+    try:
+        return (run_dir() / socket_name()).exists()
+    except OSError:
+        return False
+
+
+def _sent_changes(sent: Any, home: str | None) -> Any:
+    """The resident's check's changed store files, as this process's refresh takes them
+    (None: only discovery knows, or the manifest changed since)."""
+    if not isinstance(sent, dict):
+        return None
+    from agentdex.api.check_ahead import index_root
+    from agentdex.ingest.manifest import changes_from
+
+    try:
+        location = Path(index_root(None, home=home))
+        return changes_from(location, home, sent["stamp"], sent["now"], sent["sources"])
+    except (KeyError, TypeError, AttributeError):
+        return None
 
 
 def _configured_seconds() -> float:
@@ -345,10 +410,20 @@ def _checked(early: Any, home: str | None) -> tuple[bool, Any]:
     return False, None
 
 
-def _read(answer: dict[str, Any], refresh: dict[str, Any] | None) -> Answer | Fallback:
-    """The resident's answer as this process's search would have returned it."""
+def _read(answer: dict[str, Any], body: bytes, refresh: dict[str, Any] | None) -> Any:
+    """The resident's answer as this process's search would have returned it: an
+    :class:`Answer`, or :class:`Printed` when the resident rendered the output."""
     if answer.get("ok"):
-        data, spans = answer.get("result"), answer.get("highlights")
+        if answer.get("printed") is True:
+            return Printed(answer, body)
+        import orjson
+
+        try:
+            whole = orjson.loads(body)
+        except orjson.JSONDecodeError:
+            return Fallback()
+        data = whole.get("result") if isinstance(whole, dict) else None
+        spans = whole.get("highlights") if isinstance(whole, dict) else None
         if not isinstance(data, dict) or not isinstance(spans, list):
             return Fallback()
         if refresh is not None:  # as api.search puts its check's line first
@@ -428,7 +503,7 @@ def status() -> dict[str, Any]:
     try:
         with sock:
             send(sock, {"op": "status"})
-            header = receive(sock)
+            header = receive(sock)[0]
     except (OSError, ValueError):
         return info
     info["running"] = bool(header.get("ok"))
@@ -446,6 +521,6 @@ def stop() -> bool:
     try:
         with sock:
             send(sock, {"op": "stop"})
-            return bool(receive(sock).get("ok"))
+            return bool(receive(sock)[0].get("ok"))
     except (OSError, ValueError):
         return False

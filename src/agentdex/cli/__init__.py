@@ -50,9 +50,10 @@ def main(argv: list[str] | None = None) -> Any:
 
     search, home = checked_search(sys.argv[1:])
     if search:
-        from agentdex.api import check_early
+        from agentdex.api import check_early, search_resident
 
-        check_early.start(home)
+        if not search_resident.listening(home):  # else the resident checks, not a fork
+            check_early.start(home)
     call = search_call(sys.argv[1:])
     try:
         if call is not None:  # a search click would run as it is: run it without click

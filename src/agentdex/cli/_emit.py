@@ -8,37 +8,32 @@ here so that a fresh ``agentdex search``, which runs without importing click
 from __future__ import annotations
 
 import os
-import re
 import sys
 from typing import Any, NoReturn
 
-import orjson
-
 from agentdex.errors import UsageError
-
-#: what orjson writes raw but a terminal acts on: DEL and the C1 controls (U+0080-U+009F)
-_RAW_CONTROLS = re.compile(rb"\x7f|\xc2[\x80-\x9f]")
 
 
 def json_bytes(data: Any, option: int = 0) -> bytes:
-    """``data`` as JSON with *every* control character escaped: orjson escapes the C0
-    ones; DEL and C1 (which it writes as UTF-8) become ``\\u007f``, ``\\u009b``... too.
-    In JSON text those bytes can only be inside strings, so the escape is exact."""
-    raw = orjson.dumps(data, option=option | orjson.OPT_NON_STR_KEYS, default=str)
-    if b"\x7f" not in raw and b"\xc2" not in raw:
-        return raw  # two byte searches: the regex scan costs ~7 ns a byte (20 ms for 3 MB)
-    return _RAW_CONTROLS.sub(lambda m: b"\\u%04x" % ord(m.group().decode()), raw)
+    """``data`` as JSON with every control character escaped (:mod:`agentdex.api.json_text`;
+    orjson is imported there, when something is printed as JSON)."""
+    from agentdex.api.json_text import json_bytes as encoded
+
+    return encoded(data, option)
 
 
 def emit_json(data: Any) -> None:
     """Write one JSON document to stdout."""
-    sys.stdout.buffer.write(json_bytes(data, orjson.OPT_INDENT_2))
-    sys.stdout.buffer.write(b"\n")
+    from agentdex.api.json_text import json_document
+
+    sys.stdout.buffer.write(json_document(data))
     sys.stdout.flush()
 
 
 def emit_ndjson(data: Any) -> None:
-    sys.stdout.buffer.write(json_bytes(data) + b"\n")
+    from agentdex.api.json_text import ndjson_line
+
+    sys.stdout.buffer.write(ndjson_line(data))
 
 
 def say(message: str) -> None:

@@ -87,8 +87,15 @@ def run(
             home=home,
             here=cwd,
             only_here=only_here,
+            render="json" if as_json else "ndjson" if ndjson else None,
             **options,
         )
+        if isinstance(result, search_resident.Printed):  # the resident printed it as below
+            sys.stdout.buffer.write(result.output)
+            sys.stdout.flush()
+            if result.status == "partial":
+                _stopped(result.stats, result.coverage)
+            return 0 if result.found else 1
         if isinstance(result, search_resident.Fallback):
             result = _search_here(
                 query,

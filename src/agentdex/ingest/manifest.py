@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from stat import S_ISDIR
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -212,6 +213,90 @@ def check(root: Path, home: str | None) -> tuple[int | None, Changes | None]:
             return None, None  # the store file itself vanished: its directory knows
         sources[store_file] = entry
     return None, Changes(data, stamp, now, sources)
+
+
+class KeptCheck:
+    """:func:`check` for a process that checks again and again (the resident searcher).
+
+    A fresh search's check parses the manifest and formats a signature string per
+    noted path (~10,700 at 1 GB: ~40 ms of Python beside ~40 ms of ``stat``). This
+    keeps each version of the manifest parsed, its noted states as the numbers a
+    ``stat`` gives, and compares those. It answers "nothing changed" only when every
+    noted path's :func:`agentdex.paths.stat_signature` equals the noted one, as
+    :func:`check` does; whenever anything differs, :func:`check` itself says what.
+    """
+
+    __slots__ = ("_data", "_key", "_noted")
+
+    def __init__(self) -> None:
+        self._key: tuple[str, str, str] | None = None
+        self._data: dict[str, Any] = {}
+        self._noted: list[tuple[str, int, int, int]] = []
+
+    def check(self, root: Path, home: str | None) -> tuple[int | None, Changes | None]:
+        if (root / "BUILDING").exists():
+            return None, None
+        try:
+            key = (str(root), _stamp(root), (root / "CURRENT").read_text().strip())
+        except OSError:
+            return None, None
+        if key != self._key:
+            self._key = None
+            loaded = _load(root, home)
+            noted = _noted_states(loaded[0]["paths"]) if loaded is not None else None
+            if loaded is None or loaded[1] != key[1] or noted is None:
+                return check(root, home)
+            self._key, self._data, self._noted = key, loaded[0], noted
+        elif self._data.get("fingerprint") != fingerprint(home):  # the config file changed
+            return check(root, home)
+        if _unchanged(self._noted):
+            return _files(self._data), None
+        return check(root, home)
+
+
+#: a noted state's kind in :class:`KeptCheck`
+_MISSING, _DIRECTORY, _FILE = 0, 1, 2
+
+
+def _noted_states(paths: dict[str, Any]) -> list[tuple[str, int, int, int]] | None:
+    """``(path, kind, size, mtime_ns)`` of each noted signature; None if one is not a
+    signature :func:`agentdex.paths.stat_signature` writes."""
+    states = []
+    try:
+        for path, noted in paths.items():
+            kind, _, rest = noted.partition(":")
+            if noted == "missing":
+                states.append((path, _MISSING, 0, 0))
+            elif kind == "d":
+                states.append((path, _DIRECTORY, 0, int(rest)))
+            elif kind == "f":
+                size, _, mtime = rest.partition(":")
+                states.append((path, _FILE, int(size), int(mtime)))
+            else:
+                return None
+    except (AttributeError, ValueError):
+        return None
+    return states
+
+
+def _unchanged(states: list[tuple[str, int, int, int]]) -> bool:
+    """Does every path still have its noted state (``stat_signature``'s rules)?"""
+    stat = os.stat
+    for path, kind, size, mtime in states:
+        try:
+            st = stat(path)
+        except OSError:
+            if kind == _MISSING:
+                continue
+            return False
+        if kind == _MISSING or st.st_mtime_ns != mtime:
+            return False
+        if S_ISDIR(st.st_mode):
+            if kind != _DIRECTORY:
+                return False
+        elif kind != _FILE or st.st_size != size:
+            return False
+    return True
 
 
 def changes_from(
