@@ -213,40 +213,19 @@ def servable(home: str | None) -> bool:
 
 
 def send(sock: socket.socket, message: dict[str, Any], body: bytes = b"") -> None:
-    """One message, then this end's writing side closed (the message's end): its header
-    as JSON (small: the standard library's ``json`` reads it, so a client never imports
-    orjson for it), then ``body`` as it is (the answer's JSON, or the printed output)."""
-    import json
+    """One message (:mod:`agentdex.semantic.framing`: a JSON header the standard
+    library reads, so a client never imports orjson for it; then ``body`` as it is, the
+    answer's JSON or the printed output)."""
+    from agentdex.semantic import framing
 
-    head = json.dumps(message, default=str).encode("utf-8", "surrogatepass")
-    sock.sendall(struct.pack(">I", len(head)) + head + body)
-    sock.shutdown(socket.SHUT_WR)
+    framing.send(sock, message, body)
 
 
 def receive(sock: socket.socket) -> tuple[dict[str, Any], bytes]:
-    """The other end's message, everything until it closes its writing side: the header
-    and the body (see :func:`send`)."""
-    import json
+    """The other end's message: its header and body (see :func:`send`)."""
+    from agentdex.semantic import framing
 
-    parts, size = [], 0
-    while True:
-        part = sock.recv(1 << 20)
-        if not part:
-            break
-        size += len(part)
-        if size > MAX_MESSAGE:
-            raise ValueError("message too large")
-        parts.append(part)
-    whole = b"".join(parts)
-    if len(whole) < 4:
-        raise ValueError("malformed message")
-    end = 4 + struct.unpack(">I", whole[:4])[0]
-    if end > len(whole):
-        raise ValueError("malformed message")
-    message = json.loads(whole[4:end].decode("utf-8", "surrogatepass"))
-    if not isinstance(message, dict):
-        raise ValueError("malformed message")
-    return message, whole[end:]
+    return framing.receive(sock, MAX_MESSAGE)
 
 
 def peer_uid(sock: socket.socket) -> int | None:

@@ -26,7 +26,6 @@ import contextlib
 import os
 import signal
 import socket
-import struct
 import sys
 import threading
 import time
@@ -35,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from agentdex.api import search_resident as wire
 from agentdex.errors import AgentdexError
+from agentdex.semantic import framing
 from agentdex.semantic.resident_server import Resident, _same_user
 
 if TYPE_CHECKING:
@@ -319,24 +319,23 @@ def _reap(pid: int) -> None:
 
 
 def _checker_loop(conn: socket.socket, kept: Any) -> int:
-    """The checker's life: a request (the home, JSON), the answer (JSON), until EOF."""
-    import orjson
-
+    """The checker's life: a request (the home), its answer, until the resident closes."""
     from agentdex.index.store import index_root
 
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     while True:
-        request = _frame_in(conn)
-        if request is None:
+        try:
+            request, _ = framing.receive(conn, wire.MAX_MESSAGE)
+        except (OSError, ValueError):  # the resident closed its end (or a bug): leave
             return 0
-        home = orjson.loads(request)
+        home = request.get("home")
         started = time.monotonic()
         try:
             files, changes = kept.check(Path(index_root(None, home=home)), home)
         except Exception as exc:  # a bug: the search here says it cannot tell
             print(f"check failed: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
             files, changes = None, None
-        _frame_out(conn, orjson.dumps(_found(files, changes, started)))
+        framing.send(conn, _found(files, changes, started))
 
 
 def _found(files: int | None, changes: Any, started: float) -> dict[str, Any]:
@@ -350,48 +349,20 @@ def _found(files: int | None, changes: Any, started: float) -> dict[str, Any]:
 
 
 def _ask_checker(checker: socket.socket, home: str | None) -> bool:
-    import orjson
-
     try:
-        _frame_out(checker, orjson.dumps(home))
+        framing.send(checker, {"home": home})
     except OSError:
         return False
     return True
 
 
 def _checker_answer(checker: socket.socket) -> dict[str, Any] | None:
-    import orjson
-
     try:
         checker.settimeout(CHECKER_SECONDS)
-        frame = _frame_in(checker)
-        found = None if frame is None else orjson.loads(frame)
+        found, _ = framing.receive(checker, wire.MAX_MESSAGE)
     except (OSError, ValueError):
         return None
-    return found if isinstance(found, dict) else None
-
-
-def _frame_out(conn: socket.socket, payload: bytes) -> None:
-    conn.sendall(struct.pack(">I", len(payload)) + payload)
-
-
-def _frame_in(conn: socket.socket) -> bytes | None:
-    """One length-prefixed message, or None at the other end's close."""
-    head = _exactly(conn, 4)
-    if head is None:
-        return None
-    return _exactly(conn, struct.unpack(">I", head)[0])
-
-
-def _exactly(conn: socket.socket, size: int) -> bytes | None:
-    parts, left = [], size
-    while left:
-        part = conn.recv(min(left, 1 << 20))
-        if not part:
-            return None
-        parts.append(part)
-        left -= len(part)
-    return b"".join(parts)
+    return found
 
 
 def main(argv: list[str] | None = None) -> int:

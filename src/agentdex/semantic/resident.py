@@ -38,16 +38,15 @@ heavy (numpy only when vectors come back).
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import socket
-import struct
 import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agentdex.semantic import framing
 from agentdex.semantic.model import DEFAULT, ModelSpec, ModelUnavailable, model_file
 from agentdex.semantic.switches import run_dir, seconds_setting, switched_on
 
@@ -68,7 +67,6 @@ ANSWER_SECONDS = 10.0
 MAX_MESSAGE = 4 << 20
 #: AF_UNIX paths longer than this are reached through ``/proc/self/fd/N/``
 _SUN_PATH = 100
-_HEADER = struct.Struct(">I")
 
 
 def enabled() -> bool:
@@ -93,35 +91,13 @@ def socket_name(spec: ModelSpec = DEFAULT) -> str:
 
 
 def send(sock: socket.socket, header: dict[str, Any], payload: bytes = b"") -> None:
-    """One message: a 4-byte length, a JSON header, then ``header['bytes']`` raw bytes."""
-    if payload:
-        header = {**header, "bytes": len(payload)}
-    body = json.dumps(header, separators=(",", ":")).encode()
-    sock.sendall(_HEADER.pack(len(body)) + body + payload)
+    """One message (:mod:`agentdex.semantic.framing`)."""
+    framing.send(sock, header, payload)
 
 
 def receive(sock: socket.socket) -> tuple[dict[str, Any], bytes]:
-    (size,) = _HEADER.unpack(_exactly(sock, _HEADER.size))
-    if size > MAX_MESSAGE:
-        raise ValueError("message too large")
-    header = json.loads(_exactly(sock, size))
-    if not isinstance(header, dict):
-        raise ValueError("malformed message")
-    extra = header.get("bytes", 0)
-    if not isinstance(extra, int) or not 0 <= extra <= MAX_MESSAGE:
-        raise ValueError("malformed message")
-    return header, _exactly(sock, extra) if extra else b""
-
-
-def _exactly(sock: socket.socket, size: int) -> bytes:
-    parts, left = [], size
-    while left:
-        part = sock.recv(min(left, 1 << 20))
-        if not part:
-            raise ConnectionError("the other end closed the connection")
-        parts.append(part)
-        left -= len(part)
-    return b"".join(parts)
+    """One message of at most :data:`MAX_MESSAGE` bytes (:mod:`agentdex.semantic.framing`)."""
+    return framing.receive(sock, MAX_MESSAGE)
 
 
 @contextlib.contextmanager
