@@ -207,6 +207,29 @@ def test_the_switch_off_asks_nothing(resident: int, run_cli: Any) -> None:
     assert _requests() == 0
 
 
+def test_doctor_says_whether_a_resident_searches(resident: int, run_cli: Any) -> None:
+    """``doctor`` reports the resident searcher (never starting one): running with its
+    pid, then not running once it left, then off with the switch."""
+    import json
+
+    def searcher(env: dict[str, str] | None = None) -> dict[str, Any]:
+        done = run_cli("doctor", "--json", env=env)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)["searcher"]
+
+    running = searcher()
+    assert (running["enabled"], running["running"], running["pid"]) == (True, True, resident)
+    assert running["socket"].endswith(search_resident.socket_name())
+    assert f"pid {resident}" in run_cli("doctor").stdout
+    assert search_resident.stop()
+    assert _wait(lambda: not search_resident.status()["running"])
+    assert (searcher()["enabled"], searcher()["running"]) == (True, False)
+    assert "the next search starts it" in run_cli("doctor").stdout
+    assert searcher(OFF)["enabled"] is False
+    assert "AGENTDEX_RESIDENT_SEARCH=0" in run_cli("doctor", env=OFF).stdout
+    assert search_resident.status()["running"] is False  # doctor started none
+
+
 def test_another_environment_is_searched_here(resident: int, run_cli: Any) -> None:
     env = {"AGENTDEX_NOW": "2026-12-01T00:00:00Z"}  # not the resident's
     served = _run(run_cli, ["search", "--json", "quokka"], env)

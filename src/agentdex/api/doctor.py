@@ -97,6 +97,7 @@ def doctor(home: str | None = None) -> dict[str, Any]:
         "index": index_status(home=home),
         "semantic": _semantic_report(home),
         "embedder": _embedder_report(),
+        "searcher": _searcher_report(),
         "wsl": _wsl_report(),
         "environment": _environment(),
         "warnings": warnings,
@@ -123,6 +124,14 @@ def _semantic_report(home: str | None) -> dict[str, Any]:
 def _embedder_report() -> dict[str, Any]:
     """The resident embedder (agentdex.semantic.resident): running or not; never started."""
     from agentdex.semantic.resident import status
+
+    return status()
+
+
+def _searcher_report() -> dict[str, Any]:
+    """The resident searcher of this data dir and code (agentdex.api.search_resident):
+    running or not; never started."""
+    from agentdex.api.search_resident import status
 
     return status()
 

@@ -72,6 +72,7 @@ def _human(data: dict[str, Any], show_all: bool) -> None:
     else:
         sem_state = "[dim]nothing to embed yet[/]"
     embedder = _embedder_state(data["embedder"], path)
+    searcher = _searcher_state(data["searcher"], path)
     wsl = data["wsl"]
     wsl_state = "on" if wsl["enabled"] else "off"
     if wsl["forced"] is not None:
@@ -86,6 +87,7 @@ def _human(data: dict[str, Any], show_all: bool) -> None:
         ("index", f"{path(index['path'])}  {index_state}"),
         ("embeddings", sem_state),
         ("embedder", embedder),
+        ("searcher", searcher),
         ("WSL bridge", wsl_state),
     ):
         out.print(f"[bold]{label:<11}[/]{value}", soft_wrap=True)
@@ -136,12 +138,27 @@ def _human(data: dict[str, Any], show_all: bool) -> None:
     )
 
 
+def _idle(info: dict[str, Any]) -> str:
+    minutes = info.get("idle_exit_seconds", 0) / 60
+    return f"{minutes:.0f} min" if minutes >= 1 else f"{minutes * 60:.0f} s"
+
+
+def _searcher_state(info: dict[str, Any], path: Callable[[str], str]) -> str:
+    """``resident, pid 123, 60 MB, 4 searches; exits after 10 min idle`` (or why not)."""
+    if info.get("running"):
+        rss = f", {info['rss_mb']:.0f} MB" if info.get("rss_mb") is not None else ""
+        state = f"resident, pid {info.get('pid')}{rss}, {info.get('requests', 0)} searches"
+        return f"{state}; exits after {_idle(info)} idle  [dim]{path(info['socket'])}[/]"
+    if not info.get("enabled"):
+        return "[dim]off (AGENTDEX_RESIDENT_SEARCH=0): each search runs in its own process[/]"
+    return f"[dim]not running (the next search starts it; it exits after {_idle(info)} idle)[/]"
+
+
 def _embedder_state(info: dict[str, Any], path: Callable[[str], str]) -> str:
     """``resident, pid 123, 290 MB, 4 queries; exits after 10 min idle`` (or why not)."""
     from rich.markup import escape
 
-    minutes = info.get("idle_exit_seconds", 0) / 60
-    idle = f"{minutes:.0f} min" if minutes >= 1 else f"{minutes * 60:.0f} s"
+    idle = _idle(info)
     if info.get("running"):
         rss = f", {info['rss_mb']:.0f} MB" if info.get("rss_mb") is not None else ""
         state = f"resident, pid {info.get('pid')}{rss}, {info.get('requests', 0)} queries"
