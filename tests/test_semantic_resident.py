@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from agentdex.semantic import sockets
 from semantic_support import THROTTLE, write_history
 
 QUERY = "where did we deal with the upstream service throttling us"
@@ -100,9 +101,9 @@ def test_resident_survives_garbage(resident: Any) -> None:
     for junk in (b"\xff\xff\xff\xffxx", b"\x00\x00\x00\x02[]", b"\x00\x00\x00\x03not"):
         raw = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         raw.settimeout(10)
-        # through resident.address as the client connects: a pytest tmp path plus the
+        # through sockets.address as the client connects: a pytest tmp path plus the
         # socket name can pass the 108 bytes an AF_UNIX path may have
-        with resident.address(Path(info["socket"]).parent, Path(info["socket"]).name) as where:
+        with sockets.address(Path(info["socket"]).parent, Path(info["socket"]).name) as where:
             raw.connect(where)
         raw.sendall(junk)
         raw.shutdown(socket.SHUT_WR)

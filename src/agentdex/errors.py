@@ -82,6 +82,16 @@ class UnsupportedError(AgentdexError):
     code = "UNSUPPORTED"
 
 
+class RemoteError(AgentdexError):
+    """An error a resident searcher's search met, with the code and exit status it had
+    there: the CLI reports it as the search in its own process would have."""
+
+    def __init__(self, code: str, message: str, exit_code: int, detail: Any = None) -> None:
+        super().__init__(message, detail=detail)
+        self.code = code
+        self.exit_code = exit_code
+
+
 class ConfigError(UsageError):
     """The configuration file is invalid (names file, line and key)."""
 

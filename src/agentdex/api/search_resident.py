@@ -35,11 +35,12 @@ from __future__ import annotations
 
 import os
 import socket
-import struct
 from pathlib import Path
 from typing import Any
 
-from agentdex.errors import AgentdexError
+from agentdex.errors import RemoteError
+from agentdex.semantic import sockets
+from agentdex.semantic.sockets import connect, digest
 
 #: bumped when the messages change: a resident of another protocol listens elsewhere
 PROTOCOL = 3
@@ -50,8 +51,6 @@ CONNECT_SECONDS = 1.0
 ANSWER_MARGIN = 2.0
 #: largest message either end accepts
 MAX_MESSAGE = 256 << 20
-#: AF_UNIX paths longer than this are reached through ``/proc/self/fd/N/``
-_SUN_PATH = 100
 #: environment variables a search reads (besides every ``AGENTDEX_*``): the resident
 #: serves only clients whose values are its own
 _READ = ("HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "TZ")
@@ -97,17 +96,9 @@ OPTIONS: dict[str, type | tuple[type, ...]] = {
 _wanted = False
 
 
-class RemoteError(AgentdexError):
-    """An error the resident's search met, with the code and exit status it had there."""
-
-    def __init__(self, code: str, message: str, exit_code: int, detail: Any = None) -> None:
-        super().__init__(message, detail=detail)
-        self.code = code
-        self.exit_code = exit_code
-
-
 class Answer:
-    """What the CLI reads of a :class:`agentdex.api.search.SearchResult`, from the resident."""
+    """What the CLI reads of a :class:`agentdex.api.search.SearchResult`, from a resident
+    (this one, or the team searcher: :mod:`agentdex.api.team_resident`)."""
 
     __slots__ = ("data", "highlights", "results", "status")
 
@@ -176,7 +167,7 @@ def code_stamp() -> str:
 
 def socket_name() -> str:
     """``search-<8 hex of the code stamp>-p<protocol>.sock``."""
-    return f"search-{_digest(code_stamp())}-p{PROTOCOL}.sock"
+    return f"search-{digest(code_stamp())}-p{PROTOCOL}.sock"
 
 
 def environment_digest(environ: Any = None) -> str:
@@ -187,14 +178,7 @@ def environment_digest(environ: Any = None) -> str:
         for k, v in env.items()
         if (k.startswith("AGENTDEX_") and k not in _WHERE) or k in _READ
     )
-    return _digest("\0".join(f"{k}={v}" for k, v in items))
-
-
-def _digest(text: str) -> str:
-    """8 hex digits of ``text`` (CRC-32: a name, a check that two ends agree)."""
-    from binascii import crc32
-
-    return f"{crc32(text.encode('utf-8', 'surrogateescape')):08x}"
+    return digest("\0".join(f"{k}={v}" for k, v in items))
 
 
 def servable(home: str | None) -> bool:
@@ -226,39 +210,6 @@ def receive(sock: socket.socket) -> tuple[dict[str, Any], bytes]:
     from agentdex.semantic import framing
 
     return framing.receive(sock, MAX_MESSAGE)
-
-
-def peer_uid(sock: socket.socket) -> int | None:
-    """The uid of the process at the other end (None where the system cannot say)."""
-    option = getattr(socket, "SO_PEERCRED", None)
-    if option is None:
-        return None
-    creds = sock.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i"))
-    return int(struct.unpack("3i", creds)[1])
-
-
-def connect(folder: Path, name: str, timeout: float) -> socket.socket | None:
-    """A connection to a resident of this uid listening at ``folder/name``, or None."""
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    sock.settimeout(timeout)
-    try:
-        full = str(folder / name)
-        if len(full.encode("utf-8", "surrogateescape")) <= _SUN_PATH:
-            sock.connect(full)
-        else:
-            fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-            try:
-                sock.connect(f"/proc/self/fd/{fd}/{name}")
-            finally:
-                os.close(fd)
-        uid = peer_uid(sock)
-    except OSError:  # no socket, a stale one, a folder not there
-        sock.close()
-        return None
-    if uid is not None and uid != os.getuid():
-        sock.close()  # another user's process: never sent a query
-        return None
-    return sock
 
 
 # -- the client ----------------------------------------------------------------------------
@@ -467,39 +418,19 @@ def spawn(folder: Path, name: str) -> int | None:
         os.close(log)
 
 
+def _header(sock: socket.socket, request: dict[str, Any]) -> dict[str, Any]:
+    send(sock, request)
+    return receive(sock)[0]
+
+
 def status() -> dict[str, Any]:
     """Whether a resident searcher runs, and what it says (never starts one)."""
-    folder, name = run_dir(), socket_name()
-    info: dict[str, Any] = {
-        "enabled": enabled(),
-        "running": False,
-        "socket": str(folder / name),
-        "idle_exit_seconds": idle_seconds(),
-    }
-    sock = connect(folder, name, 2.0)
-    if sock is None:
-        return info
-    try:
-        with sock:
-            send(sock, {"op": "status"})
-            header = receive(sock)[0]
-    except (OSError, ValueError):
-        return info
-    info["running"] = bool(header.get("ok"))
-    for key in ("pid", "started", "last_used", "requests", "rss_mb"):
-        if key in header:
-            info[key] = header[key]
-    return info
+    keys = ("pid", "started", "last_used", "requests", "rss_mb")
+    return sockets.status(
+        run_dir(), socket_name(), _header, enabled=enabled(), idle=idle_seconds(), keys=keys
+    )
 
 
 def stop() -> bool:
     """Ask a running resident to exit now; True if one answered."""
-    sock = connect(run_dir(), socket_name(), 2.0)
-    if sock is None:
-        return False
-    try:
-        with sock:
-            send(sock, {"op": "stop"})
-            return bool(receive(sock)[0].get("ok"))
-    except (OSError, ValueError):
-        return False
+    return sockets.stop(run_dir(), socket_name(), _header)

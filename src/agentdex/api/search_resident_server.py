@@ -35,19 +35,16 @@ from typing import TYPE_CHECKING, Any
 from agentdex.api import search_resident as wire
 from agentdex.errors import AgentdexError
 from agentdex.semantic import framing
-from agentdex.semantic.resident_server import Resident, _same_user
+from agentdex.semantic.resident_server import MainThreadResident, serve
 
 if TYPE_CHECKING:
     from agentdex.ingest.manifest import KeptCheck
 
-#: how long a client may take to send its request, and to read the answer
-REQUEST_SECONDS = 5.0
-ANSWER_SECONDS = 60.0
 #: a time budget above this is refused (the client searches itself)
 MAX_SECONDS = 3600.0
 
 
-class SearchResident(Resident):
+class SearchResident(MainThreadResident):
     def __init__(self, folder: Path, name: str, idle: float) -> None:
         super().__init__(folder, name, "search", idle)
         self.digest = wire.environment_digest()
@@ -73,52 +70,14 @@ class SearchResident(Resident):
             self.error = f"cannot import the search: {exc}"
         self.ready.set()
 
-    def _serve(self, listener: socket.socket) -> None:
-        while not self.done.is_set():
-            try:
-                conn, _ = listener.accept()
-            except TimeoutError:
-                if self._should_exit():
-                    return
-                continue
-            except OSError:
-                return
-            self._serve_one(conn)
+    def _receive(self, conn: socket.socket) -> dict[str, Any]:
+        return wire.receive(conn)[0]
 
-    def _serve_one(self, conn: socket.socket) -> None:
-        with conn:
-            try:
-                if not _same_user(conn):
-                    return
-                conn.settimeout(REQUEST_SECONDS)
-                request, _ = wire.receive(conn)
-                answer = self._answer(request)
-                body = answer.pop("body", b"")  # the bytes after the header (see wire.send)
-                conn.settimeout(ANSWER_SECONDS)
-                wire.send(conn, answer, body)
-            except (OSError, ValueError):
-                return
-            finally:
-                self.last = time.monotonic()
+    def _send(self, conn: socket.socket, answer: dict[str, Any]) -> None:
+        body = answer.pop("body", b"")  # the bytes after the header (see wire.send)
+        wire.send(conn, answer, body)
 
     # -- requests ------------------------------------------------------------------------------
-
-    def _answer(self, request: dict[str, Any]) -> dict[str, Any]:  # type: ignore[override]
-        op = request.get("op")
-        if op == "status":
-            return self._status()
-        if op == "stop":
-            self.done.set()
-            return {"ok": True}
-        if op == "search":
-            return self._search(request)
-        return {"ok": False, "fallback": f"unknown op {op!r}"}
-
-    def _status(self) -> dict[str, Any]:
-        info = super()._status()
-        info.pop("model", None)
-        info.pop("loaded", None)
-        return info
 
     def _search(self, request: dict[str, Any]) -> dict[str, Any]:
         query, seconds, options = (request.get(k) for k in ("query", "seconds", "options"))
@@ -366,29 +325,14 @@ def _checker_answer(checker: socket.socket) -> dict[str, Any] | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="agentdex-resident-search")
-    parser.add_argument("--socket", required=True, help="socket file name, in the run dir")
-    parser.add_argument("--idle", type=float, default=wire.IDLE_SECONDS)
-    args = parser.parse_args(argv)
-    if "/" in args.socket or args.socket.startswith("."):
-        parser.error("--socket is a file name in the run dir")
-    folder = wire.run_dir()
-    if not folder.is_dir():
-        print(f"no run dir {folder}", file=sys.stderr)
-        return 1
-    os.chdir(folder)
-    checker = fork_checker()  # before any thread
-    server = SearchResident(folder, args.socket, max(args.idle, 0.5))
-    server.checker = checker
-    signal.signal(signal.SIGTERM, _leave)
-    code = server.run()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)
+    def make(args: argparse.Namespace, folder: Path) -> SearchResident:
+        os.chdir(folder)
+        checker = fork_checker()  # before any thread
+        server = SearchResident(folder, args.socket, args.idle)
+        server.checker = checker
+        return server
 
-
-def _leave(*_: Any) -> None:
-    raise SystemExit(0)  # through run()'s cleanup: the socket is removed
+    return serve(argv, "agentdex-resident-search", wire.IDLE_SECONDS, make)
 
 
 if __name__ == "__main__":

@@ -39,7 +39,10 @@ import socket
 from pathlib import Path
 from typing import Any
 
-from agentdex.errors import AgentdexError
+from agentdex.api.search_resident import Answer
+from agentdex.errors import RemoteError
+from agentdex.semantic import sockets
+from agentdex.semantic.sockets import connect, digest
 
 #: bumped when the messages change: a resident of another protocol listens elsewhere
 PROTOCOL = 1
@@ -48,32 +51,8 @@ IDLE_SECONDS = 600.0
 ANSWER_MARGIN = 25.0
 #: largest message either end accepts
 MAX_MESSAGE = 256 << 20
-#: AF_UNIX paths longer than this are reached through ``/proc/self/fd/N/``
-_SUN_PATH = 100
 #: URL parameters naming a file: a relative one is read from the resident's folder
 _FILE_PARAMETERS = ("sslcert", "sslkey", "sslrootcert", "sslcrl", "sslcrldir", "passfile")
-
-
-class RemoteError(AgentdexError):
-    """An error the resident met, with the code and exit status it had there."""
-
-    def __init__(self, code: str, message: str, exit_code: int, detail: Any = None) -> None:
-        super().__init__(message, detail=detail)
-        self.code = code
-        self.exit_code = exit_code
-
-
-class Answer:
-    """What the CLI reads of a :class:`agentdex.api.search.SearchResult`, from the resident."""
-
-    def __init__(self, data: dict[str, Any], highlights: list[list[tuple[int, int]]]) -> None:
-        self.data = data
-        self.status: str = data.get("status", "ok")
-        self.results: list[dict[str, Any]] = data.get("results", [])
-        self.highlights = highlights
-
-    def to_json(self) -> dict[str, Any]:
-        return self.data
 
 
 def enabled() -> bool:
@@ -102,22 +81,14 @@ def socket_name() -> str:
     import agentdex
 
     where = f"{Path(agentdex.__file__).resolve().parent}\0{agentdex.__version__}"
-    return f"team-{_digest(where)}-p{PROTOCOL}.sock"
+    return f"team-{digest(where)}-p{PROTOCOL}.sock"
 
 
 def environment_digest(environ: Any = None) -> str:
     """A digest of what libpq reads from the environment (never sent as values)."""
     env = os.environ if environ is None else environ
     items = sorted((k, v) for k, v in env.items() if k.startswith("PG") or k == "HOME")
-    return _digest("\0".join(f"{k}={v}" for k, v in items))
-
-
-def _digest(text: str) -> str:
-    """8 hex digits of ``text`` (CRC-32: a name, a check that two ends agree; nothing a
-    secret could be read back from, and no OpenSSL to load in a fresh process)."""
-    from binascii import crc32
-
-    return f"{crc32(text.encode('utf-8', 'surrogateescape')):08x}"
+    return digest("\0".join(f"{k}={v}" for k, v in items))
 
 
 def servable(url: str) -> bool:
@@ -163,25 +134,6 @@ def receive(sock: socket.socket) -> dict[str, Any]:
     if not isinstance(message, dict):
         raise ValueError("malformed message")
     return message
-
-
-def connect(folder: Path, name: str, timeout: float) -> socket.socket | None:
-    """A connection to a resident listening at ``folder/name``, or None (none listens)."""
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    sock.settimeout(timeout)
-    try:
-        full = str(folder / name)
-        if len(full.encode("utf-8", "surrogateescape")) <= _SUN_PATH:
-            sock.connect(full)
-        else:  # AF_UNIX paths are limited: the embedder's way through the open folder
-            from agentdex.semantic.resident import address
-
-            with address(folder, name) as where:
-                sock.connect(where)
-    except OSError:  # no socket, a stale one, a folder not there
-        sock.close()
-        return None
-    return sock
 
 
 # -- the client ----------------------------------------------------------------------------
@@ -272,39 +224,19 @@ def _request(request: dict[str, Any], timeout: float) -> dict[str, Any] | None:
         return None
 
 
+def _header(sock: socket.socket, request: dict[str, Any]) -> dict[str, Any]:
+    send(sock, request)
+    return receive(sock)
+
+
 def status() -> dict[str, Any]:
     """Whether a resident team searcher runs, and what it says (never starts one)."""
-    folder, name = run_dir(), socket_name()
-    info: dict[str, Any] = {
-        "enabled": enabled(),
-        "running": False,
-        "socket": str(folder / name),
-        "idle_exit_seconds": idle_seconds(),
-    }
-    sock = connect(folder, name, 2.0)
-    if sock is None:
-        return info
-    try:
-        with sock:
-            send(sock, {"op": "status"})
-            header = receive(sock)
-    except (OSError, ValueError):
-        return info
-    info["running"] = bool(header.get("ok"))
-    for key in ("pid", "started", "last_used", "requests", "connections", "rss_mb"):
-        if key in header:
-            info[key] = header[key]
-    return info
+    keys = ("pid", "started", "last_used", "requests", "connections", "rss_mb")
+    return sockets.status(
+        run_dir(), socket_name(), _header, enabled=enabled(), idle=idle_seconds(), keys=keys
+    )
 
 
 def stop() -> bool:
     """Ask a running resident to close its connections and exit now; True if one answered."""
-    sock = connect(run_dir(), socket_name(), 2.0)
-    if sock is None:
-        return False
-    try:
-        with sock:
-            send(sock, {"op": "stop"})
-            return bool(receive(sock).get("ok"))
-    except (OSError, ValueError):
-        return False
+    return sockets.stop(run_dir(), socket_name(), _header)

@@ -20,25 +20,18 @@ search must be planned as one made on a new connection is.
 
 from __future__ import annotations
 
-import argparse
-import os
-import signal
 import socket
 import sys
-import time
 from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
 from agentdex.api import team_resident as wire
 from agentdex.errors import AgentdexError
-from agentdex.semantic.resident_server import Resident, _same_user
+from agentdex.semantic.resident_server import MainThreadResident, serve
 
 #: connections kept open (one per URL), the least recently used closed first
 KEPT = 4
-#: how long a client may take to send its request, and to read the answer
-REQUEST_SECONDS = 5.0
-ANSWER_SECONDS = 60.0
 #: what a client may pass on to :func:`agentdex.api.team.search`
 OPTIONS: dict[str, type | tuple[type, ...]] = {
     "regex": bool,
@@ -52,7 +45,7 @@ OPTIONS: dict[str, type | tuple[type, ...]] = {
 }
 
 
-class TeamResident(Resident):
+class TeamResident(MainThreadResident):
     def __init__(self, folder: Path, name: str, idle: float) -> None:
         super().__init__(folder, name, "team", idle)
         #: URL -> an open connection, idle between searches (least recently used first)
@@ -74,55 +67,21 @@ class TeamResident(Resident):
             self.error = f"cannot import the team search: {exc}"
         self.ready.set()
 
-    def _serve(self, listener: socket.socket) -> None:
-        try:
-            while not self.done.is_set():
-                try:
-                    conn, _ = listener.accept()
-                except TimeoutError:
-                    if self._should_exit():
-                        return
-                    continue
-                except OSError:
-                    return
-                self._serve_one(conn)
-        finally:
-            _close([*self.connections.values(), *self.helpers.values()])
-            self.connections.clear()
-            self.helpers.clear()
+    def _closing(self) -> None:
+        _close([*self.connections.values(), *self.helpers.values()])
+        self.connections.clear()
+        self.helpers.clear()
 
-    def _serve_one(self, conn: socket.socket) -> None:
-        with conn:
-            try:
-                if not _same_user(conn):
-                    return
-                conn.settimeout(REQUEST_SECONDS)
-                request = wire.receive(conn)
-                answer = self._answer(request)
-                conn.settimeout(ANSWER_SECONDS)
-                wire.send(conn, answer)
-            except (OSError, ValueError):
-                return
-            finally:
-                self.last = time.monotonic()
+    def _receive(self, conn: socket.socket) -> dict[str, Any]:
+        return wire.receive(conn)
+
+    def _send(self, conn: socket.socket, answer: dict[str, Any]) -> None:
+        wire.send(conn, answer)
 
     # -- requests ------------------------------------------------------------------------------
 
-    def _answer(self, request: dict[str, Any]) -> dict[str, Any]:  # type: ignore[override]
-        op = request.get("op")
-        if op == "status":
-            return self._status()
-        if op == "stop":
-            self.done.set()
-            return {"ok": True}
-        if op == "search":
-            return self._search(request)
-        return {"ok": False, "fallback": f"unknown op {op!r}"}
-
     def _status(self) -> dict[str, Any]:
         info = super()._status()
-        info.pop("model", None)
-        info.pop("loaded", None)
         info["connections"] = len(self.connections) + len(self.helpers)
         return info
 
@@ -250,26 +209,12 @@ def _close(connections: list[Any]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="agentdex-resident-team")
-    parser.add_argument("--socket", required=True, help="socket file name, in the run dir")
-    parser.add_argument("--idle", type=float, default=wire.IDLE_SECONDS)
-    args = parser.parse_args(argv)
-    if "/" in args.socket or args.socket.startswith("."):
-        parser.error("--socket is a file name in the run dir")
-    folder = wire.run_dir()
-    if not folder.is_dir():
-        print(f"no run dir {folder}", file=sys.stderr)
-        return 1
-    server = TeamResident(folder, args.socket, max(args.idle, 0.5))
-    signal.signal(signal.SIGTERM, _leave)
-    code = server.run()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)
-
-
-def _leave(*_: Any) -> None:
-    raise SystemExit(0)  # through run()'s cleanup: the socket is removed, connections closed
+    return serve(
+        argv,
+        "agentdex-resident-team",
+        wire.IDLE_SECONDS,
+        lambda args, folder: TeamResident(folder, args.socket, args.idle),
+    )
 
 
 if __name__ == "__main__":

@@ -37,17 +37,17 @@ heavy (numpy only when vectors come back).
 
 from __future__ import annotations
 
-import contextlib
 import os
 import socket
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agentdex.semantic import framing
+from agentdex.semantic import framing, sockets
 from agentdex.semantic.model import DEFAULT, ModelSpec, ModelUnavailable, model_file
+from agentdex.semantic.sockets import connect
 from agentdex.semantic.switches import run_dir, seconds_setting, switched_on
 
 if TYPE_CHECKING:
@@ -65,8 +65,6 @@ START_SECONDS = 20.0
 ANSWER_SECONDS = 10.0
 #: largest message either end accepts (a query is cut to 4,000 characters before)
 MAX_MESSAGE = 4 << 20
-#: AF_UNIX paths longer than this are reached through ``/proc/self/fd/N/``
-_SUN_PATH = 100
 
 
 def enabled() -> bool:
@@ -100,40 +98,17 @@ def receive(sock: socket.socket) -> tuple[dict[str, Any], bytes]:
     return framing.receive(sock, MAX_MESSAGE)
 
 
-@contextlib.contextmanager
-def address(folder: Path, name: str) -> Iterator[str]:
-    """A path ``bind``/``connect`` accept for ``folder/name`` (long paths go through an
-    open descriptor of ``folder``: AF_UNIX paths are limited to ~100 bytes)."""
-    full = str(folder / name)
-    if len(full.encode("utf-8", "surrogateescape")) <= _SUN_PATH:
-        yield full
-        return
-    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        yield f"/proc/self/fd/{fd}/{name}"
-    finally:
-        os.close(fd)
-
-
 # -- the client ----------------------------------------------------------------------------
-
-
-def connect(folder: Path, name: str, timeout: float) -> socket.socket | None:
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        with address(folder, name) as where:
-            sock.settimeout(timeout)
-            sock.connect(where)
-    except OSError:  # no socket, a stale one, a folder not there
-        sock.close()
-        return None
-    return sock
 
 
 def _ask(sock: socket.socket, request: dict[str, Any]) -> tuple[dict[str, Any], bytes]:
     with sock:
         send(sock, request)
         return receive(sock)
+
+
+def _header(sock: socket.socket, request: dict[str, Any]) -> dict[str, Any]:
+    return _ask(sock, request)[0]
 
 
 def embed(texts: list[str], spec: ModelSpec = DEFAULT, *, start: bool = True) -> np.ndarray | None:
@@ -348,36 +323,21 @@ def _await(folder: Path, name: str, child: Any) -> socket.socket | None:
 
 def status(spec: ModelSpec = DEFAULT) -> dict[str, Any]:
     """Whether a resident embedder runs, and what it says about itself (never starts one)."""
-    folder, name = run_dir(), socket_name(spec)
-    info: dict[str, Any] = {
-        "enabled": enabled(),
-        "running": False,
-        "socket": str(folder / name),
-        "idle_exit_seconds": idle_seconds(),
-    }
-    sock = connect(folder, name, 1.0) if info["enabled"] or (folder / name).exists() else None
-    if sock is None:
-        return info
-    try:
-        header, _ = _ask(sock, {"op": "status"})
-    except (OSError, ValueError):
-        return info
-    info["running"] = bool(header.get("ok"))
-    for key in ("pid", "model", "started", "last_used", "requests", "rss_mb", "error"):
-        if key in header:
-            info[key] = header[key]
-    if "idle" in header:
-        info["idle_exit_seconds"] = header["idle"]
+    keys = ("pid", "model", "started", "last_used", "requests", "rss_mb", "error", "idle")
+    info = sockets.status(
+        run_dir(),
+        socket_name(spec),
+        _header,
+        enabled=enabled(),
+        idle=idle_seconds(),
+        keys=keys,
+        timeout=1.0,
+    )
+    if "idle" in info:
+        info["idle_exit_seconds"] = info.pop("idle")
     return info
 
 
 def stop(spec: ModelSpec = DEFAULT) -> bool:
     """Ask a running resident to exit now; True if one answered."""
-    sock = connect(run_dir(), socket_name(spec), 2.0)
-    if sock is None:
-        return False
-    try:
-        header, _ = _ask(sock, {"op": "stop"})
-    except (OSError, ValueError):
-        return False
-    return bool(header.get("ok"))
+    return sockets.stop(run_dir(), socket_name(spec), _header)

@@ -23,22 +23,23 @@ import re
 import signal
 import socket
 import sqlite3
-import struct
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-from agentdex.semantic import resident
+from agentdex.semantic import resident, sockets
 from agentdex.semantic.model import DEFAULT, SPECS, Embedder, ModelUnavailable
 
 #: how often an idle resident wakes to look at its socket and its idle time
 TICK = 5.0
 #: how long a connection may take to send its request
 REQUEST_SECONDS = 5.0
+#: how long a client of a searcher may take to read its answer
+ANSWER_SECONDS = 60.0
 #: how long a starting resident waits for one that holds the lock but does not answer
 TAKEOVER_SECONDS = 10.0
 #: a query is cut to this many characters before it is embedded (its first 128 tokens count)
@@ -102,7 +103,7 @@ class Resident:
                 return True
             except BlockingIOError:
                 pass
-            sock = resident.connect(self.folder, self.name, 1.0)
+            sock = sockets.connect(self.folder, self.name, 1.0)
             if sock is not None:
                 sock.close()
                 return False
@@ -116,7 +117,7 @@ class Resident:
             with suppress(FileNotFoundError):  # a resident that died left it
                 os.unlink(self.name, dir_fd=dir_fd)
             listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            with resident.address(self.folder, self.name) as where:
+            with sockets.address(self.folder, self.name) as where:
                 listener.bind(where)
             os.chmod(self.name, 0o600, dir_fd=dir_fd)
             st = os.stat(self.name, dir_fd=dir_fd)
@@ -179,7 +180,7 @@ class Resident:
     def _handle(self, conn: socket.socket) -> None:
         with conn:
             try:
-                if not _same_user(conn):
+                if not sockets.same_user(conn):
                     return
                 conn.settimeout(REQUEST_SECONDS)
                 request, _ = resident.receive(conn)
@@ -372,6 +373,71 @@ class Resident:
         return info
 
 
+class MainThreadResident(Resident):
+    """A resident that answers in its main thread, one request at a time: the searchers
+    (a search's time budget is ``SIGALRM``, which only the main thread receives, and a
+    second search waits for the first). Subclasses read and write their own messages
+    (:meth:`_receive`, :meth:`_send`) and answer ``search`` (:meth:`_search`)."""
+
+    def _serve(self, listener: socket.socket) -> None:
+        try:
+            while not self.done.is_set():
+                try:
+                    conn, _ = listener.accept()
+                except TimeoutError:
+                    if self._should_exit():
+                        return
+                    continue
+                except OSError:
+                    return
+                self._serve_one(conn)
+        finally:
+            self._closing()
+
+    def _closing(self) -> None:
+        """What to release once the resident stops serving (nothing here)."""
+
+    def _serve_one(self, conn: socket.socket) -> None:
+        with conn:
+            try:
+                if not sockets.same_user(conn):
+                    return
+                conn.settimeout(REQUEST_SECONDS)
+                answer = self._answer(self._receive(conn))
+                conn.settimeout(ANSWER_SECONDS)
+                self._send(conn, answer)
+            except (OSError, ValueError):
+                return
+            finally:
+                self.last = time.monotonic()
+
+    def _receive(self, conn: socket.socket) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _send(self, conn: socket.socket, answer: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+    def _search(self, request: dict[str, Any]) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _answer(self, request: dict[str, Any]) -> dict[str, Any]:  # type: ignore[override]
+        op = request.get("op")
+        if op == "status":
+            return self._status()
+        if op == "stop":
+            self.done.set()
+            return {"ok": True}
+        if op == "search":
+            return self._search(request)
+        return {"ok": False, "fallback": f"unknown op {op!r}"}
+
+    def _status(self) -> dict[str, Any]:
+        info = super()._status()
+        info.pop("model", None)
+        info.pop("loaded", None)
+        return info
+
+
 class _Store:
     """A vector store's SQLite as the resident keeps it open, and its member count (cached
     until another connection commits: ``PRAGMA data_version``)."""
@@ -416,16 +482,6 @@ class _Store:
         return self._vectors
 
 
-def _same_user(conn: socket.socket) -> bool:
-    """Serve only processes of this uid (the 0700 folder says so already; this checks)."""
-    option = getattr(socket, "SO_PEERCRED", None)
-    if option is None:
-        return True  # no peer credentials here: the folder's permissions are the guard
-    creds = conn.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i"))
-    _pid, uid, _gid = struct.unpack("3i", creds)
-    return uid == os.getuid()
-
-
 #: numpy's BLAS runs on one thread here (set before numpy is imported): a scan's one
 #: matrix-vector product (4,000 x 384) took ~8 ms of two cores with OpenBLAS's default
 #: threads, spinning on the core the search process needs, against ~0.3 ms on one (the
@@ -435,18 +491,45 @@ BLAS_THREADS = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_TH
 
 def main(argv: list[str] | None = None) -> int:
     os.environ.update(BLAS_THREADS)  # before the model's thread imports numpy
-    parser = argparse.ArgumentParser(prog="agentdex-resident-embedder")
+
+    def model(parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("--model", default=DEFAULT.id, choices=sorted(SPECS))
+
+    return serve(
+        argv,
+        "agentdex-resident-embedder",
+        resident.IDLE_SECONDS,
+        lambda args, folder: Resident(folder, args.socket, args.model, args.idle),
+        options=model,
+    )
+
+
+def serve(
+    argv: list[str] | None,
+    prog: str,
+    idle: float,
+    make: Callable[[argparse.Namespace, Path], Resident],
+    *,
+    options: Callable[[argparse.ArgumentParser], None] | None = None,
+) -> int:
+    """A resident process's ``main``: ``--socket NAME`` (a file name in the run dir),
+    ``--idle SECONDS`` (at least 0.5) and ``options``' own; then the resident ``make``
+    returns runs until it leaves. SIGTERM leaves through its clean-up (the socket is
+    removed), and the process exits without the interpreter's slow teardown."""
+    parser = argparse.ArgumentParser(prog=prog)
     parser.add_argument("--socket", required=True, help="socket file name, in the run dir")
-    parser.add_argument("--model", default=DEFAULT.id, choices=sorted(SPECS))
-    parser.add_argument("--idle", type=float, default=resident.IDLE_SECONDS)
+    if options is not None:
+        options(parser)
+    parser.add_argument("--idle", type=float, default=idle)
     args = parser.parse_args(argv)
     if "/" in args.socket or args.socket.startswith("."):
         parser.error("--socket is a file name in the run dir")
+    args.idle = max(args.idle, 0.5)
     folder = resident.run_dir()
     if not folder.is_dir():
         print(f"no run dir {folder}", file=sys.stderr)
         return 1
-    server = Resident(folder, args.socket, args.model, max(args.idle, 0.5))
+    server = make(args, folder)
     signal.signal(signal.SIGTERM, _leave)
     code = server.run()
     sys.stdout.flush()
