@@ -94,6 +94,33 @@ def test_texts_left_out_are_the_ones_redact_leaves_alone() -> None:
         assert redact_scanned(text, text.lower(), scanned) == redact(text), text
 
 
+def test_the_scan_finds_every_assignment_assigned_finds() -> None:
+    from agentdex.secrets import _KEY_WORDS, _assigned
+
+    spaces = [" ", "\t", "\x1c", "\x1f", "\x85", "\xa0", "\u2003", "\u3000", "\u200b", ""]
+    crafted = [
+        f"{key}{s}{q}{space}{space}{sign}{tail}"
+        for key in ("api_key", "password", "passwd", "auth", "authorization", "creds", "pwd")
+        for s in ("", "s")
+        for q in ("", '"')
+        for space in spaces
+        for sign, tail in (("=", "hunter2hunter2"), (":", " 'A1b2C3d4E5f6G7h8I9'"), ("==", "x"))
+    ]
+    texts = [text for text in _texts(13) + crafted if "\x00" not in text]
+    chosen = suspects(texts)
+    checked = 0
+    for i, text in enumerate(texts):
+        lowered = text.lower()
+        keys = {key for key in _KEY_WORDS if _assigned(lowered, (key,))}
+        if keys:
+            checked += 1
+            found = chosen[i].assigned
+            assert found is not None and keys <= found, text
+    assert checked > 300
+    for text in crafted:  # and masked as redact masks them
+        assert redact_scanned(text, text.lower(), suspects([text])[0]) == redact(text), text
+
+
 def test_a_bare_token_makes_its_text_a_suspect() -> None:
     texts = ["plain words", f"the blob {BARE} here", "nothing here", BARE, "A1b2" * 3]
     assert set(suspects(texts)) == {1, 3}

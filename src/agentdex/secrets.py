@@ -496,7 +496,17 @@ for _i, _pattern in enumerate(PATTERNS):
         _USERS[_needle.lower()] = (*_USERS.get(_needle.lower(), ()), _i)
 
 
-#: finds every needle of :data:`PATTERNS` in UTF-8 bytes (built on first use)
+#: the key words of :data:`PATTERNS`' assignment patterns (``SecretPattern.keys``)
+_KEY_WORDS = tuple(dict.fromkeys(key for p in PATTERNS for key in p.keys))
+#: what the batch automaton finds: the needles, then the key words that are not needles
+_WORDS = _NEEDLES + tuple(key for key in _KEY_WORDS if key not in _NEEDLES)
+#: by position in :data:`_WORDS`: is the word a key word (its assignment looked for)
+_IS_KEY = tuple(word in _KEY_WORDS for word in _WORDS)
+#: what may follow a key word in an assignment, in the lower-cased UTF-8 (at least whenever
+#: :data:`_ASSIGNS` follows it in the text: any byte of a multi-byte character and the
+#: C0 separators stand for ``\s``'s non-ASCII and other white space)
+_ASSIGNS_BYTES = re.compile(rb"s?[\"']?[\s\x1c-\x1f\x80-\xff]*[:=](?!=)")
+#: finds every word of :data:`_WORDS` in UTF-8 bytes (built on first use)
 _BYTES_FINDER: Any = None
 #: what separates the texts of a batch (:func:`scan`): no needle and no token holds it
 SEPARATOR = "\x00"
@@ -510,6 +520,10 @@ class Scanned:
     present: set[str]
     #: it holds a run ``high-entropy``'s finder would weigh (:func:`agentdex.entropy.run_starts`)
     runs: bool = False
+    #: the key words (:data:`_KEY_WORDS`) followed by what may be an assignment's ``=`` or
+    #: ``:`` in the text (a superset of those :func:`_assigned` would find), None when not
+    #: looked for
+    assigned: set[str] | None = None
 
 
 def scan(
@@ -533,20 +547,35 @@ def scan(
     if _BYTES_FINDER is None:
         import ahocorasick_rs
 
-        _BYTES_FINDER = ahocorasick_rs.BytesAhoCorasick([n.encode() for n in _NEEDLES])
+        _BYTES_FINDER = ahocorasick_rs.BytesAhoCorasick([n.encode() for n in _WORDS])
     found: dict[int, Scanned] = {}
+    # the key words followed by an assignment, by text (kept for the texts found)
+    assigned: dict[int, set[str]] = {}
     # matches come by where they end: one that starts before the last one's text ends is
     # in that text (or it would hold a separator)
     last = -1
+    text = -1
     entry = Scanned(set())
-    needles = _NEEDLES
-    for needle, at, _ in _BYTES_FINDER.find_matches_as_indexes(lower, overlapping=True):
+    words, needles, is_key = _WORDS, len(_NEEDLES), _IS_KEY
+    follows = _ASSIGNS_BYTES.match
+    for word, at, end in _BYTES_FINDER.find_matches_as_indexes(lower, overlapping=True):
         if at >= last:
             text = bisect_left(lower_ends, at)
             last = lower_ends[text]
-            got = found.get(text)
-            entry = found[text] = Scanned(set()) if got is None else got
-        entry.present.add(needles[needle])
+            entry = Scanned(set())
+        if word < needles:
+            if not entry.present:
+                got = found.get(text)
+                if got is None:
+                    found[text] = entry
+                else:
+                    entry = got
+            entry.present.add(words[word])
+        if is_key[word] and follows(lower, end, last) is not None:
+            keys = assigned.get(text)
+            if keys is None:
+                keys = assigned[text] = set()
+            keys.add(words[word])
     last = -1
     for at in run_starts(data):
         if at >= last:
@@ -555,6 +584,8 @@ def scan(
             got = found.get(text)
             entry = found[text] = Scanned(set()) if got is None else got
             entry.runs = True
+    for text, entry in found.items():
+        entry.assigned = assigned.get(text, set())
     return found
 
 
@@ -567,12 +598,20 @@ def redact_scanned(text: str, lowered: str, scanned: Scanned) -> tuple[str, list
     present = scanned.present
     same = len(lowered) == len(text)
     chosen = sorted({*_ALWAYS, *(i for needle in present for i in _USERS[needle])})
-    candidates = [
-        pattern
-        for pattern in (PATTERNS[i] for i in chosen)
-        if (scanned.runs or pattern.finder is None)
-        and _may_match(pattern, text, lowered, present, same)
-    ]
+    assigned = scanned.assigned
+    candidates = []
+    for pattern in (PATTERNS[i] for i in chosen):
+        if pattern.finder is not None and not scanned.runs:
+            continue
+        if pattern.keys and same and assigned is not None and pattern.fast is not None:
+            # _may_match with the scan's key words for its _assigned: the needles, then one
+            # of the keys followed by what may be an assignment
+            if any(needle in present for needle in pattern.needles) and not assigned.isdisjoint(
+                pattern.keys
+            ):
+                candidates.append(pattern)
+        elif _may_match(pattern, text, lowered, present, same):
+            candidates.append(pattern)
     if not candidates:
         return text, []
     return masked(text, spans_of(text, lowered, candidates))
