@@ -307,8 +307,14 @@ def test_a_line_locator_packs_as_the_regex_packs() -> None:
         "line:1#16", "line:1#02", "line:３", "line:²", "line:1 ", " line:1", "row:1",
         "line:" + "9" * 15, "line:" + "9" * 16, "line:" + "1" * 15 + "#3", "a.jsonl:line:4", 7,
     ]  # fmt: skip
+    locators += [f"line:{n}#{m}" for n in ("1", "01", "0", str(2**48), str(2**48 - 1)) for m in (
+        "0", "1", "9", "15", "16", "99", "100", "00", "07", "", "-1", "３", "1#2")]  # fmt: skip
     for locator in locators:
-        assert pack_locator(locator) == _pack_locator_by_regex(locator), locator
+        expected = _pack_locator_by_regex(locator)
+        assert pack_locator(locator) == expected, locator
+        # the batch's own fast path (pipeline._pack_line) too
+        assert pipeline._pack_line(locator) == expected, locator
+        assert type(pipeline._pack_line(locator)) is type(expected), locator
 
 
 def test_a_parser_state_is_copied_as_deepcopy_copies_it() -> None:

@@ -22,14 +22,11 @@ import os
 from collections.abc import Callable, Iterable
 from itertools import accumulate, count
 from operator import add
-from typing import TYPE_CHECKING
 
-from agentdex.index.segments import Prepared, has_long_token, prepare, text_hash
+from agentdex.index.rowpack import pack_locator, pack_time
+from agentdex.index.segments import Prepared, has_long_token, prepare
 from agentdex.records import Record
 from agentdex.secrets import SEPARATOR, redact, redact_scanned, scan, suspects
-
-if TYPE_CHECKING:
-    from agentdex.archive.keys import KeyOf
 
 Stage = Callable[[Record], Record]
 #: transforms every parsed record goes through, in order, before it is prepared
@@ -266,8 +263,40 @@ def _raw_lines(records: list[Record], archive: ArchiveParts) -> dict[int, bytes]
     return lines
 
 
-#: the archive key of a record, for every batch of this process
-_KEY: KeyOf | None = None
+#: the archive key's bytes before the time (agent, session, role, kind), for every batch of
+#: this process (:func:`agentdex.archive.keys.keyer`'s, kept here for the inlined key)
+_HEADS: dict[tuple[str, str, str, str], bytes] = {}
+#: the largest ``line:N`` (N + 1 digits at most) and part (``#M``) packed as an integer
+_LINE_DIGITS = 15
+_EXACT_LINES = 2**53 >> 5
+_PARTS = 16
+
+
+def _pack_line(locator: object) -> int | str:
+    """:func:`agentdex.index.rowpack.pack_locator` of a locator, without its regex for the
+    multi-part ``line:N#M`` (one record in six at c250; the regex cost ~3 us a call):
+    anything else goes to ``pack_locator`` itself (``tests/test_prepare_batch.py``)."""
+    if type(locator) is str and locator.startswith("line:"):
+        line, sep, part = locator[5:].partition("#")
+        if (
+            line.isdigit()
+            and line.isascii()
+            and len(line) <= _LINE_DIGITS
+            and (line[0] != "0" or len(line) == 1)
+        ):
+            if not sep:
+                return int(line) << 1
+            if (
+                part.isdigit()
+                and part.isascii()
+                and len(part) <= 2
+                and (part[0] != "0" or len(part) == 1)
+            ):
+                number, index = int(line), int(part)
+                if index >= _PARTS or number >= _EXACT_LINES:
+                    return locator
+                return (((number << 4) | index) << 1) | 1
+    return pack_locator(locator)
 
 
 def _wires(
@@ -282,27 +311,35 @@ def _wires(
     lower-cased text and their UTF-8, computed for the batch.
 
     One loop of the build's hottest Python (every record of a build): fields read once
-    into locals, and what depends only on the role and kind looked up once a batch."""
-    from agentdex.archive.keys import keyer
-    from agentdex.index import rolekind, rowpack
+    into locals, what depends only on the role and kind looked up once a batch, and the
+    calls a record made inlined: its text hash (:func:`agentdex.index.segments.text_hash`),
+    its archive key (:func:`agentdex.archive.keys.record_key`, its bytes
+    before the time kept by agent, session, role and kind), its time packed once for the
+    records of one line (they share the time object), its locator without a regex."""
+    from hashlib import blake2b
+    from zlib import adler32, crc32
+
+    from agentdex.archive.keys import record_key
+    from agentdex.index import rolekind
     from agentdex.index.postings import LONG_TOKEN, rust_safe
     from agentdex.index.scores import level_of
     from agentdex.index.segments import LONG_TOKEN_CHARS
 
-    global _KEY
-    if _KEY is None:
-        _KEY = keyer()
-    record_key = _KEY
+    heads = _HEADS
+    if len(heads) >= 4096:
+        heads.clear()
+    from_bytes = int.from_bytes
     pack = rolekind.pack
-    pack_time = rowpack.pack_time
-    pack_locator = rowpack.pack_locator
     packs: dict[tuple[object, object], tuple[int, str | None, str | None]] = {}
     wires: list[Wire] = []
     append = wires.append
     context: tuple[object, ...] = ()
+    last_time: object = object()
+    packed_time: object = None
     for i, record in enumerate(records):
         lowered = loweds[i]
         lower = lowers[i]
+        data = datas[i]
         role = record.role
         kind = record.kind
         timestamp = record.timestamp
@@ -318,12 +355,26 @@ def _wires(
         if this != context:
             context = this  # else the previous record's: pickled once, as a reference
         size = len(lower)
-        packed = packs.get((role, kind)) if type(role) is type(kind) is str else None
+        strings = type(role) is type(kind) is str
+        packed = packs.get((role, kind)) if strings else None
         if packed is None:
             packed = pack(role, kind)
-            if type(role) is type(kind) is str:
+            if strings:
                 packs[(role, kind)] = packed
-        thash = text_hash(datas[i])
+        thash = (crc32(data) << 31) ^ adler32(data)
+        if timestamp is not last_time:
+            last_time = timestamp
+            packed_time = pack_time(timestamp)
+        if strings and type(agent) is type(session) is str and type(timestamp) is float:
+            parts = (agent, session, role, kind)
+            head = heads.get(parts)
+            if head is None:
+                head = heads[parts] = "\x00".join((*parts, "")).encode("utf-8", "surrogatepass")
+            stamp = repr(timestamp).encode()  # ASCII: a float's repr
+            digest = blake2b(b"%s%s\x00%d\x00%d" % (head, stamp, thash, size), digest_size=8)
+            key = from_bytes(digest.digest(), "little", signed=True)
+        else:
+            key = record_key(agent, session, role, kind, timestamp, thash, size)
         surrogate = b"\xed" in lower
         append(
             (
@@ -336,9 +387,9 @@ def _wires(
                 LONG_TOKEN if size > LONG_TOKEN_CHARS and has_long_token(lowered, size) else 0,
                 level_of(kind, role, size),
                 context,
-                (*packed, pack_time(timestamp), pack_locator(locator)),
+                (*packed, packed_time, _pack_line(locator)),
                 "" if lowered.isascii() else "".join(c for c in set(lowered) if c > "\x7f"),
-                record_key(agent, session, role, kind, timestamp, thash, size),
+                key,
                 raws.get(i),
             )
         )
