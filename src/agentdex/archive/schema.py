@@ -246,6 +246,48 @@ def m005_packed_entries(db: sqlite3.Connection) -> None:
     )
 
 
+#: the entries' indexes: a first build into an empty archive drops them and builds them
+#: at its end with one sort each (:class:`agentdex.archive.writer.ArchiveWriter`); a
+#: writer opening the archive builds any a killed build left missing
+ENTRY_INDEXES = (
+    ("entries_key", "CREATE UNIQUE INDEX IF NOT EXISTS entries_key ON entries(key)"),
+    ("entries_context", "CREATE INDEX IF NOT EXISTS entries_context ON entries(context_id)"),
+)
+
+
+@migration
+def m006_entries_key_index(db: sqlite3.Connection) -> None:
+    """The key's uniqueness as a named index (``entries_key``) instead of the column's
+    ``UNIQUE`` (an index SQLite never drops): a first build into an empty archive drops it
+    and sorts 1.25 million keys once at its end instead of inserting each into a B-tree
+    whose pages every commit rewrites (docs/performance.md, s12-writer). Same rows, same
+    lookups. An archive that holds entries is copied into the new table once, in the one
+    migration transaction, like :func:`m005_packed_entries`."""
+    from agentdex.index import rowpack
+    from agentdex.index.rolekind import columns
+
+    keyed = rowpack.narrowed(
+        _ENTRIES.format(name="entries_keyed", role_kind=columns()),
+        (",\n            archived_at INTEGER NOT NULL", ""),
+        ("key INTEGER NOT NULL UNIQUE", "key INTEGER NOT NULL"),
+    )
+    _run(
+        db,
+        f"""
+        {keyed}
+        INSERT INTO entries_keyed (id, key, context_id, source_id, rk, role_x, kind_x, ts,
+            loc, offset, text_chunk, text_start, text_size, raw_chunk, raw_start, raw_size)
+            SELECT id, key, context_id, source_id, rk, role_x, kind_x, ts, loc, offset,
+            text_chunk, text_start, text_size, raw_chunk, raw_start, raw_size FROM entries
+            ORDER BY id;
+        DROP INDEX IF EXISTS entries_context;
+        DROP TABLE entries;
+        ALTER TABLE entries_keyed RENAME TO entries;
+        """
+        + "".join(f"{statement};\n" for _, statement in ENTRY_INDEXES),
+    )
+
+
 #: the tables a complete archive has: a reader treats a database missing one as no archive yet
 TABLES = tuple(re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", _INITIAL))
 

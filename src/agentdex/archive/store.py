@@ -40,7 +40,7 @@ from typing import Any
 from agentdex.archive.rewrite import RAW as RAW
 from agentdex.archive.rewrite import TEXT as TEXT
 from agentdex.archive.rewrite import ChunkRewrites, blob_name
-from agentdex.archive.schema import ARCHIVED_AT_SQL, TABLES, migrate
+from agentdex.archive.schema import ARCHIVED_AT_SQL, ENTRY_INDEXES, TABLES, migrate
 from agentdex.archive.shared import SharedBlocks
 from agentdex.errors import CorruptError
 from agentdex.index import codec
@@ -48,7 +48,9 @@ from agentdex.records import Record, record_from_columns
 
 ARCHIVE_DIR = "archive"
 #: migrations that copy the entries into a new table (the old one's pages are freed)
-REWRITES_ENTRIES = frozenset({"m004_compact_entries", "m005_packed_entries"})
+REWRITES_ENTRIES = frozenset(
+    {"m004_compact_entries", "m005_packed_entries", "m006_entries_key_index"}
+)
 #: free pages worth a VACUUM after such a migration
 VACUUM_BYTES = 16 * 1024 * 1024
 DB_NAME = "archive.db"
@@ -134,6 +136,9 @@ class ArchiveStore(ChunkRewrites):
         self.db.execute("BEGIN IMMEDIATE")
         try:
             applied = migrate(self.db)
+            # a first build killed before its end left the entries without their indexes
+            for _, statement in ENTRY_INDEXES:
+                self.db.execute(statement)
             if fmt is None:
                 self.set_meta("format", FORMAT)
             self.db.execute("COMMIT")

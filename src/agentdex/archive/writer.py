@@ -35,6 +35,8 @@ from typing import TYPE_CHECKING
 
 from agentdex.archive import shared
 from agentdex.archive.keys import prepared_key
+from agentdex.archive.keyset import KeySet
+from agentdex.archive.schema import ENTRY_INDEXES
 from agentdex.archive.store import CHUNK_BYTES, LEVEL, RAW, TEXT, ArchiveStore
 from agentdex.index import codec
 from agentdex.index.segments import ContextIds, encode
@@ -69,6 +71,9 @@ BATCH = 500
 #: the low bits of a key :attr:`ArchiveWriter._seen` keeps a bit for (4 MiB: at 1.25
 #: million entries ~4% of the bits are set, so ~4% of new keys are looked up)
 SEEN_MASK = (1 << 25) - 1
+#: the most keys kept in memory while the entries' indexes are dropped (8 bytes each: a
+#: first build of a home several times 1 GB builds them here and goes on without)
+BULK_KEYS = 4_000_000
 
 
 class _OpenChunk:
@@ -168,8 +173,17 @@ class ArchiveWriter:
         #: cannot be archived, so it is not looked up (every entry is added by a writer
         #: under the writer lock, and this one holds it)
         self._seen: bytearray | None = None
+        #: the keys this writer added while the entries' indexes are dropped (None: they
+        #: are not): an empty archive takes a whole build's entries in a row (1.25 million
+        #: at 1 GB), each an insert into the key's B-tree at a random page that every commit
+        #: wrote again; built with one sort instead (:meth:`end_bulk_load`), as the index's
+        #: record indexes are. Whether a key is archived is then answered here, exactly.
+        self._keys: KeySet | None = None
         if not store.has_entries():
             self._seen = bytearray((SEEN_MASK + 1) >> 3)
+            self._keys = KeySet()
+            for name, _ in ENTRY_INDEXES:
+                self.db.execute(f"DROP INDEX IF EXISTS {name}")
 
     def _rename_earlier_links(self, gen: Path, name: str) -> None:
         """Point the blocks the archive kept under an earlier name of this generation's
@@ -275,6 +289,10 @@ class ArchiveWriter:
         key = prepared.key
         if key is None:
             key = prepared_key(prepared)
+        if text_at is None and self._keys is not None and self.text_file is not None:
+            # an entry whose text goes to a chunk (the backfill): a later copy of the record
+            # would move it to the blocks, found by its key in SQLite (:meth:`_flush`)
+            self.end_bulk_load()
         self._batch.append((key, prepared, text_at if self.text_file is not None else None))
         if len(self._batch) >= BATCH:
             self._flush()
@@ -289,19 +307,14 @@ class ArchiveWriter:
         seen = self._seen
         if seen is not None:  # only keys this writer added can be there: look those up
             keys = [k for k in keys if seen[(k & SEEN_MASK) >> 3] & (1 << (k & 7))]
-        known = {
-            int(row[0]): (int(row[1]), row[2])
-            for row in (
-                ()
-                if not keys
-                else self.db.execute(
-                    "SELECT e.key, e.text_chunk, b.file FROM entries e"
-                    " LEFT JOIN blocks b ON b.id = -e.text_chunk"
-                    f" WHERE e.key IN ({','.join('?' * len(keys))})",
-                    keys,
-                )
-            )
-        }
+        if self._keys is not None:  # indexes dropped: every key this writer added is here
+            # (each entry's text in this generation's blocks, or no blocks at all: none moves)
+            held = self._keys
+            known: dict[int, tuple[int, object]] = {
+                k: (-1, self.text_file) for k in keys if k in held
+            }
+        else:
+            known = self._archived(keys)
         rows = []
         added: list[int] = []
         moves = []
@@ -326,12 +339,42 @@ class ArchiveWriter:
                 for key in added:
                     bit = key & SEEN_MASK
                     seen[bit >> 3] |= 1 << (bit & 7)
+            if self._keys is not None:
+                self._keys.add_all(added)
+                if len(self._keys) >= BULK_KEYS:
+                    self._build_indexes()
         if moves:
             self.db.executemany(
                 "UPDATE entries SET text_chunk = ?, text_start = ? WHERE key = ?",
                 moves,
             )
             self.moved += len(moves)
+
+    def _archived(self, keys: list[int]) -> dict[int, tuple[int, object]]:
+        """Where the archived ones of ``keys`` keep their text: key -> (chunk, file)."""
+        if not keys:
+            return {}
+        return {
+            int(row[0]): (int(row[1]), row[2])
+            for row in self.db.execute(
+                "SELECT e.key, e.text_chunk, b.file FROM entries e"
+                " LEFT JOIN blocks b ON b.id = -e.text_chunk"
+                f" WHERE e.key IN ({','.join('?' * len(keys))})",
+                keys,
+            )
+        }
+
+    def end_bulk_load(self) -> None:
+        """Build the entries' indexes this writer dropped (one sort each), in the open batch:
+        before anything looks entries up by key or context (a re-import, the end)."""
+        if self._keys is not None:
+            self._flush()
+            self._build_indexes()
+
+    def _build_indexes(self) -> None:
+        self._keys = None
+        for _, statement in ENTRY_INDEXES:
+            self.db.execute(statement)
 
     def _note_time(self) -> None:
         """The archive time of the entries this writer adds: one row of ``archive_times``
@@ -347,6 +390,7 @@ class ArchiveWriter:
         stored its text at ``text_at``: the entry points there (one copy of the text)."""
         if self.text_file is None:
             return
+        self.end_bulk_load()
         self.db.execute(
             "UPDATE entries SET text_chunk = ?, text_start = ? WHERE key = ?",
             (-self._block_row(text_at[0]), text_at[1], key),
@@ -502,7 +546,7 @@ class ArchiveWriter:
         archive's links to them; how many entries moved. Call at the end of a complete
         refresh: every record the generation holds was offered (and moved to its blocks).
         """
-        self._flush()
+        self.end_bulk_load()
         others = [
             str(r[0])
             for r in self.db.execute("SELECT DISTINCT file FROM blocks")
@@ -528,6 +572,7 @@ class ArchiveWriter:
         """Commit (``ok``) or drop the open batch; release the file handles and the thread."""
         try:
             if ok:
+                self.end_bulk_load()
                 self.commit()
             self.db.execute("ROLLBACK")
         finally:

@@ -173,6 +173,8 @@ class IndexingArchive:
         """Re-import what the sources no longer hold (with the archive on)."""
         index = self.index
         index.end_bulk_load()  # the comparison queries records by conversation
+        if self.writer is not None:
+            self.writer.end_bulk_load()  # and entries by key
         if self.writer is None or self.store is None:
             if index.touched_contexts:
                 index.set_meta("archive_synced", 0)  # deletes the archive did not see
