@@ -261,7 +261,10 @@ class JsonlReader:
                                 self.path, f"line:{lineno}", "incomplete last line; will retry"
                             )
                         continue
-                if may_be_deeper(stripped) and cut_deep(value):
+                # may_be_deeper inlined: one pass (a copy less the brackets) instead of
+                # two counts and a call, for every line of every build
+                brackets = len(stripped) - len(stripped.translate(None, b"[{"))
+                if brackets > MAX_NESTING and cut_deep(value):
                     self.diagnostics.add(self.path, f"line:{lineno}", _CUT)
                 yield JsonlLine(start, lineno, value, complete)
 
