@@ -201,3 +201,35 @@ def test_the_key_set_answers_exactly() -> None:
     close = KeySet()
     close.add_all([first, second])
     assert first in close and second in close and across not in close
+
+
+def test_a_fresh_first_build_builds_the_indexes_while_the_merge_child_runs(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nothing reads the entries by key at the end of a first build into an empty archive:
+    their indexes are built by the index writer's ``while_merging`` hooks, after its last
+    commit, not before the end's commits as a re-import needs."""
+    from agentdex.index.writer import IndexWriter
+
+    seen: list[tuple[str, bool]] = []
+    real_finish, real_end = IndexWriter.finish, ArchiveWriter.end_bulk_load
+    finishing = [False]
+
+    def finish(self: IndexWriter, **kw: Any) -> None:
+        finishing[0] = True
+        try:
+            real_finish(self, **kw)
+        finally:
+            finishing[0] = False
+
+    def end(self: ArchiveWriter) -> None:
+        seen.append(("end", finishing[0] and self._keys is not None))
+        real_end(self)
+
+    monkeypatch.setattr(IndexWriter, "finish", finish)
+    monkeypatch.setattr(ArchiveWriter, "end_bulk_load", end)
+    _build(home)
+    assert ("end", True) in seen  # built inside the index's finish
+    db = sqlite3.connect(archive_path(index_root()) / "archive.db")
+    assert "entries_key" in _indexes(db)
+    db.close()

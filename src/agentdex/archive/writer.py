@@ -546,7 +546,7 @@ class ArchiveWriter:
         archive's links to them; how many entries moved. Call at the end of a complete
         refresh: every record the generation holds was offered (and moved to its blocks).
         """
-        self.end_bulk_load()
+        self._flush()
         others = [
             str(r[0])
             for r in self.db.execute("SELECT DISTINCT file FROM blocks")
@@ -554,6 +554,7 @@ class ArchiveWriter:
         ]
         if not others:
             return 0
+        self.end_bulk_load()
         from agentdex.archive.redaction import is_redacted, mask_piece
 
         self.commit()  # every open chunk written: chunk ids are not reserved any more

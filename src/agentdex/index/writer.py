@@ -134,6 +134,10 @@ class IndexWriter(ConversationEdits, RecordDeletes, PostingsTail):
         self._chars_grew = False
         #: run in each commit's transaction just before it commits (the class docstring)
         self.before_commit: list[Callable[[IndexWriter], None]] = []
+        #: run once by :meth:`finish` after its last commit, while the merge child merges
+        #: (when there is one): end-of-build work that needs neither the postings nor this
+        #: writer's transaction, on a core the merge child leaves idle
+        self.while_merging: list[Callable[[], None]] = []
         #: contexts whose records were deleted, or added, since the writer opened
         self.touched_contexts: set[int] = set()
         self.added_contexts: set[int] = set()
@@ -424,6 +428,9 @@ class IndexWriter(ConversationEdits, RecordDeletes, PostingsTail):
                 self.db.execute("COMMIT")
                 self.db.execute("BEGIN IMMEDIATE")
                 self.vocab_stale = False
+            hooks, self.while_merging = self.while_merging, []
+            for hook in hooks:
+                hook()
         finally:
             if merging is not None:
                 self.merged = merging_mod.wait(merging, self.db)

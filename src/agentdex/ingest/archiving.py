@@ -173,8 +173,6 @@ class IndexingArchive:
         """Re-import what the sources no longer hold (with the archive on)."""
         index = self.index
         index.end_bulk_load()  # the comparison queries records by conversation
-        if self.writer is not None:
-            self.writer.end_bulk_load()  # and entries by key
         if self.writer is None or self.store is None:
             if index.touched_contexts:
                 index.set_meta("archive_synced", 0)  # deletes the archive did not see
@@ -187,7 +185,12 @@ class IndexingArchive:
             # to re-import (a first build skips comparing every conversation)
             index.set_meta("archive_synced", 1)
             self._share_text()
+            # nothing looks entries up by key or conversation any more in this refresh: the
+            # indexes a first build dropped are built while the merge child runs (the
+            # archive's open batch commits when it closes)
+            index.while_merging.append(self.writer.end_bulk_load)
             return
+        self.writer.end_bulk_load()  # the comparison looks entries up by key
         if index.meta_int("archive_synced", 0) != 1:
             sessions = None
         else:
