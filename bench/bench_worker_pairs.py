@@ -10,7 +10,10 @@ alternate A,B then B,A, pair after pair, so both trees see the machine in the sa
 seconds; the result is the median of the per-pair ratios B/A. A pass is
 ``parse_in_worker`` plus pickling each file's result (bench_worker_stages'
 ``worker+pickle``), then, as a second series, the parsers alone (``parse``);
-``process_time`` each.
+``process_time`` each. ``--series worker,prepare,parse`` also times ``prepare``: what a
+worker does after the parsers (``prepare_stream``: masking, each record's fields, the
+kept source lines) plus pickling, over records parsed once before the passes (copies,
+since masking rewrites a record's text).
 """
 
 from __future__ import annotations
@@ -24,19 +27,20 @@ import sys
 import time
 
 _CHILD = r"""
-import gc, sys, time
+import copy, gc, sys, time
 src, home = sys.argv[1], sys.argv[2]
 sys.path.insert(0, src)
 from multiprocessing.reduction import ForkingPickler
 from agentdex.discovery import discover
 from agentdex.ingest.feed import parse_in_worker
-from agentdex.ingest.pipeline import stages
+from agentdex.ingest.pipeline import ArchiveParts, prepare_stream, stages
 from agentdex.parsers import ParseCursor, run
 from agentdex.readers import Diagnostics
 
 sources = [s for s in discover(home).sources if s.row.parser][::8]
 steps = stages(redact_secrets=True)
 dumps = ForkingPickler.dumps
+parsed = [(s, list(run(s, ParseCursor(), Diagnostics()))) for s in sources]
 
 
 def worker():
@@ -56,14 +60,31 @@ def parse():
     return n
 
 
-worker()
-parse()
+def prepare():
+    n = 0
+    took = 0.0
+    for s, records in parsed:
+        records = [copy.copy(r) for r in records]
+        a = time.process_time()
+        archive = ArchiveParts(str(s.path), jsonl="jsonl" in s.row.format, redact=True)
+        out = []
+        prepare_stream(iter(records), steps, archive, out)
+        archive.close()
+        dumps(out)
+        took += time.process_time() - a
+        n += len(out)
+    return n, took
+
+
+passes = {"worker": worker, "parse": parse, "prepare": prepare}
+for fn in passes.values():
+    fn()
 for cmd in sys.stdin:
-    fn = worker if cmd.strip() == "worker" else parse
     gc.collect()
     a = time.process_time()
-    n = fn()
-    print(n, time.process_time() - a, flush=True)
+    got = passes[cmd.strip()]()
+    n, took = got if isinstance(got, tuple) else (got, time.process_time() - a)
+    print(n, took, flush=True)
 """
 
 
@@ -74,7 +95,9 @@ def main() -> None:
     ap.add_argument("src_a")
     ap.add_argument("src_b")
     ap.add_argument("--python", default=sys.executable)
+    ap.add_argument("--series", default="worker,parse", help="of worker, prepare, parse")
     args = ap.parse_args()
+    series = args.series.split(",")
     a, b = args.src_a, args.src_b
     procs = {
         src: subprocess.Popen(
@@ -92,7 +115,7 @@ def main() -> None:
         "load_before": os.getloadavg()[0],
     }
     passes: list[dict[str, object]] = []
-    for what in ("worker", "parse"):
+    for what in series:
         for i in range(args.pairs):
             got: dict[str, tuple[int, float]] = {}
             for src in (a, b) if i % 2 == 0 else (b, a):
@@ -112,7 +135,7 @@ def main() -> None:
         proc.wait()
     out["load_after"] = os.getloadavg()[0]
     out["ended_utc"] = time.strftime("%H:%M:%S", time.gmtime())
-    for what in ("worker", "parse"):
+    for what in series:
         mine = [p for p in passes if p["what"] == what]
         ratios = [float(p["b_us"]) / float(p["a_us"]) for p in mine]  # type: ignore[arg-type]
         out[what] = {
