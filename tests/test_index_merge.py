@@ -207,3 +207,62 @@ def test_a_writer_after_an_unfinished_merge_drops_its_segment(
     check.close()
     assert len(_ids("afile4")) == PER_FILE
     assert len(_ids("merged")) == 7 * PER_FILE
+
+
+def test_which_segments_the_merge_leaves() -> None:
+    """The largest one or two segments are kept out of the merge when each holds a quarter
+    of the records (and enough to open a level of its own above the placeholders' one),
+    and at least two segments are left to merge."""
+    leaves = merging.placeholders_for
+    # 50% and 30%: both kept, the placeholders' segment sorts third
+    assert leaves(
+        [(500_000, 500_000), (300_000, 300_000), (100_000, 100_000), (100_000, 100_000)]
+    ) == (100_001, 2)
+    # 60% and 13%: the largest kept
+    assert leaves([(60_000, 60_000), (14_000, 14_000), (13_000, 13_000), (13_000, 13_000)]) == (
+        14_001,
+        1,
+    )
+    # 20%: everything is merged, the placeholders' segment first
+    assert leaves([(40_000, 40_000)] + [(32_000, 32_000)] * 5) == (40_001, 0)
+    # two segments left to merge at least
+    assert leaves([(60_000, 60_000), (30_000, 30_000), (10_000, 10_000)]) == (30_001, 1)
+    # a quarter of the records, but too few to stand in a level above the placeholders'
+    assert leaves([(30_000, 30_000), (6_000, 6_000), (6_000, 6_000)]) == (30_001, 0)
+    # no room between the largest and the second for the placeholders' segment
+    assert leaves([(50_000, 50_000), (49_999, 49_999), (10, 10)]) == (50_001, 0)
+
+
+def test_the_largest_segment_left_out_of_the_merge(tmp_path: Path) -> None:
+    """Real tantivy: a segment of 40,000 records and three small ones end as two segments,
+    the large one untouched, every record found once."""
+    import tantivy
+
+    path = tmp_path / "postings"
+    writer = PostingsWriter(path, threads=1)
+    args: list[tuple[Any, ...]] = []
+    for batch in (40_000, 100, 100, 100):
+        for _ in range(batch):
+            rid = len(args)
+            args.append((rid, 1, 1, 0, 0, f"common r{rid}", 0.0, 0))
+            writer.add(*args[-1])
+        writer.commit()
+    docs = merging.segment_docs(path)
+    assert [size for size, _ in docs] == [40_000, 100, 100, 100]
+    placeholders, kept = merging.placeholders_for(docs)
+    assert kept == 1
+    fillers = merging.POLICY_MIN_SEGMENTS - 1 - (len(docs) - kept)
+    merging.commit_level(writer, args[-(fillers + 1) :], placeholders)
+    writer.close(wait_merges=True)
+    after = merging.segment_docs(path)
+    assert len(after) == 2 and after[0] == (40_000, 40_000)
+    assert after[1][1] == 300
+    index = tantivy.Index.open(str(path))
+    index.reload()
+    searcher = index.searcher()
+    assert searcher.num_docs == 40_300
+    query = tantivy.Query.term_query(index.schema, "text", "common")
+    assert searcher.search(query, 1).count == 40_300
+    for rid in (0, 39_999, 40_000, 40_299):
+        query = tantivy.Query.term_query(index.schema, "text", f"r{rid}")
+        assert searcher.search(query, 1).count == 1

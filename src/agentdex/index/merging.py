@@ -1,4 +1,5 @@
-"""One tantivy segment at the end of a new generation's build: tantivy's own merge, made to fire.
+"""One to three tantivy segments at the end of a new generation's build: tantivy's own
+merge, made to fire.
 
 A term-set count costs per term per segment (docs/performance.md, s7-seg), and a
 1 GB first build ends with ~9 segments. tantivy-py has no merge call and no
@@ -11,6 +12,10 @@ run of them whose log2 of *live* documents (at least 10,000) stays within
 ``max_doc`` and one live document therefore opens a level at log2(10,000),
 the lowest there is, and every other segment falls in it: with eight or
 more segments in all, the commit that adds it starts one merge of them all.
+A segment with fewer documents than the largest one or two (and more than any
+other) leaves those in a level of their own instead, merged with nothing: done
+when each holds at least a quarter of the records (:func:`placeholders_for`),
+which spares the merge most of its work for a segment or two more.
 
 After a new generation's build has committed and closed its tantivy writer,
 a child process (its own tantivy writer, one indexing thread) does that:
@@ -19,7 +24,8 @@ a child process (its own tantivy writer, one indexing thread) does that:
    it re-adds one of the build's last records as a segment of its own
    (deletes its document, adds it again, commits);
 2. deletes the last record's document, adds one more placeholder document
-   (``file`` 0: no file row has that id) than the largest segment holds,
+   (``file`` 0: no file row has that id) than the largest segment merged
+   holds,
    deletes the placeholders, adds the last record again and commits;
 3. waits for the merge that commit starts, keeping the pages it maps out of
    its resident set (:class:`~agentdex.index.memory.MappedPages`).
@@ -54,6 +60,17 @@ if TYPE_CHECKING:
 MERGE_ABOVE = 2
 #: tantivy's LogMergePolicy merges a level of at least this many segments
 POLICY_MIN_SEGMENTS = 8
+#: tantivy's LogMergePolicy: segments under this many documents count as this many, and a
+#: level holds the segments within this log2 of its first one's documents
+POLICY_MIN_LAYER = 10_000
+POLICY_LEVEL_LOG = 0.75
+#: a build's largest segments (at most this many) each holding at least this share of its
+#: records are left out of the merge (:func:`placeholders_for`)
+KEEP_SHARE = 0.25
+KEEP_MOST = 2
+#: a segment opens a level above the placeholders' one (``POLICY_MIN_LAYER``) only with
+#: more live documents than this
+KEEP_LIVE_FLOOR = int(POLICY_MIN_LAYER * 2**POLICY_LEVEL_LOG) + 1
 #: the ``file`` of the placeholder documents (file row ids start at 1)
 PLACEHOLDER_FILE = 0
 #: ``meta`` key: the ids of the records a merge child re-adds, until the merge is done
@@ -72,18 +89,51 @@ _END = b"\n\0"
 
 def segment_sizes(postings: Path) -> list[int]:
     """``max_doc`` of each segment in the postings' committed ``meta.json`` (largest first)."""
+    return [size for size, _ in segment_docs(postings)]
+
+
+def segment_docs(postings: Path) -> list[tuple[int, int]]:
+    """``(max_doc, live documents)`` of each committed segment, by ``max_doc``, largest first."""
     try:
         meta = json.loads((postings / "meta.json").read_bytes())
     except (OSError, ValueError):
         return []
-    return sorted((int(s["max_doc"]) for s in meta.get("segments", ())), reverse=True)
+    docs = []
+    for segment in meta.get("segments", ()):
+        deletes = segment.get("deletes") or {}
+        size = int(segment["max_doc"])
+        docs.append((size, size - int(deletes.get("num_deleted_docs") or 0)))
+    return sorted(docs, reverse=True)
+
+
+def placeholders_for(docs: list[tuple[int, int]]) -> tuple[int, int]:
+    """How many placeholder documents the merge's level segment gets, and how many of the
+    build's largest segments it leaves as they are (0 to :data:`KEEP_MOST`), for segments
+    ``docs`` (:func:`segment_docs`).
+
+    A largest segment holding at least :data:`KEEP_SHARE` of the live documents stays out
+    of the merge: the placeholders' segment then sorts right after the kept ones (fewer
+    documents than they, more than any other) and opens the level below theirs, so
+    tantivy merges every other segment into one and leaves them (tantivy merged them
+    from its heap flushes during the build: merging them again would rewrite most of the
+    records for one or two segments fewer). Otherwise the placeholders' segment sorts
+    first and everything is merged."""
+    total = sum(live for _, live in docs)
+    kept = 0
+    while kept < KEEP_MOST and len(docs) - kept > 2:  # at least two left to merge
+        size, live = docs[kept]
+        if live < KEEP_SHARE * total or live < 2 * KEEP_LIVE_FLOOR or docs[kept + 1][0] + 2 >= size:
+            break
+        kept += 1
+    return docs[kept][0] + 1, kept
 
 
 def start(
     gen: Path, db: sqlite3.Connection, block_file: BlockFile
 ) -> subprocess.Popen[bytes] | None:
-    """Start merging ``gen``'s postings into one segment, when they hold more than
-    :data:`MERGE_ABOVE` (None otherwise). The caller's tantivy writer must be closed, and
+    """Start merging ``gen``'s postings into one segment (beside the largest ones it keeps:
+    :func:`placeholders_for`), when they hold more than :data:`MERGE_ABOVE` (None
+    otherwise). The caller's tantivy writer must be closed, and
     stays so until :func:`wait`; the postings must hold every stored record (no tail).
 
     ``db`` is the writer's connection, inside its open transaction: the ids of the records
@@ -92,10 +142,12 @@ def start(
     from agentdex.index import stored
     from agentdex.index.tail import postings_args
 
-    sizes = segment_sizes(gen / "postings")
-    if len(sizes) <= MERGE_ABOVE:
+    docs = segment_docs(gen / "postings")
+    if len(docs) <= MERGE_ABOVE:
         return None
-    fillers = max(0, POLICY_MIN_SEGMENTS - 1 - len(sizes))
+    placeholders, kept = placeholders_for(docs)
+    # the level merged holds the placeholders' segment and every segment not kept
+    fillers = max(0, POLICY_MIN_SEGMENTS - 1 - (len(docs) - kept))
     last = db.execute(
         "SELECT id FROM record_rows ORDER BY id DESC LIMIT ?", (fillers + 1,)
     ).fetchall()
@@ -119,7 +171,7 @@ def start(
     # the child runs this very code, whatever the interpreter's own path says
     source = str(Path(agentdex.__file__).resolve().parents[1])
     env["PYTHONPATH"] = os.pathsep.join(p for p in (source, env.get("PYTHONPATH")) if p)
-    plan = {"placeholders": sizes[0] + 1, "records": records}
+    plan = {"placeholders": placeholders, "records": records, "segments": 1 + kept}
     proc = subprocess.Popen(
         [sys.executable, "-m", "agentdex.index.merging", _CHILD, str(gen), str(os.getpid())],
         stdin=subprocess.PIPE,
@@ -139,7 +191,7 @@ def start(
 
 def wait(proc: subprocess.Popen[bytes], db: sqlite3.Connection) -> dict[str, Any]:
     """Wait for a merge :func:`start` began; what it did (``ok`` false: the postings stay as
-    the build left them, and ``error`` says why). Once they are one segment, ``db``'s open
+    the build left them, and ``error`` says why). Once they are as planned, ``db``'s open
     transaction forgets the re-added records (:data:`READDED`)."""
     out, err = proc.communicate()
     lines = out.decode("utf-8", "replace").strip().splitlines()
@@ -149,7 +201,7 @@ def wait(proc: subprocess.Popen[bytes], db: sqlite3.Connection) -> dict[str, Any
         except ValueError:
             pass
         else:
-            if report.get("segments_after") == 1:
+            if report.get("segments_after") == report.get("segments_planned", 1):
                 db.execute("DELETE FROM meta WHERE key = ?", (READDED,))
             return report
     tail = err.decode("utf-8", "replace").strip().splitlines()[-1:]
@@ -247,6 +299,7 @@ def _merge(gen: Path, plan: dict[str, Any]) -> dict[str, Any]:
     return {
         "segments_before": before,
         "segments_after": len(segment_sizes(path)),
+        "segments_planned": int(plan.get("segments", 1)),
         "cpu_s": round(time.process_time() - cpu, 2),
         "seconds": round(time.monotonic() - started, 2),
         "peak_rss_mb": _peak_rss_mb(),
