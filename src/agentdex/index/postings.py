@@ -142,10 +142,17 @@ def role_kinds(*, role: str | None = None, kind: str | None = None) -> list[int]
     ]
 
 
+#: tantivy's indexing memory of a postings writer (all its threads'). 36 MB, not 48: with one
+#: indexing thread (``ingest/feed.INDEXING_THREADS``) tantivy merges segments of several
+#: hundred thousand records in the writer during a 1 GB build, and their merge memory beside
+#: a full 48 MB heap took the build's peak RSS to 248-250 MB (docs/performance.md, s12-tantivy)
+HEAP_BYTES = 36 << 20
+
+
 class PostingsWriter:
     """Adds records' postings and applies deletes; one per writer process (holds tantivy's lock)."""
 
-    def __init__(self, path: Path, *, heap_bytes: int = 48 << 20, threads: int = 2) -> None:
+    def __init__(self, path: Path, *, heap_bytes: int = HEAP_BYTES, threads: int = 2) -> None:
         import tantivy
 
         self._tantivy = tantivy
