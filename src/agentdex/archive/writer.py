@@ -74,6 +74,11 @@ SEEN_MASK = (1 << 25) - 1
 #: the most keys kept in memory while the entries' indexes are dropped (8 bytes each: a
 #: first build of a home several times 1 GB builds them here and goes on without)
 BULK_KEYS = 4_000_000
+#: SQLite's page cache (KiB) while the entries' indexes are dropped (their rows are appended:
+#: no random pages to keep; the store's 32 MB is for the key's B-tree) and while they are
+#: built (a sort's memory follows the cache size), as the index's bulk load does
+BULK_CACHE_KIB = 4000
+SORT_CACHE_KIB = 2000
 
 
 class _OpenChunk:
@@ -179,9 +184,13 @@ class ArchiveWriter:
         #: wrote again; built with one sort instead (:meth:`end_bulk_load`), as the index's
         #: record indexes are. Whether a key is archived is then answered here, exactly.
         self._keys: KeySet | None = None
+        #: the page cache setting the dropped indexes' bulk load replaced
+        self._cache_size = 0
         if not store.has_entries():
             self._seen = bytearray((SEEN_MASK + 1) >> 3)
             self._keys = KeySet()
+            self._cache_size = int(self.db.execute("PRAGMA cache_size").fetchone()[0])
+            self.db.execute(f"PRAGMA cache_size=-{BULK_CACHE_KIB}")
             for name, _ in ENTRY_INDEXES:
                 self.db.execute(f"DROP INDEX IF EXISTS {name}")
 
@@ -373,8 +382,12 @@ class ArchiveWriter:
 
     def _build_indexes(self) -> None:
         self._keys = None
-        for _, statement in ENTRY_INDEXES:
-            self.db.execute(statement)
+        self.db.execute(f"PRAGMA cache_size=-{SORT_CACHE_KIB}")
+        try:
+            for _, statement in ENTRY_INDEXES:
+                self.db.execute(statement)
+        finally:
+            self.db.execute(f"PRAGMA cache_size={self._cache_size}")
 
     def _note_time(self) -> None:
         """The archive time of the entries this writer adds: one row of ``archive_times``
