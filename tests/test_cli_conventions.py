@@ -325,6 +325,30 @@ def test_doctor_says_where_it_looked(home: Path, run_cli: Run, tmp_path: Path) -
     assert "looked in ~/.gemini (missing)" in human.stdout
 
 
+def test_doctor_explains_every_documented_variable(run_cli: Run) -> None:
+    """Every ``AGENTDEX_*`` variable the user docs name is one ``doctor`` lists with its
+    purpose when it is set (a user who set one sees it there), and one set is listed."""
+    import re
+
+    from agentdex.api.doctor import AGENTDEX_ENV
+
+    docs = Path(__file__).resolve().parents[1] / "docs"
+    named = {
+        var
+        for page in docs.glob("*.md")
+        if page.name != "performance.md"  # the benches' own knobs
+        for var in re.findall(r"AGENTDEX_[A-Z_]*[A-Z]", page.read_text())
+    }
+    not_settings = {"AGENTDEX_COMPLETE", "AGENTDEX_CHROMIUM"}  # shell completion, the tests
+    assert named - not_settings - set(AGENTDEX_ENV) == set()
+    out = run_cli("doctor", "--json", env={"AGENTDEX_INDEXING_THREADS": "2"})
+    listed = {v["name"]: v for v in json.loads(out.stdout)["environment"]}
+    assert listed["AGENTDEX_INDEXING_THREADS"]["value"] == "2"
+    assert (
+        listed["AGENTDEX_INDEXING_THREADS"]["purpose"] == AGENTDEX_ENV["AGENTDEX_INDEXING_THREADS"]
+    )
+
+
 @pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode")
 def test_doctor_reports_unreadable_files(home: Path, run_cli: Run) -> None:
     path = claude_session(home, "abab7777-0000-4000-8000-000000000007", "/w", ["hi"])
