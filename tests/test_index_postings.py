@@ -416,3 +416,12 @@ def test_a_query_with_nothing_to_look_up_says_it_scans(home: Path) -> None:
     assert result.stats["mode"] == "scan" and [r["text"] for r in result.results] == ["x :: y"]
     out = CliRunner().invoke(cli, ["search", "--no-refresh", "-E", "[:]{2}"])
     assert out.exit_code == 0 and "scanned every record" in out.stderr
+
+
+def test_indexing_threads_setting_takes_positive_numbers_only() -> None:
+    """``AGENTDEX_INDEXING_THREADS``: a positive number is taken; anything else (a typo,
+    0, empty) is the default, never a traceback at import."""
+    from agentdex.index.postings import _indexing_threads
+
+    assert [_indexing_threads(s) for s in ("2", "1", "16")] == [2, 1, 16]
+    assert [_indexing_threads(s) for s in ("", "abc", "0", "-1", "2.5")] == [1] * 5

@@ -143,16 +143,30 @@ def role_kinds(*, role: str | None = None, kind: str | None = None) -> list[int]
 
 
 #: tantivy's indexing memory of a postings writer (all its threads'). 36 MB, not 48: with one
-#: indexing thread (``ingest/feed.INDEXING_THREADS``) tantivy merges segments of several
+#: indexing thread (:data:`INDEXING_THREADS`) tantivy merges segments of several
 #: hundred thousand records in the writer during a 1 GB build, and their merge memory beside
 #: a full 48 MB heap took the build's peak RSS to 248-250 MB (docs/performance.md, s12-tantivy)
 HEAP_BYTES = 36 << 20
 
 
+def _indexing_threads(setting: str) -> int:
+    return int(setting) if setting.isdigit() and int(setting) > 0 else 1
+
+
+#: tantivy indexing threads of a postings writer (``AGENTDEX_INDEXING_THREADS``; anything
+#: but a positive number: the default). One: each thread writes a segment whenever its
+#: share of the heap fills, and those segments are what tantivy merges during a build and
+#: the merge child again at its end; one thread writes larger ones, keeps up (two used
+#: ~0.3 cores of a 1 GB cold build) and halves that work (docs/performance.md, s12-tantivy)
+INDEXING_THREADS = _indexing_threads(os.environ.get("AGENTDEX_INDEXING_THREADS", ""))
+
+
 class PostingsWriter:
     """Adds records' postings and applies deletes; one per writer process (holds tantivy's lock)."""
 
-    def __init__(self, path: Path, *, heap_bytes: int = HEAP_BYTES, threads: int = 2) -> None:
+    def __init__(
+        self, path: Path, *, heap_bytes: int = HEAP_BYTES, threads: int = INDEXING_THREADS
+    ) -> None:
         import tantivy
 
         self._tantivy = tantivy

@@ -44,7 +44,7 @@ from agentdex.index.coverage import BuildCoverage
 from agentdex.index.deletes import RecordDeletes
 from agentdex.index.files import READ_ERROR_KEY, FileRows
 from agentdex.index.memory import release_free_memory
-from agentdex.index.postings import PostingsWriter
+from agentdex.index.postings import INDEXING_THREADS, PostingsWriter
 from agentdex.index.segments import (
     BlockFile,
     BlockWriter,
@@ -94,7 +94,9 @@ class IndexWriter(ConversationEdits, RecordDeletes, PostingsTail):
     The index knows nothing of who registers them (:mod:`agentdex.ingest.archiving`).
     """
 
-    def __init__(self, gen: Path, *, postings_threads: int = 2, keep_text_end: int = 0) -> None:
+    def __init__(
+        self, gen: Path, *, postings_threads: int = INDEXING_THREADS, keep_text_end: int = 0
+    ) -> None:
         """``keep_text_end``: bytes of ``text.blocks`` another store points at (kept even
         when this generation's committed blocks end before them)."""
         self.gen = gen

@@ -56,12 +56,6 @@ COMMIT_SECONDS = 10.0
 #: Incremental refreshes keep the base cadence.
 COMMIT_GROWTH = float(os.environ.get("AGENTDEX_INDEX_COMMIT_GROWTH", 2.0))
 COMMIT_MAX_FACTOR = 16.0
-#: tantivy indexing threads of a refresh's postings writer. One: each thread writes a
-#: segment whenever its share of the 48 MB heap fills (~22,000 records with two threads,
-#: ~88,000 with one), and those segments are what tantivy merges during the build and the
-#: merge child again at its end; one thread keeps up (the two used ~0.3 cores of a 1 GB
-#: cold build) and halves that work (docs/performance.md, s12-tantivy)
-INDEXING_THREADS = int(os.environ.get("AGENTDEX_INDEXING_THREADS", 1))
 
 
 def _wal_sig(source: Source) -> str:
@@ -119,11 +113,7 @@ class Refresher:
         self.redact = redact
         self.stages = stages(redact_secrets=redact)
         # blocks the archive points at survive a writer killed between the two commits
-        self.index = IndexWriter(
-            gen,
-            keep_text_end=referenced_end(gen.parent, gen),
-            postings_threads=INDEXING_THREADS,
-        )
+        self.index = IndexWriter(gen, keep_text_end=referenced_end(gen.parent, gen))
         #: files whose usage this refresh read (the usage backfill skips them)
         self.usage_read: set[int] = set()
         try:
