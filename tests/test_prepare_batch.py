@@ -334,3 +334,26 @@ def test_a_parser_state_is_copied_as_deepcopy_copies_it() -> None:
     deep["title_rank"]["s"] = 5
     deep["ids"].append("c")
     assert nested["title_rank"] == {"s": 2} and nested["ids"] == ["a", "b"]
+
+
+def test_a_kept_line_is_masked_as_mask_piece_masks_it() -> None:
+    from agentdex.archive.redaction import mask_piece
+    from agentdex.archive.store import RAW
+
+    texts = [text for text in _texts(14)[:2000] if "\x00" not in text]
+    lines = [json.dumps({"type": "user", "message": {"content": t}}).encode() for t in texts]
+    lines.append(b'{"a": "token=abcdefgh\\"x", "b": 1}')  # masking takes the escape's \ away
+    lines.append(b'{"a": "undecodable \xff byte", "password": "hunter2hunter2"}')
+    decoded = [line.decode("utf-8", "surrogateescape") for line in lines]
+    found = suspects(decoded)
+    dropped = masked = 0
+    for i, line in enumerate(lines):
+        expected = mask_piece(RAW, line) or b""
+        if i not in found:
+            assert expected == line
+            continue
+        got = pipeline._mask_raw(line, decoded[i], found[i])
+        assert got == expected, line
+        dropped += got == b""
+        masked += b"[REDACTED:" in got
+    assert dropped >= 1 and masked > 20
