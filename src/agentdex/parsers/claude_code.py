@@ -337,11 +337,12 @@ def parse_transcript(ref: SourceRef, cursor: ParseCursor, diag: Diagnostics) -> 
         cwd, branch, offset = state["cwd"], state["branch"], line.offset
         many = len(items) > 1
         for part, (role, kind, text, extra) in enumerate(items):
-            record_extra = (
-                {**shared, **{k: v for k, v in extra.items() if v is not None}}
-                if extra
-                else dict(shared)
-            )
+            if not extra:
+                record_extra = dict(shared)
+            elif None in extra.values():
+                record_extra = {**shared, **{k: v for k, v in extra.items() if v is not None}}
+            else:  # (most: a comprehension is a call per record)
+                record_extra = {**shared, **extra}
             if many:
                 record_extra["part"] = part
             # positional, in the field order (``Record``'s keyword call costs ~2.5x as much)

@@ -213,7 +213,12 @@ class _Rollout:
         # positional, in the field order (``Record``'s keyword call costs ~2.5x as much)
         records = []
         for role, kind, text, extra in items:
-            kept = {k: v for k, v in extra.items() if v is not None} if extra else {}
+            if not extra:
+                kept = {}
+            elif None in extra.values():
+                kept = {k: v for k, v in extra.items() if v is not None}
+            else:  # (most: a comprehension is a call per record)
+                kept = dict(extra)
             record = Record(
                 agent, store, source, locator, session, role, kind, text, timestamp, model, cwd,
                 None, branch, None, host, offset, kept,
