@@ -589,6 +589,22 @@ def scan(
     return found
 
 
+#: by lower-cased needle: the key words of its patterns when every one of them is an
+#: assignment pattern :func:`redact_scanned` tries only when one of its key words is
+#: followed by an assignment (``keys``, case-insensitive, needles present); else absent
+_NEEDLE_KEYS: dict[str, frozenset[str]] = {
+    needle: frozenset(key for i in users for key in PATTERNS[i].keys)
+    for needle, users in _USERS.items()
+    if all(
+        PATTERNS[i].keys and PATTERNS[i].fast is not None and PATTERNS[i].finder is None
+        for i in users
+    )
+}
+#: the patterns tried on every text are all found by a finder (``high-entropy``), which
+#: :func:`redact_scanned` skips when the scan found no run to weigh
+_QUIET = all(PATTERNS[i].finder is not None for i in _ALWAYS)
+
+
 def redact_scanned(text: str, lowered: str, scanned: Scanned) -> tuple[str, list[Finding]]:
     """:func:`redact` of a text :func:`scan` found (``lowered``: ``text.lower()``): the same
     patterns tried (from the needles it holds), and ``high-entropy`` only when it holds a
@@ -597,8 +613,17 @@ def redact_scanned(text: str, lowered: str, scanned: Scanned) -> tuple[str, list
         return text, []
     present = scanned.present
     same = len(lowered) == len(text)
-    chosen = sorted({*_ALWAYS, *(i for needle in present for i in _USERS[needle])})
     assigned = scanned.assigned
+    if not scanned.runs and assigned is not None and same and _QUIET:
+        # most texts found: a key word in prose ("token", "auth"), none followed by an
+        # assignment's ``=`` or ``:``: no pattern below would be a candidate
+        for needle in present:
+            keys = _NEEDLE_KEYS.get(needle)
+            if keys is None or not assigned.isdisjoint(keys):
+                break
+        else:
+            return text, []
+    chosen = sorted({*_ALWAYS, *(i for needle in present for i in _USERS[needle])})
     candidates = []
     for pattern in (PATTERNS[i] for i in chosen):
         if pattern.finder is not None and not scanned.runs:
