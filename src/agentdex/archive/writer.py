@@ -31,7 +31,7 @@ from __future__ import annotations
 import os
 import time
 from collections import deque
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agentdex.archive import shared
 from agentdex.archive.keys import prepared_key
@@ -42,7 +42,7 @@ from agentdex.index import codec
 from agentdex.index.segments import ContextIds, encode
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable, Iterable, Sequence
     from concurrent.futures import Future, ThreadPoolExecutor
     from pathlib import Path
 
@@ -144,7 +144,7 @@ class ArchiveWriter:
         self._source_path: str | None = None
         self._raw_fd = -1
         self._lines: dict[int, tuple[int, int, int]] = {}
-        self._batch: list[tuple[int, Prepared, tuple[int, int] | None]] = []
+        self._batch: list[tuple[int, Sequence[Any], tuple[int, int] | None]] = []
         self._now = int(time.time())
         #: the id of the next entry this writer adds (ids only grow while it writes: the
         #: entries from ``_first_entry`` on are the ones archived at ``_now``)
@@ -306,6 +306,24 @@ class ArchiveWriter:
         if len(self._batch) >= BATCH:
             self._flush()
 
+    def offer_many(self, items: Sequence[Sequence[Any]], refs: Sequence[tuple[int, int]]) -> None:
+        """:meth:`offer` for each of ``items`` (:class:`Prepared` records or a parse worker's
+        wire tuples, the same fields in the same order) with where the index stored each
+        one's text (``refs``, in this generation)."""
+        if self.text_file is None:
+            for item in items:
+                self.offer(item)  # type: ignore[arg-type]
+            return
+        batch = self._batch
+        for item, text_at in zip(items, refs, strict=True):
+            key = item[11]
+            if key is None:
+                key = prepared_key(item)  # type: ignore[arg-type]
+            batch.append((key, item, text_at))
+            if len(batch) >= BATCH:
+                self._flush()
+                batch = self._batch
+
     def _flush(self) -> None:
         """Insert the batch's records that are not archived yet (one lookup, one insert);
         move known ones whose text lies outside this generation to its blocks."""
@@ -324,9 +342,21 @@ class ArchiveWriter:
             }
         else:
             known = self._archived(keys)
-        rows = []
+        rows: list[tuple[object, ...]] = []
         added: list[int] = []
         moves = []
+        here = (-1, self.text_file)
+        # each entry's row made here with the fields in locals (per record of
+        # every build); a context is looked up once for a run of records sharing its tuple,
+        # a block's row once for a run of records in it
+        get_context = self.contexts.get_or_add
+        last_context: object = None
+        context_id = 0
+        last_block = -1
+        block_row = 0
+        source_id = self._source_id
+        entry_id = self._next_entry
+        text_bytes = 0
         for key, prepared, text_at in batch:
             place = known.get(key)
             if place is not None:
@@ -334,11 +364,51 @@ class ArchiveWriter:
                     moves.append((-self._block_row(text_at[0]), text_at[1], key))
                     if place[0] > 0:
                         self.vacated_chunks.add(place[0])
-                    known[key] = (-1, self.text_file)
+                    known[key] = here
                 continue
-            known[key] = (-1, self.text_file)  # the same record twice in a batch: once
-            rows.append(self._entry_row(key, prepared, text_at))
+            known[key] = here  # the same record twice in a batch: once
+            meta, _, text, _, _, _, _, _, context, cols, _, _, given = prepared
+            if context is not last_context:
+                context_id = get_context(context)
+                last_context = context
+            if text_at is not None:  # the index's copy (a negative chunk: a shared block)
+                block = text_at[0]
+                if block != last_block:
+                    block_row = self._block_row(block)
+                    last_block = block
+                text_chunk, text_start = -block_row, text_at[1]
+                # only the text's UTF-8 size is needed (ASCII: its length)
+                size = len(text) if text.isascii() else len(encode(text))
+            else:
+                data = encode(text)
+                text_chunk, text_start = self._next(TEXT)
+                self._append(TEXT, data)
+                size = len(data)
+            text_bytes += size
+            offset = meta[13]
+            raw = None
+            if (
+                meta[4] in RAW_KINDS
+                and self._source_path is not None
+                and isinstance(offset, int)
+                and offset >= 0
+            ):
+                raw = self._raw_line(offset, given)
+            rk, role_x, kind_x, ts, loc = cols
+            if raw is None:
+                rows.append(
+                    (entry_id, key, context_id, source_id, rk, role_x, kind_x, ts, loc, offset,
+                     text_chunk, text_start, size, None, None, None)
+                )  # fmt: skip
+            else:
+                rows.append(
+                    (entry_id, key, context_id, source_id, rk, role_x, kind_x, ts, loc, offset,
+                     text_chunk, text_start, size, *raw)
+                )  # fmt: skip
+            entry_id += 1
             added.append(key)
+        self._next_entry = entry_id
+        self.text_bytes += text_bytes
         if rows:
             if self.added == 0:
                 self._note_time()
@@ -443,45 +513,6 @@ class ArchiveWriter:
             "INSERT INTO blocks (id, file, offset, lower_size, original_size, count,"
             " lower_starts, original_starts) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             [(self._block_ids[b], self.text_file, *rows[b]) for b in wanted],
-        )
-
-    def _entry_row(
-        self, key: int, prepared: Prepared, text_at: tuple[int, int] | None
-    ) -> tuple[object, ...]:
-        meta = prepared.meta
-        kind, offset = meta[4], meta[13]
-        context_id = self.contexts.get_or_add(prepared.context)
-        if text_at is not None:  # the index's copy (a negative chunk: a shared block)
-            text_chunk, text_start = -self._block_row(text_at[0]), text_at[1]
-            original = prepared.text  # only its UTF-8 size is needed (ASCII: its length)
-            size = len(original) if original.isascii() else len(encode(original))
-        else:
-            text = encode(prepared.text)
-            text_chunk, text_start = self._next(TEXT)
-            self._append(TEXT, text)
-            size = len(text)
-        self.text_bytes += size
-        raw = None
-        if (
-            kind in RAW_KINDS
-            and self._source_path is not None
-            and isinstance(offset, int)
-            and offset >= 0
-        ):
-            raw = self._raw_line(offset, prepared.raw)
-        entry_id = self._next_entry
-        self._next_entry += 1
-        return (
-            entry_id,
-            key,
-            context_id,
-            self._source_id,
-            *prepared.cols,
-            offset,
-            text_chunk,
-            text_start,
-            size,
-            *(raw if raw is not None else (None, None, None)),
         )
 
     def set_titles(self, agent: str, titles: dict[str, str]) -> None:

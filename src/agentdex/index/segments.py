@@ -37,7 +37,7 @@ import zlib
 from array import array
 from bisect import bisect_right
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -403,6 +403,56 @@ class BlockWriter:
         if self._size >= BLOCK_BYTES:
             self.seal()
         return rid, context_id
+
+    def add_many(
+        self, items: Sequence[Sequence[Any]], file_id: int
+    ) -> tuple[int, list[int], list[tuple[int, int]]]:
+        """:meth:`add_prepared` for each of ``items``, in order: the first record id (the
+        others follow it), each record's context id and where its text goes (block id,
+        position).
+
+        ``items`` are :class:`Prepared` records or a parse worker's wire tuples (the same
+        fields in the same order, ``lower`` None when it is the UTF-8 of ``postings_text``:
+        :func:`agentdex.ingest.pipeline.from_wire`). One loop with each record's fields
+        unpacked into locals, where a record of every build went through a chain of calls
+        and named-tuple attribute reads; a context is looked up once for a run of records
+        that share its tuple (a worker's wire holds one tuple per change of context)."""
+        first = rid = self.next_record + len(self._rows)
+        contexts: list[int] = []
+        refs: list[tuple[int, int]] = []
+        get_or_add = self.contexts.get_or_add
+        last_context: object = None
+        context_id = 0
+        rows, lowers, originals = self._rows, self._lower, self._original
+        block, size = self.next_block, self._size
+        for item in items:
+            meta, lower, text, thash, postings_text, _, _, _, context, cols, _, _, _ = item
+            if lower is None:
+                lower = postings_text.encode()
+            if context is not last_context:
+                context_id = get_or_add(context)
+                last_context = context
+            rk, role_x, kind_x, ts, loc = cols
+            length = len(lower)
+            refs.append((block, len(rows)))
+            rows.append(
+                (rid, block, file_id, context_id, rk, role_x, kind_x, ts, loc, meta[13], length,
+                 thash)
+            )  # fmt: skip
+            lowers.append(lower)
+            originals.append(text)
+            contexts.append(context_id)
+            rid += 1
+            size += length + 1
+            if size >= BLOCK_BYTES:
+                self._size = size
+                self.seal()
+                rows, lowers, originals = self._rows, self._lower, self._original
+                block, size = self.next_block, 0
+        self._size = size
+        if refs:
+            self.last_ref = refs[-1]
+        return first, contexts, refs
 
     def seal(self) -> None:
         """Close the open block: its records now, its text once a helper thread packed it.

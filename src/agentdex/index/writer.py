@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -252,6 +252,49 @@ class IndexWriter(ConversationEdits, RecordDeletes, PostingsTail):
                 self._new_texts = None
                 self.vocab_stale = True
         return ref
+
+    def add_many(self, items: Sequence[Sequence[Any]], file_id: int) -> list[tuple[int, int]]:
+        """:meth:`add` for each of ``items`` (:class:`Prepared` records or a parse worker's
+        wire tuples: :meth:`BlockWriter.add_many`); returns where each one's text is stored.
+
+        The records of one file in two loops (their rows and blocks, then their postings)
+        with the fields unpacked into locals: the per-record calls and attribute reads of
+        :meth:`add` were most of the writer's main thread in a cold build."""
+        first, contexts, refs = self.blocks.add_many(items, file_id)
+        self.added_contexts.update(contexts)
+        text_chars = self.text_chars
+        for item in items:
+            chars = item[10]
+            if chars and not text_chars.issuperset(chars):
+                text_chars.update(chars)
+                self._chars_grew = True
+        if not self.in_postings:
+            return refs  # the tail: verified by readers until catch_up() indexes it
+        add = self.postings.add
+        rid = first
+        for item, context_id in zip(items, contexts, strict=True):
+            meta, _, _, _, postings_text, rk, flags, level, _, _, _, _, _ = item
+            timestamp = meta[5]
+            add(
+                rid,
+                file_id,
+                context_id,
+                rk,
+                flags,
+                postings_text,
+                timestamp if isinstance(timestamp, float | int) else None,
+                level,
+            )
+            rid += 1
+        if self._new_texts is not None:
+            for item in items:
+                self._new_texts.append(item[4])
+                lower = item[1]
+                self._new_text_bytes += len(item[4].encode() if lower is None else lower)
+            if self._new_text_bytes > VOCAB_DELTA_BYTES:
+                self._new_texts = None
+                self.vocab_stale = True
+        return refs
 
     def block_rows(self, block_ids: list[int]) -> list[tuple[object, ...]]:
         """``(id, offset, lower_size, original_size, count, lower_starts, original_starts)``

@@ -20,12 +20,14 @@ forgotten either way.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agentdex.archive.store import ArchiveStore, archive_path
 from agentdex.ingest import sync, usage_sync
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from agentdex.archive.writer import ArchiveWriter
     from agentdex.discovery import Source
     from agentdex.index.files import FileRow
@@ -150,6 +152,12 @@ class IndexingArchive:
         (block id, position), which the archive points at instead of storing it again."""
         if self.writer is not None:
             self.writer.offer(prepared, text_at)
+
+    def offer_many(self, items: Sequence[Sequence[Any]], refs: Sequence[tuple[int, int]]) -> None:
+        """:meth:`offer` for each of ``items`` (prepared records or a parse worker's wire
+        tuples) with where the index stored each one's text (``refs``)."""
+        if self.writer is not None:
+            self.writer.offer_many(items, refs)
 
     def offer_usage(self, path: str, usage: list[Usage]) -> None:
         """Keep the model calls one read of ``path`` found (forgotten ones left out)."""

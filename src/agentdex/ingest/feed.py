@@ -32,7 +32,6 @@ from agentdex.ingest.pipeline import (
     ArchiveParts,
     Stage,
     Wire,
-    from_wire,
     mask_secrets,
     mask_title,
     prepare_record,
@@ -228,10 +227,13 @@ class Refresher:
         if error is not None:
             self.diagnostics.add(plan.source.path, "", f"parser error: {error}")
             self.stats.files_failed += 1
-        added = 0
-        for record in from_wire(wire):
-            added += self._add(record, file_id)
-        self._finish(plan, file_id, added, before)
+        forgotten = self.archive.forgotten
+        if forgotten:  # never indexed nor archived (IndexingArchive.skips)
+            wire = [item for item in wire if not forgotten.holds(item[0][0], item[0][2])]  # type: ignore[index]
+        # the file's records at once, as the worker sent them (the stores' add_many take
+        # its tuples: no Prepared made per record, no chain of calls a record)
+        self.archive.offer_many(wire, self.index.add_many(wire, file_id))
+        self._finish(plan, file_id, len(wire), before)
 
     def _begin(self, plan: Plan) -> int:
         """Drop what will be re-read (all, or past the resume point); the file's row id."""
