@@ -23,7 +23,9 @@ per-record aggregate on a generation written before the table existed.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from operator import itemgetter
 from typing import Any
 
 from agentdex.index.files import ARCHIVED_HIGH, ARCHIVED_LOW
@@ -103,6 +105,15 @@ def _parts(rk: int, role_x: object, kind_x: object) -> tuple[int, int, int]:
     )
 
 
+#: a record row's (context, file), ``rk``, (role_x, kind_x) and ``ts`` (``AddedTotals.add``)
+_CONTEXT_FILE = itemgetter(3, 2)
+_RK = itemgetter(4)
+_ROLE_KIND_X = itemgetter(5, 6)
+_TS = itemgetter(7)
+_NONE_NONE = {(None, None)}
+_INT = {int}
+
+
 class AddedTotals:
     """The totals of the record rows written since the last commit, summed as they are
     written, per (context, file); :meth:`merge` adds them to ``context_stats``.
@@ -122,9 +133,49 @@ class AddedTotals:
         self.recount: set[int] = set()
         self._parts: dict[int, tuple[int, int, int]] = {}
 
-    def add(self, rows: Iterable[tuple[Any, ...]]) -> None:
+    def add(self, rows: Sequence[tuple[Any, ...]]) -> None:
         """Sum record rows in ``record_rows`` insert order (``segments._INSERT_RECORD``:
-        id, block, file, context, rk, role_x, kind_x, ts, ...)."""
+        id, block, file, context, rk, role_x, kind_x, ts, ...).
+
+        A block's rows (the usual caller) are mostly of one context and file, with known
+        roles and kinds and integer times: those are summed by C loops over their columns
+        (min, max, a count of each ``rk``), the rest a row at a time."""
+        if rows and len(set(map(_CONTEXT_FILE, rows))) == 1:
+            times = [ts for ts in map(_TS, rows) if ts is not None]
+            if set(map(_ROLE_KIND_X, rows)) == _NONE_NONE and (
+                not times or set(map(type, times)) == _INT
+            ):
+                self._add_alike(rows, times)
+                return
+        self._add_rows(rows)
+
+    def _add_alike(self, rows: Sequence[tuple[Any, ...]], times: list[int]) -> None:
+        """:meth:`_add_rows` of rows of one context and file, no stored role or kind, and
+        every time an integer (milliseconds) or None."""
+        first = rows[0]
+        key = (first[3], first[2])
+        found = self.sums.get(key)
+        if found is None:
+            found = self.sums[key] = [None, None, 0, 0, 0, 0]
+        known = self._parts
+        found[2] += len(rows)
+        for rk, count in Counter(map(_RK, rows)).items():
+            parts = known.get(rk)
+            if parts is None:
+                parts = known[rk] = _parts(rk, None, None)
+            found[3] += parts[0] * count
+            found[4] += parts[1] * count
+            found[5] += parts[2] * count
+        if times:
+            # the smallest and largest time in seconds: ts / 1000 grows with ts
+            low, high = min(times) / 1000, max(times) / 1000
+            if found[0] is None or low < found[0]:
+                found[0] = low
+            if found[1] is None or high > found[1]:
+                found[1] = high
+
+    def _add_rows(self, rows: Iterable[tuple[Any, ...]]) -> None:
+        """Sum record rows one at a time (any context, file, role, kind and time)."""
         sums = self.sums
         known = self._parts
         for row in rows:
