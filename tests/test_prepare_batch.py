@@ -357,3 +357,28 @@ def test_a_kept_line_is_masked_as_mask_piece_masks_it() -> None:
         dropped += got == b""
         masked += b"[REDACTED:" in got
     assert dropped >= 1 and masked > 20
+
+
+def test_run_starts_are_the_runs_with_a_digit_and_both_cases() -> None:
+    import re
+
+    from agentdex.entropy import _CLASS, BARE_MIN, run_starts
+
+    cls = re.escape(_CLASS)
+    runs = re.compile(f"(?<![{cls}])[{cls}]{{{BARE_MIN},}}".encode())
+    texts = [text for text in _texts(15) if "\x00" not in text] + [
+        "12345678901234567890 digits only",
+        "A1b2C3d4E5f6G7h8I9j0 mixed",
+        "abcdefghijklmnopqrstuvwxyz0 lower",
+        "ABCDEFGHIJKLMNOPQRST0 upper",
+        "AbcdefghijklmnopqrstU no digit",
+        "Abcdefghij0klmnopqr short",
+    ]
+    data = "\x00".join(texts).encode("utf-8", "surrogatepass")
+    expected = [
+        m.start()
+        for m in runs.finditer(data)
+        if re.search(rb"[0-9]", m.group()) and not (m.group().islower() or m.group().isupper())
+    ]
+    assert len(expected) > 50
+    assert run_starts(data) == expected
