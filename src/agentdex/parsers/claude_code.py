@@ -92,7 +92,10 @@ from agentdex.parsers._jsonl import LineStream, clip, compact_json, raw_objects
 from agentdex.parsers._usage import read_counts
 from agentdex.parsers.base import ParseCursor, ParserSpec, SourceRef
 from agentdex.readers import Diagnostics, guard
-from agentdex.records import Kind, Record, Role, Usage, parse_timestamp
+from agentdex.records import MAX_CALL_TOKENS, Kind, Record, Role, Usage, parse_timestamp
+
+#: the one type a count read fast is (:func:`_counts`)
+_INTS = frozenset({int})
 
 #: Title line types, by strength: a title the user set beats one the model wrote.
 TITLE_RANK = {"summary": 1, "ai-title": 2, "custom-title": 3}
@@ -215,6 +218,31 @@ _CLAUDE_REQUIRED = ("input_tokens", "output_tokens")
 _CLAUDE_OPTIONAL = ("cache_read_input_tokens", "cache_creation_input_tokens")
 
 
+def _counts(raw: Any) -> tuple[int, ...] | str:
+    """``read_counts`` of a Claude usage object as (input, output, cache read, cache
+    creation), or why it is bad: most are a dict of in-range ints, read without the
+    general path's calls (once per assistant line of every build)."""
+    if type(raw) is dict:
+        get = raw.get
+        read, created = get("cache_read_input_tokens"), get("cache_creation_input_tokens")
+        counts: tuple[Any, ...] = (
+            get("input_tokens"),
+            get("output_tokens"),
+            0 if read is None else read,  # optional: absent or null is 0
+            0 if created is None else created,
+        )
+        if (
+            _INTS.issuperset(map(type, counts))
+            and min(counts) >= 0
+            and max(counts) <= MAX_CALL_TOKENS
+        ):
+            return counts
+    found = read_counts(raw, _CLAUDE_REQUIRED, _CLAUDE_OPTIONAL)
+    if isinstance(found, str):
+        return found
+    return tuple(found[name] for name in (*_CLAUDE_REQUIRED, *_CLAUDE_OPTIONAL))
+
+
 def _call_id(obj: dict[str, Any], message: dict[str, Any]) -> str | None:
     for value in (message.get("id"), obj.get("requestId"), obj.get("uuid")):
         if isinstance(value, str) and value:
@@ -226,7 +254,7 @@ def _note_usage(
     calls: dict[str, Usage],
     obj: dict[str, Any],
     message: dict[str, Any],
-    where: tuple[SourceRef, str, int, str],
+    where: tuple[SourceRef, str, int, str, str],
     cursor: ParseCursor,
     diag: Diagnostics,
     timestamp: float | None,
@@ -236,8 +264,8 @@ def _note_usage(
     model = message.get("model")
     if raw is None or model == "<synthetic>":
         return None
-    ref, locator, offset, session = where
-    counts = read_counts(raw, _CLAUDE_REQUIRED, _CLAUDE_OPTIONAL)
+    ref, locator, offset, session, source = where
+    counts = _counts(raw)
     one_hour: Any = 0
     if isinstance(raw, dict) and isinstance(raw.get("cache_creation"), dict):
         one_hour = raw["cache_creation"].get("ephemeral_1h_input_tokens") or 0
@@ -250,10 +278,9 @@ def _note_usage(
         return None
     # positional, in the field order (a keyword call costs ~2.5x as much, per model call)
     usage = Usage(
-        ref.agent, ref.store, os.fspath(ref.path), locator, session, call,
-        counts["input_tokens"], counts["cache_read_input_tokens"],
-        counts["cache_creation_input_tokens"], counts["output_tokens"], 0, one_hour, timestamp,
-        model if isinstance(model, str) else None, None, None, None, None, ref.host, offset,
+        ref.agent, ref.store, source, locator, session, call, counts[0], counts[2], counts[3],
+        counts[1], 0, one_hour, timestamp, model if isinstance(model, str) else None, None,
+        None, None, None, ref.host, offset,
     )  # fmt: skip
     earlier = calls.get(call)
     if earlier is not None:
@@ -306,7 +333,7 @@ def parse_transcript(ref: SourceRef, cursor: ParseCursor, diag: Diagnostics) -> 
             sidechain = bool(get("isSidechain")) or subagent
             items = _line_items(obj, sidechain)
             if ltype == "assistant":
-                where = (ref, f"{qualifier}line:{line.lineno}", line.offset, session)
+                where = (ref, f"{qualifier}line:{line.lineno}", line.offset, session, source)
                 timestamp = parse_timestamp(get("timestamp"))
                 usage = _note_usage(calls, obj, obj["message"], where, cursor, diag, timestamp)
                 if usage is not None:
