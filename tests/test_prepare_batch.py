@@ -324,7 +324,8 @@ def test_a_parser_state_is_copied_as_deepcopy_copies_it() -> None:
 
     flat = {"session": "s", "units": 3, "seen": True, "usage_total": None, "rate": 0.5}
     nested = {**flat, "title_rank": {"s": 2}, "ids": ["a", "b"]}
-    for state in (flat, nested, {}):
+    deeper = {**flat, "ids": [["a"], "b"], "title_rank": {"s": {"x": 1}}, "t": ("a",)}
+    for state in (flat, nested, deeper, {}, {"usage_total": [1, 2, 3, 4]}, {1: [None, 0.5]}):
         copied = copy_state(state)
         assert copied == copy.deepcopy(state)
         assert copied is not state
@@ -334,6 +335,10 @@ def test_a_parser_state_is_copied_as_deepcopy_copies_it() -> None:
     deep["title_rank"]["s"] = 5
     deep["ids"].append("c")
     assert nested["title_rank"] == {"s": 2} and nested["ids"] == ["a", "b"]
+    deepest = copy_state(deeper)
+    deepest["ids"][0].append("c")
+    deepest["title_rank"]["s"]["x"] = 2
+    assert deeper["ids"] == [["a"], "b"] and deeper["title_rank"] == {"s": {"x": 1}}
 
 
 def test_a_kept_line_is_masked_as_mask_piece_masks_it() -> None:
