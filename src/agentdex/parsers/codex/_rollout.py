@@ -74,16 +74,25 @@ def _nearest(candidates: list[int], at: int) -> int:
 def pair_turn(held: list[_Held]) -> dict[int, int]:
     """Twins among a turn's held texts: index -> its partner's index (both directions)."""
     partner: dict[int, int] = {}
-    keys = [text_key(h.text) for h in held]
+    keys: dict[int, str] = {}
+
+    def same(i: int, j: int) -> bool:
+        """Do held texts ``i`` and ``j`` have one :func:`text_key`? (equal texts do: the
+        key, a split and join of the whole text, is made only for texts that differ)"""
+        if held[i].text == held[j].text:
+            return True
+        for k in (i, j):
+            if k not in keys:
+                keys[k] = text_key(held[k].text)
+        return keys[i] == keys[j]
+
     items = [i for i, h in enumerate(held) if h.origin == "item"]
     events = [i for i, h in enumerate(held) if h.origin == "event"]
     for same_text in (True, False):
         for event in events:
             if event in partner:
                 continue
-            free = [
-                i for i in items if i not in partner and (keys[i] == keys[event] or not same_text)
-            ]
+            free = [i for i in items if i not in partner and (not same_text or same(i, event))]
             if free:
                 item = _nearest(free, event)
                 partner[item], partner[event] = event, item
