@@ -52,6 +52,12 @@ from agentdex.records import Record
 if TYPE_CHECKING:
     from concurrent.futures import Future, ThreadPoolExecutor
 
+#: a block holds at most this many bytes of text (its records' lower-cased UTF-8 and a
+#: separator each), unless one record alone holds more: a record that would take the open
+#: block past it goes to the next. zstd packs an input of at most 16 KiB with the file's
+#: dictionary by reference, a larger one after copying the dictionary's tables (~0.8 MB at
+#: level 3) into its context first: blocks sealed once they passed 16 KiB spent ~15% of
+#: the packing thread's CPU on that copy (docs/performance.md, s13-writer)
 BLOCK_BYTES = 16 * 1024
 BLOCK_FILE = "text.blocks"
 #: a text file's dictionary is trained on its first this many bytes of original text
@@ -375,8 +381,10 @@ class BlockWriter:
 
     def add_prepared(self, prepared: Prepared, file_id: int) -> tuple[int, int]:
         """Add one prepared record; returns its record id and context id."""
-        rid = self.next_record + len(self._rows)
         lower = prepared.lower
+        if self._rows and self._size + len(lower) + 1 > BLOCK_BYTES:
+            self.seal()  # the open block would grow past BLOCK_BYTES (see BLOCK_BYTES)
+        rid = self.next_record + len(self._rows)
         context_id = self.contexts.get_or_add(prepared.context)
         rk, role_x, kind_x, ts, loc = prepared.cols
         self._rows.append(
@@ -434,6 +442,11 @@ class BlockWriter:
                 last_context = context
             rk, role_x, kind_x, ts, loc = cols
             length = len(lower)
+            if size + length + 1 > BLOCK_BYTES and rows:  # as add_prepared: seal first
+                self._size = size
+                self.seal()
+                rows, lowers, originals = self._rows, self._lower, self._original
+                block, size = self.next_block, 0
             refs.append((block, len(rows)))
             rows.append(
                 (rid, block, file_id, context_id, rk, role_x, kind_x, ts, loc, meta[13], length,
