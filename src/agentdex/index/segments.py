@@ -263,6 +263,7 @@ def prepare(record: Record) -> Prepared:
     )
     size = len(lower)
     packed = rolekind.pack(role, kind)
+    postings = lowered if b"\xed" not in lower else rust_safe(lowered, lower)
     return _new_tuple(
         Prepared,
         (
@@ -270,13 +271,15 @@ def prepare(record: Record) -> Prepared:
             lower,
             text,
             text_hash(text.encode("utf-8", "surrogatepass")),
-            lowered if b"\xed" not in lower else rust_safe(lowered, lower),
+            postings,
             packed[0],
             LONG_TOKEN if has_long_token(lowered, size) else 0,
             level_of(kind, role, size),
             meta[:3] + meta[6:12],
             (*packed, rowpack.pack_time(timestamp), rowpack.pack_locator(locator)),
-            "" if lowered.isascii() else "".join(c for c in set(lowered) if c > "\x7f"),
+            # the characters the postings' terms may start with (no lone surrogate: tantivy
+            # never sees one, and SQLite cannot store one in the index's text_chars)
+            "" if postings.isascii() else "".join(c for c in set(postings) if c > "\x7f"),
             None,
             None,
         ),

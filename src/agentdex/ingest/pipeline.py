@@ -392,19 +392,22 @@ def _wires(
         else:
             key = record_key(agent, session, role, kind, timestamp, thash, size)
         surrogate = b"\xed" in lower
+        postings = rust_safe(lowered, lower) if surrogate else lowered
         append(
             (
                 meta,
                 lower if surrogate else None,
                 texts[i],
                 thash,
-                rust_safe(lowered, lower) if surrogate else lowered,
+                postings,
                 packed[0],
                 LONG_TOKEN if size > LONG_TOKEN_CHARS and has_long_token(lowered, size) else 0,
                 level_of(kind, role, size),
                 context,
                 (*packed, packed_time, _pack_line(locator)),
-                "" if lowered.isascii() else "".join(c for c in set(lowered) if c > "\x7f"),
+                # the characters terms may start with: the postings' (a lone surrogate is
+                # not one, and SQLite could not store it in the index's text_chars)
+                "" if postings.isascii() else "".join(c for c in set(postings) if c > "\x7f"),
                 key,
                 raws.get(i),
             )
