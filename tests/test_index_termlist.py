@@ -146,7 +146,9 @@ def _file_rss() -> int:
     raise AssertionError("no RssFile")
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="MADV_PAGEOUT is Linux's")
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="madvise of mapped pages is Linux's"
+)
 def test_mapped_pages_of_the_folder_leave_the_resident_set_and_read_the_same(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -175,7 +177,7 @@ def test_mapped_pages_of_the_folder_leave_the_resident_set_and_read_the_same(
             touched = _file_rss()
             pages.check()
             if pages.base is None:
-                pytest.skip("this kernel does not know MADV_PAGEOUT")
+                pytest.skip("this system refuses MADV_DONTNEED")
             after = _file_rss()
             assert pages.reclaims == 1
             assert touched - after >= 32 * 1024 * 1024  # the folder's pages left ...
@@ -193,3 +195,60 @@ def test_mapped_pages_below_the_slack_are_left_alone(tmp_path: Path) -> None:
     pages = memory.MappedPages(str(tmp_path))
     pages.check()
     assert pages.reclaims == 0
+
+
+def _cached_pages(path: Path, size: int) -> int:
+    """How many pages of this process's mapping of ``path`` are in the page cache
+    (``mincore``; the mapping found in ``/proc/self/maps``)."""
+    import ctypes
+    import mmap
+
+    starts = [
+        int(line.split("-")[0], 16)
+        for line in Path("/proc/self/maps").read_text().splitlines()
+        if line.endswith(str(path))
+    ]
+    assert len(starts) == 1
+    lib = ctypes.CDLL(None, use_errno=True)
+    vec = (ctypes.c_ubyte * (size // mmap.PAGESIZE))()
+    if lib.mincore(ctypes.c_void_p(starts[0]), ctypes.c_size_t(size), vec) != 0:
+        pytest.skip("no mincore")
+    return sum(b & 1 for b in vec)
+
+
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="madvise of mapped pages is Linux's"
+)
+def test_mapped_pages_handed_back_stay_in_the_page_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pages leave this process's resident set, not the page cache: a merge that reads
+    them again maps them back, it does not read the disk (MADV_PAGEOUT evicted them)."""
+    import mmap
+
+    from agentdex.index import memory
+
+    monkeypatch.setattr(memory, "MAPPED_CHECK_SECONDS", 0.0)
+    folder = tmp_path / "postings"
+    folder.mkdir()
+    size = 16 * 1024 * 1024
+    with open(folder / "seg.pos", "wb") as out:  # clean pages: nothing to write back first
+        out.write(os.urandom(size))
+        out.flush()
+        os.fsync(out.fileno())
+    pages = memory.MappedPages(str(folder))
+    if pages.base is None:
+        pytest.skip("no madvise in this C library")
+    with open(folder / "seg.pos", "rb") as one:
+        view = mmap.mmap(one.fileno(), 0, access=mmap.ACCESS_READ)
+        try:
+            sum(view[i] for i in range(0, size, mmap.PAGESIZE))  # every page resident
+            touched = _file_rss()
+            pages.check()
+            if pages.base is None:
+                pytest.skip("this system refuses MADV_DONTNEED")
+            assert pages.reclaims == 1
+            assert touched - _file_rss() >= 12 * 1024 * 1024  # out of the resident set ...
+            assert _cached_pages(folder / "seg.pos", size) == size // mmap.PAGESIZE  # ... cached
+        finally:
+            view.close()

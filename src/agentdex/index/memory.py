@@ -56,8 +56,12 @@ def release_free_memory() -> None:
         lib.malloc_trim(0)
 
 
-#: ``madvise`` advice that reclaims pages (Linux >= 5.4; older kernels refuse it: EINVAL)
-MADV_PAGEOUT = 21
+#: ``madvise`` advice that unmaps pages from this process: a file's pages leave the resident
+#: set but stay in the page cache, so a page read again is a minor fault, not a disk read.
+#: ``MADV_PAGEOUT`` (21), used before, evicted them from the page cache: tantivy's merges in
+#: the writer read them back from disk (a 1 GB build's merges ~4 CPU-s more, and their wall
+#: ~30 s longer in a replay of its postings; docs/performance.md, s13-tantivy)
+MADV_DONTNEED = 4
 #: file-backed memory this process may map beyond what it mapped when it began, before
 #: :class:`MappedPages` hands the pages of the watched folder back
 MAPPED_SLACK_BYTES = 4 * 1024 * 1024
@@ -72,12 +76,12 @@ class MappedPages:
     the segments it reads stays resident in the writer (up to ~50-100 MB at
     1 GB) until the merge ends. :meth:`check`, called often, reads the
     process's file-backed RSS (cheap) and, once it grew more than
-    :data:`MAPPED_SLACK_BYTES` past its level at the start, asks the kernel to
-    reclaim the pages mapped from ``folder`` (``MADV_PAGEOUT``). That never
-    changes what any mapping reads (a page is read back on its next access;
-    the advice is a no-op on pages another process maps too, and on anonymous
-    memory without swap), so it is safe against tantivy mapping and unmapping
-    files meanwhile. Linux only; elsewhere it does nothing.
+    :data:`MAPPED_SLACK_BYTES` past its level at the start, unmaps the pages
+    mapped from ``folder``'s read-only mappings (:data:`MADV_DONTNEED`). That
+    never changes what any mapping reads (a page is mapped again from the page
+    cache, or read from the file, on its next access; a read-only mapping has
+    no private copies to lose), so it is safe against tantivy mapping and
+    unmapping files meanwhile. Linux only; elsewhere it does nothing.
     """
 
     def __init__(self, folder: str) -> None:
@@ -115,10 +119,10 @@ class MappedPages:
                 continue
             start, end = (int(bound, 16) for bound in parts[0].split(b"-"))
             refused = self._madvise(
-                ctypes.c_void_p(start), ctypes.c_size_t(end - start), ctypes.c_int(MADV_PAGEOUT)
+                ctypes.c_void_p(start), ctypes.c_size_t(end - start), ctypes.c_int(MADV_DONTNEED)
             )
             if refused and ctypes.get_errno() == errno.EINVAL:
-                self.base = None  # this kernel does not know the advice: stop asking
+                self.base = None  # this system refuses the advice: stop asking
                 return
 
 

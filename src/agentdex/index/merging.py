@@ -80,7 +80,8 @@ CHILD_HEAP_BYTES = 64 << 20
 #: file-backed memory the child may hold beyond its start before it hands the postings pages
 #: its merge reads back: wider than the writer's (``memory.MAPPED_SLACK_BYTES``, 4 MB): at 4
 #: MB the child re-read so many pages that its 1 GB merge took ~5 s more (16.1-16.8 against
-#: 11.1-11.6 CPU-s, two quiet sittings); its ~95-115 MB are not the writer's peak
+#: 11.1-11.6 CPU-s, two quiet sittings; measured when the pages handed back also left the
+#: page cache, ``MADV_PAGEOUT``); its ~95-115 MB are not the writer's peak
 CHILD_MAPPED_SLACK_BYTES = 16 << 20
 _CHILD = "--child"
 #: the last byte the writer sends (a child that reads to the end without it writes nothing)
