@@ -345,7 +345,6 @@ class BlockWriter:
         self._pool: ThreadPoolExecutor | None = None
         self._pending: deque[tuple[int, int, int, bytes, bytes, Future[tuple[bytes, bytes, int]]]]
         self._pending = deque()
-        self.last_ref = (-1, -1)
         #: the text file's dictionary (offset, size, it), once trained
         self.dictionary = self._find_dictionary()
         #: the original texts of the first blocks, until a dictionary is trained on them
@@ -384,50 +383,22 @@ class BlockWriter:
 
     def add_prepared(self, prepared: Prepared, file_id: int) -> tuple[int, int]:
         """Add one prepared record; returns its record id and context id."""
-        lower = prepared.lower
-        if self._rows and self._size + len(lower) + 1 > BLOCK_BYTES:
-            self.seal()  # the open block would grow past BLOCK_BYTES (see BLOCK_BYTES)
-        rid = self.next_record + len(self._rows)
-        context_id = self.contexts.get_or_add(prepared.context)
-        rk, role_x, kind_x, ts, loc = prepared.cols
-        self._rows.append(
-            (
-                rid,
-                self.next_block,
-                file_id,
-                context_id,
-                rk,
-                role_x,
-                kind_x,
-                ts,
-                loc,
-                prepared.meta[13],
-                len(lower),
-                prepared.thash,
-            )
-        )
-        self._lower.append(lower)
-        self._original.append(prepared.text)
-        self._size += len(lower) + 1
-        #: (block id, position in it) of the record just added
-        self.last_ref = (self.next_block, len(self._rows) - 1)
-        if self._size >= BLOCK_BYTES:
-            self.seal()
-        return rid, context_id
+        first, contexts, _ = self.add_many((prepared,), file_id)
+        return first, contexts[0]
 
     def add_many(
         self, items: Sequence[Sequence[Any]], file_id: int
     ) -> tuple[int, list[int], list[tuple[int, int]]]:
-        """:meth:`add_prepared` for each of ``items``, in order: the first record id (the
-        others follow it), each record's context id and where its text goes (block id,
-        position).
+        """Add ``items`` in order; returns the first record id (the others follow it),
+        each record's context id and where its text goes (block id, position).
 
         ``items`` are :class:`Prepared` records or a parse worker's wire tuples (the same
         fields in the same order, ``lower`` None when it is the UTF-8 of ``postings_text``:
         :func:`agentdex.ingest.pipeline.from_wire`). One loop with each record's fields
-        unpacked into locals, where a record of every build went through a chain of calls
-        and named-tuple attribute reads; a context is looked up once for a run of records
-        that share its tuple (a worker's wire holds one tuple per change of context)."""
+        unpacked into locals (a chain of calls and named-tuple attribute reads a record
+        was most of a cold build's main thread); a context is looked up once for a run of
+        records that share its tuple (a worker's wire holds one tuple per change of
+        context)."""
         first = rid = self.next_record + len(self._rows)
         contexts: list[int] = []
         refs: list[tuple[int, int]] = []
@@ -466,8 +437,6 @@ class BlockWriter:
                 rows, lowers, originals = self._rows, self._lower, self._original
                 block, size = self.next_block, 0
         self._size = size
-        if refs:
-            self.last_ref = refs[-1]
         return first, contexts, refs
 
     def seal(self) -> None:

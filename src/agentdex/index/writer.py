@@ -225,41 +225,17 @@ class IndexWriter(ConversationEdits, RecordDeletes, PostingsTail):
 
     # -- records ------------------------------------------------------------------------
     def add(self, prepared: Prepared, file_id: int) -> tuple[int, int]:
-        """Add one record; returns where its text is stored: (block id, position)."""
-        rid, context_id = self.blocks.add_prepared(prepared, file_id)
-        ref = self.blocks.last_ref
-        self.added_contexts.add(context_id)
-        if prepared.chars and not self.text_chars.issuperset(prepared.chars):
-            self.text_chars.update(prepared.chars)
-            self._chars_grew = True
-        if not self.in_postings:
-            return ref  # the tail: verified by readers until catch_up() indexes it
-        timestamp = prepared.meta[5]
-        self.postings.add(
-            rid,
-            file_id,
-            context_id,
-            prepared.rk,
-            prepared.flags,
-            prepared.postings_text,
-            timestamp if isinstance(timestamp, float | int) else None,
-            prepared.level,
-        )
-        if self._new_texts is not None:
-            self._new_texts.append(prepared.postings_text)
-            self._new_text_bytes += len(prepared.lower)
-            if self._new_text_bytes > VOCAB_DELTA_BYTES:
-                self._new_texts = None
-                self.vocab_stale = True
-        return ref
+        """Add one record; returns where its text is stored: (block id, position).
+        (:meth:`add_many` of one: a refresh in this process, a record re-imported.)"""
+        return self.add_many((prepared,), file_id)[0]
 
     def add_many(self, items: Sequence[Sequence[Any]], file_id: int) -> list[tuple[int, int]]:
         """:meth:`add` for each of ``items`` (:class:`Prepared` records or a parse worker's
         wire tuples: :meth:`BlockWriter.add_many`); returns where each one's text is stored.
 
         The records of one file in two loops (their rows and blocks, then their postings)
-        with the fields unpacked into locals: the per-record calls and attribute reads of
-        :meth:`add` were most of the writer's main thread in a cold build."""
+        with the fields unpacked into locals: a chain of calls and attribute reads a record
+        was most of the writer's main thread in a cold build."""
         first, contexts, refs = self.blocks.add_many(items, file_id)
         self.added_contexts.update(contexts)
         text_chars = self.text_chars
