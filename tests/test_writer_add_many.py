@@ -15,10 +15,11 @@ import tantivy
 
 from agentdex.archive.store import ArchiveStore, open_reader
 from agentdex.archive.writer import ArchiveWriter
-from agentdex.index.segments import BlockFile, load_block, prepare
+from agentdex.index.segments import prepare
 from agentdex.index.writer import IndexWriter
 from agentdex.ingest.pipeline import ArchiveParts, Wire, from_wire, prepare_batch
 from agentdex.records import Record
+from test_index_text_dictionary import read_all
 
 TEXTS = (
     "Retry the Upload with Backoff; the ServerError came from src/api/Client.py line",
@@ -93,23 +94,6 @@ def _rows(db: Path, query: str) -> list[tuple[Any, ...]]:
         connection.close()
 
 
-def _texts(gen: Path) -> list[tuple[str, bytes]]:
-    db = sqlite3.connect(gen / "index.db")
-    file = BlockFile(gen)
-    out = []
-    try:
-        for (block_id,) in db.execute("SELECT id FROM blocks ORDER BY id").fetchall():
-            block = load_block(db, file, int(block_id))
-            assert block is not None
-            for i in range(block.count):
-                start, end = block.lower_span(i)
-                out.append((block.original_text(i), block.lower[start:end]))
-    finally:
-        file.close()
-        db.close()
-    return out
-
-
 def test_a_file_added_at_once_stores_what_each_record_added_alone_stores(tmp_path: Path) -> None:
     wires = _wires(tmp_path, 1500)
     _build(tmp_path / "one", wires, many=False)
@@ -135,8 +119,8 @@ def test_a_file_added_at_once_stores_what_each_record_added_alone_stores(tmp_pat
             one = _rows(tmp_path / "one" / name, query)
             assert one, query
             assert _rows(tmp_path / "many" / name, query) == one, query
-    texts = _texts(tmp_path / "many" / "gen-000001")
-    assert texts == _texts(tmp_path / "one" / "gen-000001")
+    texts = read_all(tmp_path / "many" / "gen-000001")
+    assert texts == read_all(tmp_path / "one" / "gen-000001")
     # and what each record is, read back without the code under test
     prepared = from_wire(wires)
     assert texts == [(p.text, p.lower) for p in prepared]
