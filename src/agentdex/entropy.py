@@ -185,9 +185,8 @@ def run_starts(data: bytes) -> list[int]:
         value = data[at:end]
         # the case first (most runs are paths and ids, all lower-case), then a digit in
         # the run itself: no second map of the whole batch for its digits (~1 us a record)
-        if value.islower() or value.isupper():
-            pass
-        elif len(value.translate(None, _DIGITS)) < len(value):
+        mixed_case = not (value.islower() or value.isupper())
+        if mixed_case and len(value.translate(None, _DIGITS)) < len(value):
             starts.append(at)
         at = find(_NEEDLE, end)
     return starts
