@@ -35,7 +35,7 @@ from agentdex.ingest.pipeline import (
     mask_secrets,
     mask_title,
     prepare_record,
-    prepare_stream,
+    prepare_source,
     stages,
 )
 from agentdex.ingest.stats import RefreshStats
@@ -329,15 +329,13 @@ class Refresher:
 def parse_in_worker(source: Source, cursor: ParseCursor, steps: tuple[Stage, ...]) -> Parsed:
     """Runs in a parse worker: the parser plus the per-record work that needs no index
     (``steps``: the refresh's stages, secrets masked among them)."""
-    from agentdex.parsers import run
-
     diagnostics = Diagnostics()
     prepared: list[Wire] = []
     error = None
     jsonl = "jsonl" in source.row.format
     archive = ArchiveParts(str(source.path), jsonl=jsonl, redact=mask_secrets in steps)
     try:
-        prepare_stream(run(source, cursor, diagnostics), steps, archive, prepared)
+        prepare_source(source, cursor, diagnostics, steps, archive, prepared)
     except Exception as exc:  # reported by the writer as a per-file parser error
         error = repr(exc)
     finally:

@@ -22,6 +22,7 @@ import os
 from collections.abc import Callable, Iterable
 from itertools import accumulate, count
 from operator import add
+from typing import TYPE_CHECKING
 
 import orjson
 
@@ -29,6 +30,12 @@ from agentdex.index.rowpack import pack_locator, pack_time
 from agentdex.index.segments import Prepared, has_long_token, prepare
 from agentdex.records import Record
 from agentdex.secrets import SEPARATOR, Scanned, redact, redact_scanned, scan, suspects
+
+if TYPE_CHECKING:
+    from agentdex.discovery import Source
+    from agentdex.parsers import Place
+    from agentdex.parsers.base import Line, ParseCursor
+    from agentdex.readers import Diagnostics
 
 Stage = Callable[[Record], Record]
 #: transforms every parsed record goes through, in order, before it is prepared
@@ -70,6 +77,9 @@ _BEFORE_KEY = Prepared._fields.index("key")
 #: :class:`Prepared` in a plain tuple (a named tuple pickles through a Python call per
 #: record on both sides), ``lower`` None when it is the UTF-8 of ``postings_text``
 Wire = tuple[object, ...]
+#: a record's (agent, store, session_id, role, kind, timestamp, model, cwd, project, branch,
+#: worktree, host, locator, offset): :attr:`Prepared.meta`, what a worker's batch is made of
+Meta = tuple[object, ...]
 
 
 _LOWER = Prepared._fields.index("lower")
@@ -176,6 +186,91 @@ def prepare_stream(
             out.extend(prepare_batch(batch, steps, archive))
 
 
+def prepare_source(
+    source: Source,
+    cursor: ParseCursor,
+    diagnostics: Diagnostics,
+    steps: tuple[Stage, ...],
+    archive: ArchiveParts,
+    out: list[Wire],
+) -> None:
+    """Parse ``source`` (:func:`agentdex.parsers.run`) and append its records' wires to
+    ``out`` (:func:`prepare_stream`), as a parse worker does: through :func:`prepare_lines`
+    when its parser gives lines and no stage but masking rewrites records."""
+    from agentdex.parsers import get_parser, run, run_lines
+
+    spec = get_parser(source.row.parser) if source.row.parser else None
+    if spec is not None and spec.lines is not None and steps in ((), (mask_secrets,)):
+        where = (source.agent, source.store, source.host)
+        prepare_lines(run_lines(source, cursor, diagnostics), where, bool(steps), archive, out)
+    else:
+        prepare_stream(run(source, cursor, diagnostics), steps, archive, out)
+
+
+def prepare_lines(
+    lines: Iterable[tuple[Line, Place]],
+    ref: tuple[str, str, str | None],
+    masking: bool,
+    archive: ArchiveParts,
+    out: list[Wire],
+) -> None:
+    """:func:`prepare_stream` of the records a line-based parser's :data:`Line` tuples
+    stand for (:func:`agentdex.parsers.run_lines`; ``ref``: the file's agent, store and
+    host), with no :class:`Record` made: the same wires (``tests/test_worker_lines.py``
+    compares them over every corpus file).
+
+    Why: a worker made ~1.3 records a line of Claude Code and Codex (~all of a build), and
+    each went parser -> ``Record`` (17 fields and a dict of extras the wire never reads) ->
+    ``run``'s enrichment -> the batch, which read its fields back; here what a line's
+    records share (their context, time, locator's line) is made once a line, and the
+    locator is packed from the line number instead of parsed back from its text."""
+    agent, store, host = ref
+    metas: list[Meta] = []
+    texts: list[str] = []
+    contexts: list[tuple[object, ...]] = []
+    locs: list[object] = []
+    size = 0
+    context: tuple[object, ...] = ()
+    exact = _EXACT_LINES
+    try:
+        for line, place in lines:
+            prefix, lineno, offset, session, timestamp, model, cwd, branch, items, _ = line
+            project, place_branch, worktree = place
+            if branch is None:
+                branch = place_branch
+            this = (agent, store, session, model, cwd, project, branch, worktree, host)
+            if this != context:
+                context = this
+            base = f"{prefix}line:{lineno}"
+            plain = not prefix and lineno < exact
+            for part, item in enumerate(items):
+                role, kind, text, _ = item
+                if part:
+                    locator = f"{base}#{part}"
+                    loc = (((lineno << 4) | part) << 1) | 1 if plain and part < _PARTS else (
+                        _pack_line(locator)
+                    )  # fmt: skip
+                else:
+                    locator = base
+                    loc = lineno << 1 if plain else _pack_line(locator)
+                metas.append(
+                    (agent, store, session, role, kind, timestamp, model, cwd, project, branch,
+                     worktree, host, locator, offset)
+                )  # fmt: skip
+                texts.append(text)
+                contexts.append(context)
+                locs.append(loc)
+                size += len(text)
+            if size >= BATCH_CHARS or len(metas) >= BATCH_RECORDS:
+                out.extend(_prepare_columns(metas, texts, contexts, locs, masking=masking,
+                                            archive=archive))  # fmt: skip
+                metas, texts, contexts, locs, size = [], [], [], [], 0
+    finally:
+        if metas:
+            out.extend(_prepare_columns(metas, texts, contexts, locs, masking=masking,
+                                        archive=archive))  # fmt: skip
+
+
 def _ends(parts: list[bytes]) -> list[int]:
     """Where each part ends once they are joined by one separator each."""
     return list(map(add, accumulate(map(len, parts)), count()))
@@ -185,7 +280,33 @@ def prepare_batch(
     records: list[Record], steps: tuple[Stage, ...], archive: ArchiveParts
 ) -> list[Wire]:
     """``[archive.add_to(prepare_record(record, steps)) for record in records]``, the same
-    values, with the work per record shared over the batch.
+    values, with the work per record shared over the batch (:func:`_prepare_columns`)."""
+    masking = bool(steps) and steps[-1] is mask_secrets
+    early = steps[:-1] if masking else steps
+    if mask_secrets in early:  # masking, then more stages: one record at a time
+        return [archive.add_to(prepare_record(record, steps)) for record in records]
+    if early:
+        records = [_through(record, early) for record in records]
+    metas: list[Meta] = [
+        (r.agent, r.store, r.session_id, r.role, r.kind, r.timestamp, r.model, r.cwd,
+         r.project, r.branch, r.worktree, r.host, r.locator, r.offset)
+        for r in records
+    ]  # fmt: skip
+    return _prepare_columns(metas, [record.text or "" for record in records], None, None,
+                            masking=masking, archive=archive)  # fmt: skip
+
+
+def _prepare_columns(
+    metas: list[Meta],
+    texts: list[str],
+    contexts: list[tuple[object, ...]] | None,
+    locs: list[object] | None,
+    *,
+    masking: bool,
+    archive: ArchiveParts,
+) -> list[Wire]:
+    """The wires of a batch of records given as columns: each one's :data:`Meta` and text,
+    and (from :func:`prepare_lines`) its context and packed locator (None: from the meta).
 
     Per record, masking and preparing each lower-cased and encoded the text, and masking
     ran a few passes (needles, bare tokens) over it: ~40% of a parse worker's CPU. Here
@@ -198,17 +319,13 @@ def prepare_batch(
     Then each record's fields are built as :func:`agentdex.index.segments.prepare` and
     :meth:`ArchiveParts.add_to` build them (``tests/test_prepare_batch.py`` compares).
     """
-    masking = bool(steps) and steps[-1] is mask_secrets
-    early = steps[:-1] if masking else steps
-    if mask_secrets in early:  # masking, then more stages: one record at a time
-        return [archive.add_to(prepare_record(record, steps)) for record in records]
-    if early:
-        records = [_through(record, early) for record in records]
-    texts = [record.text or "" for record in records]
     joined = SEPARATOR.join(texts)
     if joined.count(SEPARATOR) != len(texts) - 1:
-        late = steps[len(early) :]
-        return [archive.add_to(prepare_record(record, late)) for record in records]
+        late = (mask_secrets,) if masking else ()
+        return [
+            archive.add_to(prepare_record(_record(meta, text), late))
+            for meta, text in zip(metas, texts, strict=True)
+        ]
     lowered = joined.lower()
     data = joined.encode("utf-8", "surrogatepass")
     lower = lowered.encode("utf-8", "surrogatepass")
@@ -224,12 +341,23 @@ def prepare_batch(
                 continue
             masked, found = redact_scanned(text, loweds[i], scanned)
             if found:
-                records[i].text = texts[i] = masked
+                texts[i] = masked
                 loweds[i] = masked.lower()
                 datas[i] = masked.encode("utf-8", "surrogatepass")
                 lowers[i] = loweds[i].encode("utf-8", "surrogatepass")
-    raws = _raw_lines(records, archive)
-    return _wires(records, texts, loweds, datas, lowers, raws)
+    raws = _raw_lines(metas, archive)
+    return _wires(metas, texts, loweds, datas, lowers, raws, contexts, locs)
+
+
+def _record(meta: Meta, text: str) -> Record:
+    """A record holding what :func:`prepare_record` reads of ``meta`` and ``text`` (not its
+    source path or extras: no wire field comes from them)."""
+    (agent, store, session, role, kind, timestamp, model, cwd, project, branch, worktree,
+     host, locator, offset) = meta  # fmt: skip
+    return Record(
+        agent, store, "", locator, session, role, kind, text, timestamp, model, cwd,  # type: ignore[arg-type]
+        project, branch, worktree, host, offset,  # type: ignore[arg-type]
+    )  # fmt: skip
 
 
 def _through(record: Record, steps: tuple[Stage, ...]) -> Record:
@@ -239,7 +367,7 @@ def _through(record: Record, steps: tuple[Stage, ...]) -> Record:
     return record
 
 
-def _raw_lines(records: list[Record], archive: ArchiveParts) -> dict[int, bytes]:
+def _raw_lines(metas: list[Meta], archive: ArchiveParts) -> dict[int, bytes]:
     """The source line the archive keeps for each record that has one (a prompt of a JSON
     Lines file), by position, as :meth:`ArchiveParts.add_to` reads it; masked once for the
     batch (only the lines that may hold a secret go through ``redact``)."""
@@ -247,9 +375,9 @@ def _raw_lines(records: list[Record], archive: ArchiveParts) -> dict[int, bytes]
         return {}
     kinds = archive._raw_kinds
     lines: dict[int, bytes] = {}
-    for i, record in enumerate(records):
-        offset = record.offset
-        if record.kind in kinds and isinstance(offset, int) and offset >= 0:
+    for i, meta in enumerate(metas):
+        offset = meta[13]
+        if meta[4] in kinds and isinstance(offset, int) and offset >= 0:
             lines[i] = archive._line(offset, redact=False)
             if archive.path is None:  # the file could not be read: no more lines (None)
                 break
@@ -281,7 +409,7 @@ def _mask_raw(line: bytes, text: str, scanned: Scanned) -> bytes:
 
 #: the archive key's bytes before the time (agent, session, role, kind), for every batch of
 #: this process (:func:`agentdex.archive.keys.keyer`'s, kept here for the inlined key)
-_HEADS: dict[tuple[str, str, str, str], bytes] = {}
+_HEADS: dict[tuple[object, ...], bytes] = {}
 #: the largest ``line:N`` (N + 1 digits at most) and part (``#M``) packed as an integer
 _LINE_DIGITS = 15
 _EXACT_LINES = 2**53 >> 5
@@ -316,17 +444,21 @@ def _pack_line(locator: object) -> int | str:
 
 
 def _wires(
-    records: list[Record],
+    metas: list[Meta],
     texts: list[str],
     loweds: list[str],
     datas: list[bytes],
     lowers: list[bytes],
     raws: dict[int, bytes],
+    contexts: list[tuple[object, ...]] | None = None,
+    locs: list[object] | None = None,
 ) -> list[Wire]:
-    """Each record's :data:`Wire` (what ``add_to(prepare(record))`` gives) from its text,
-    lower-cased text and their UTF-8, computed for the batch.
+    """Each record's :data:`Wire` (what ``add_to(prepare(record))`` gives) from its meta,
+    text, lower-cased text and their UTF-8, computed for the batch (``contexts`` and
+    ``locs``: each record's context and packed locator when the caller knows them, else
+    made from its meta).
 
-    One loop of the build's hottest Python (every record of a build): fields read once
+    One loop of the build's hottest Python (every record of a build): fields unpacked once
     into locals, what depends only on the role and kind looked up once a batch, and the
     calls a record made inlined: its text hash (:func:`agentdex.index.segments.text_hash`),
     its archive key (:func:`agentdex.archive.keys.record_key`, its bytes
@@ -352,24 +484,19 @@ def _wires(
     context: tuple[object, ...] = ()
     last_time: object = object()
     packed_time: object = None
-    for i, record in enumerate(records):
+    stamp = b""
+    for i, meta in enumerate(metas):
         lowered = loweds[i]
         lower = lowers[i]
         data = datas[i]
-        role = record.role
-        kind = record.kind
-        timestamp = record.timestamp
-        locator = record.locator
-        agent = record.agent
-        store = record.store
-        session = record.session_id
-        model, cwd, project = record.model, record.cwd, record.project
-        branch, worktree, host = record.branch, record.worktree, record.host
-        meta = (agent, store, session, role, kind, timestamp, model, cwd, project, branch,
-                worktree, host, locator, record.offset)  # fmt: skip
-        this = (agent, store, session, model, cwd, project, branch, worktree, host)
-        if this != context:
-            context = this  # else the previous record's: pickled once, as a reference
+        (agent, store, session, role, kind, timestamp, model, cwd, project, branch, worktree,
+         host, locator, _) = meta  # fmt: skip
+        if contexts is None:
+            this = (agent, store, session, model, cwd, project, branch, worktree, host)
+            if this != context:
+                context = this  # else the previous record's: pickled once, as a reference
+        else:
+            context = contexts[i]
         size = len(lower)
         strings = type(role) is type(kind) is str
         packed = packs.get((role, kind)) if strings else None
@@ -381,12 +508,15 @@ def _wires(
         if timestamp is not last_time:
             last_time = timestamp
             packed_time = pack_time(timestamp)
+            stamp = repr(timestamp).encode() if type(timestamp) is float else b""
         if strings and type(agent) is type(session) is str and type(timestamp) is float:
             parts = (agent, session, role, kind)
             head = heads.get(parts)
             if head is None:
-                head = heads[parts] = "\x00".join((*parts, "")).encode("utf-8", "surrogatepass")
-            stamp = repr(timestamp).encode()  # ASCII: a float's repr
+                head = heads[parts] = "\x00".join((*parts, "")).encode(  # type: ignore[arg-type]
+                    "utf-8", "surrogatepass"
+                )
+            # (``stamp``: the time's repr, ASCII, made once for the records of one line)
             digest = blake2b(b"%s%s\x00%d\x00%d" % (head, stamp, thash, size), digest_size=8)
             key = from_bytes(digest.digest(), "little", signed=True)
         else:
@@ -402,9 +532,9 @@ def _wires(
                 postings,
                 packed[0],
                 LONG_TOKEN if size > LONG_TOKEN_CHARS and has_long_token(lowered, size) else 0,
-                level_of(kind, role, size),
+                level_of(kind, role, size),  # type: ignore[arg-type]
                 context,
-                (*packed, packed_time, _pack_line(locator)),
+                (*packed, packed_time, _pack_line(locator) if locs is None else locs[i]),
                 # the characters terms may start with: the postings' (a lone surrogate is
                 # not one, and SQLite could not store it in the index's text_chars)
                 "" if postings.isascii() else "".join(c for c in set(postings) if c > "\x7f"),

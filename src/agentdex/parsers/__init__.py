@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from agentdex.gitinfo import git_info
 from agentdex.parsers._registry import get_parser
-from agentdex.parsers.base import ParseCursor, ParserSpec, SourceRef
+from agentdex.parsers.base import Line, ParseCursor, ParserSpec, SourceRef
 from agentdex.readers import Diagnostics
 from agentdex.records import Record, Usage
 
@@ -82,4 +82,39 @@ def run(
         enrich(usage)
 
 
-__all__ = ["ParseCursor", "ParserSpec", "SourceRef", "enrich", "get_parser", "run"]
+#: what :func:`run` fills a record of a cwd with: (project, branch when the record has
+#: none, worktree); none for a record without a cwd
+Place = tuple[str | None, str | None, str | None]
+_NOWHERE: Place = (None, None, None)
+
+
+def run_lines(
+    source: Source, cursor: ParseCursor, diagnostics: Diagnostics
+) -> Iterator[tuple[Line, Place]]:
+    """:func:`run` for a parser with a ``lines`` function, as its :data:`Line` tuples: each
+    with where its cwd is (what ``run`` sets on each of the line's records: its
+    ``project`` is the place's project or the cwd, its ``branch`` the line's or the
+    place's, its ``worktree`` the place's); the usage enriched as ``run`` does."""
+    spec = get_parser(source.row.parser or "")
+    if spec.lines is None:
+        raise ValueError(f"{spec.id} has no lines function")
+    last_cwd: str | None = None
+    place = _NOWHERE
+    try:
+        for line in spec.lines(source_ref(source), cursor, diagnostics):
+            cwd = line[6]
+            if not cwd:
+                yield line, _NOWHERE
+                continue
+            if cwd != last_cwd:
+                info = git_info(cwd)
+                last_cwd = cwd
+                place = (info.project or cwd, info.branch, info.worktree or None)
+            yield line, place
+    except OSError as exc:
+        diagnostics.add(source.path, "", f"unreadable: {exc.strerror or exc}")
+    for usage in cursor.usage:
+        enrich(usage)
+
+
+__all__ = ["ParseCursor", "ParserSpec", "SourceRef", "enrich", "get_parser", "run", "run_lines"]

@@ -69,6 +69,16 @@ class SourceRef:
 
 
 ParseFn = Callable[[SourceRef, ParseCursor, Diagnostics], Iterator[Record]]
+#: what one item of a source line gives: (role, kind, text, extra)
+LineItem = tuple[Any, Any, str, dict[str, Any]]
+#: what a line of a line-based parser gives, before it becomes records: (locator prefix,
+#: line number, byte offset, session, time, model, cwd, branch, items, the items' shared
+#: extras); each item is a record at ``{prefix}line:{N}``, the further ones ``#1``, ``#2``...
+Line = tuple[
+    str, int, int, str, float | None, str | None, str | None, str | None,
+    list[LineItem], dict[str, Any],
+]  # fmt: skip
+LinesFn = Callable[[SourceRef, ParseCursor, Diagnostics], Iterator[Line]]
 CountFn = Callable[[Path], int]
 #: conversation id -> {"prompts": n, "replies": n}; ``"abandoned": 1`` marks a
 #: branch the agent no longer shows (kept searchable, not a mismatch).
@@ -108,3 +118,7 @@ class ParserSpec:
     resumable: bool = False
     count_raw: CountFn | None = None
     count_roles: RoleCountFn | None = None
+    #: the parse as :data:`Line` tuples, which ``parse`` makes its records of: a parse worker
+    #: sends each record's fields to the writer without a :class:`Record` between
+    #: (:func:`agentdex.ingest.pipeline.prepare_lines`); the two dominant agents'
+    lines: LinesFn | None = None

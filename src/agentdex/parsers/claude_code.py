@@ -90,7 +90,7 @@ from agentdex.parsers._claude_counts import (
 )
 from agentdex.parsers._jsonl import LineStream, clip, compact_json, raw_objects
 from agentdex.parsers._usage import read_counts
-from agentdex.parsers.base import ParseCursor, ParserSpec, SourceRef
+from agentdex.parsers.base import Line, ParseCursor, ParserSpec, SourceRef
 from agentdex.readers import Diagnostics, guard
 from agentdex.records import MAX_CALL_TOKENS, Kind, Record, Role, Usage, parse_timestamp
 
@@ -290,8 +290,9 @@ def _note_usage(
     return usage
 
 
-def parse_transcript(ref: SourceRef, cursor: ParseCursor, diag: Diagnostics) -> Iterator[Record]:
-    """Stream the records of one transcript (main session or subagent file)."""
+def transcript_lines(ref: SourceRef, cursor: ParseCursor, diag: Diagnostics) -> Iterator[Line]:
+    """What each line of one transcript (main session or subagent file) gives, as a
+    :data:`Line` (:func:`parse_transcript` makes the records of them)."""
     parent, file_agent = _subagent_of(ref.path)
     default_session = parent or ref.path.stem
     # A subagent file shares its parent's session: its locators name the file.
@@ -301,7 +302,6 @@ def parse_transcript(ref: SourceRef, cursor: ParseCursor, diag: Diagnostics) -> 
     )
     state = stream.state
     source = os.fspath(ref.path)
-    agent, store, host = ref.agent, ref.store, ref.host
     calls: dict[str, Usage] = {}
     subagent = parent is not None or file_agent is not None
     for line, obj in stream.lines():
@@ -354,14 +354,31 @@ def parse_transcript(ref: SourceRef, cursor: ParseCursor, diag: Diagnostics) -> 
             model = None
         if ltype != "assistant":  # (an assistant line's was read for its usage)
             timestamp = parse_timestamp(get("timestamp"))
-        shared: dict[str, Any] = {}
+        shared: dict[str, Any] = _NO_EXTRA
         if subagent or get("isSidechain"):
-            shared["sidechain"] = True
+            shared = {"sidechain": True}
             agent_id = get("agentId") or file_agent
             if agent_id:
                 shared["agent_id"] = agent_id
-        locator = f"{qualifier}line:{line.lineno}"
-        cwd, branch, offset = state["cwd"], state["branch"], line.offset
+        yield (
+            qualifier, line.lineno, line.offset, session, timestamp, model, state["cwd"],
+            state["branch"], items, shared,
+        )  # fmt: skip
+    for usage in calls.values():
+        cursor.add_usage(usage, diag)
+
+
+#: the shared extras of a line that has none (never changed: each record copies it)
+_NO_EXTRA: dict[str, Any] = {}
+
+
+def parse_transcript(ref: SourceRef, cursor: ParseCursor, diag: Diagnostics) -> Iterator[Record]:
+    """Stream the records of one transcript (main session or subagent file)."""
+    source = os.fspath(ref.path)
+    agent, store, host = ref.agent, ref.store, ref.host
+    lines = transcript_lines(ref, cursor, diag)
+    for prefix, lineno, offset, session, timestamp, model, cwd, branch, items, shared in lines:
+        locator = f"{prefix}line:{lineno}"
         many = len(items) > 1
         for part, (role, kind, text, extra) in enumerate(items):
             if not extra:
@@ -378,8 +395,6 @@ def parse_transcript(ref: SourceRef, cursor: ParseCursor, diag: Diagnostics) -> 
                 role, kind, text, timestamp, model, cwd, None, branch, None, host, offset,
                 record_extra,
             )  # fmt: skip
-    for usage in calls.values():
-        cursor.add_usage(usage, diag)
 
 
 def count_transcript(path: Path) -> int:
@@ -505,6 +520,7 @@ PARSERS: tuple[ParserSpec, ...] = (
     ParserSpec(
         id="claude-code.transcript_jsonl.v1",
         parse=parse_transcript,
+        lines=transcript_lines,
         resumable=True,
         count_raw=count_transcript,
         count_roles=count_transcript_roles,

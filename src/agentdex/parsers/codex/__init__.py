@@ -75,7 +75,7 @@ from agentdex.parsers.codex._counts import (
 )
 from agentdex.parsers.codex._items import INJECTED_PREFIXES, items_of, split_ide_context
 from agentdex.parsers.codex._legacy import parse_history, parse_legacy
-from agentdex.parsers.codex._rollout import parse_rollout
+from agentdex.parsers.codex._rollout import parse_rollout, rollout_lines
 
 __all__ = [
     "INJECTED_PREFIXES",
@@ -94,6 +94,7 @@ PARSERS: tuple[ParserSpec, ...] = (
     ParserSpec(
         id="codex.rollout_jsonl.v1",
         parse=parse_rollout,
+        lines=rollout_lines,
         resumable=True,
         count_raw=count_rollout,
         count_roles=count_rollout_roles,

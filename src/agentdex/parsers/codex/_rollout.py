@@ -31,7 +31,7 @@ from typing import Any
 
 from agentdex.parsers._agent_common import number_parts
 from agentdex.parsers._jsonl import LineStream
-from agentdex.parsers.base import ParseCursor, SourceRef
+from agentdex.parsers.base import Line, ParseCursor, SourceRef
 from agentdex.parsers.codex._items import (
     DELEGATION_PREFIX,
     HELD_MAX,
@@ -213,30 +213,15 @@ class _Rollout:
         session = state["session"] or session_from_name(self.ref.path)
         return session, state["model"], state["cwd"], state["branch"]
 
-    def records(
+    def line(
         self, lineno: int, offset: int, timestamp: float | None, context: tuple[Any, ...],
         items: list[Item],
-    ) -> list[Record]:  # fmt: skip
+    ) -> Line:  # fmt: skip
+        """The :data:`Line` of a line's items (:func:`line_records` makes its records)."""
         session, model, cwd, branch = context
-        ref, source, locator = self.ref, self.source, f"line:{lineno}"
-        agent, store, host = ref.agent, ref.store, ref.host
-        # positional, in the field order (``Record``'s keyword call costs ~2.5x as much)
-        records = []
-        for role, kind, text, extra in items:
-            if not extra:
-                kept = {}
-            elif None in extra.values():
-                kept = {k: v for k, v in extra.items() if v is not None}
-            else:  # (most: a comprehension is a call per record)
-                kept = dict(extra)
-            record = Record(
-                agent, store, source, locator, session, role, kind, text, timestamp, model, cwd,
-                None, branch, None, host, offset, kept,
-            )  # fmt: skip
-            records.append(record)
-        return number_parts(records) if len(records) > 1 else records
+        return "", lineno, offset, session, timestamp, model, cwd, branch, items, _NO_EXTRA
 
-    def end_turn(self) -> Iterator[Record]:
+    def end_turn(self) -> Iterator[Line]:
         """Decide the held texts (the turn ended, or too many are held) and release."""
         if not self.held:
             return
@@ -245,12 +230,10 @@ class _Rollout:
         given = [(h, items) for h, items in decided if items]
         self.stream.produced_earlier(len(given))
         for entry, items in given:
-            yield from self.records(
-                entry.lineno, entry.offset, entry.timestamp, entry.context, items
-            )
+            yield self.line(entry.lineno, entry.offset, entry.timestamp, entry.context, items)
         self.stream.release()
 
-    def hold(self, origin: str, text: str, line: Any, timestamp: float | None) -> Iterator[Record]:
+    def hold(self, origin: str, text: str, line: Any, timestamp: float | None) -> Iterator[Line]:
         self.stream.hold()
         if origin == "event":
             self.state["events"] = True
@@ -287,8 +270,9 @@ def _time(obj: dict[str, Any], payload: dict[str, Any]) -> float | None:
     return parse_timestamp(obj.get("timestamp")) or parse_timestamp(payload.get("timestamp"))
 
 
-def parse_rollout(ref: SourceRef, cursor: ParseCursor, diag: Diagnostics) -> Iterator[Record]:
-    """Stream the records of one JSONL rollout."""
+def rollout_lines(ref: SourceRef, cursor: ParseCursor, diag: Diagnostics) -> Iterator[Line]:
+    """What each line of one JSONL rollout gives, as a :data:`Line` (a held user text's
+    once its turn is decided; :func:`parse_rollout` makes the records of them)."""
     run = _Rollout(ref, cursor, diag)
     state = run.state
     for line, obj in run.stream.lines():
@@ -334,5 +318,38 @@ def parse_rollout(ref: SourceRef, cursor: ParseCursor, diag: Diagnostics) -> Ite
             continue  # (most event lines: echoes of response items)
         run.stream.produced()
         timestamp = _time(obj, payload)
-        yield from run.records(line.lineno, line.offset, timestamp, run.context(), items)
+        yield run.line(line.lineno, line.offset, timestamp, run.context(), items)
     yield from run.end_turn()
+
+
+#: the shared extras of a rollout's lines (none: each item's own)
+_NO_EXTRA: dict[str, Any] = {}
+
+
+def line_records(ref: SourceRef, source: str, line: Line) -> list[Record]:
+    """The records of a rollout's :data:`Line`."""
+    _, lineno, offset, session, timestamp, model, cwd, branch, items, _ = line
+    locator = f"line:{lineno}"
+    agent, store, host = ref.agent, ref.store, ref.host
+    # positional, in the field order (``Record``'s keyword call costs ~2.5x as much)
+    records = []
+    for role, kind, text, extra in items:
+        if not extra:
+            kept = {}
+        elif None in extra.values():
+            kept = {k: v for k, v in extra.items() if v is not None}
+        else:  # (most: a comprehension is a call per record)
+            kept = dict(extra)
+        record = Record(
+            agent, store, source, locator, session, role, kind, text, timestamp, model, cwd,
+            None, branch, None, host, offset, kept,
+        )  # fmt: skip
+        records.append(record)
+    return number_parts(records) if len(records) > 1 else records
+
+
+def parse_rollout(ref: SourceRef, cursor: ParseCursor, diag: Diagnostics) -> Iterator[Record]:
+    """Stream the records of one JSONL rollout."""
+    source = os.fspath(ref.path)
+    for line in rollout_lines(ref, cursor, diag):
+        yield from line_records(ref, source, line)
