@@ -1,7 +1,7 @@
 """Dump the JSON answers of a fixed query set (compare two checkouts' answers on one index).
 
     AGENTDEX_DATA_DIR=W AGENTDEX_CONFIG=W/no-config.toml PYTHONPATH=SRC \\
-        python bench/search_answers.py HOME [--occurring] > answers.json
+        python bench/search_answers.py HOME [--occurring] [--stop] > answers.json
     python bench/search_answers.py --compare A.json B.json [--allow candidates,blocks_scanned]
 
 The 22 queries of the s5-lexb set (the bench_search classes at 1 GB and
@@ -50,6 +50,31 @@ QUERIES: list[tuple[str, dict[str, Any]]] = [
 ]
 
 
+#: ``--stop``: stop words (index format 7 leaves them out of the postings) alone, in
+#: phrases, with filters, NOT, -w, case, regexes, time order and exact counts
+STOP: list[tuple[str, dict[str, Any]]] = [
+    ("that", {}),
+    ("await", {"limit": 50}),
+    ('"in the"', {}),
+    ('"the file"', {}),
+    ('"return none"', {}),
+    ('"error in the"', {}),
+    ("in the file", {}),
+    ("agent:codex that", {}),
+    ("role:user the error", {}),
+    ("with timeout", {}),
+    ('"to the"', {"sort": "time"}),
+    ("the -agent:codex", {}),
+    ("timeout -the", {}),
+    ("self", {"word": True}),
+    ("Def", {"case": "sensitive"}),
+    ("return|await", {"regex": True}),
+    ("he", {}),
+    ('"retry the"', {"exact_total": True}),
+    ("kind:tool_call that", {"exact_total": True}),
+]
+
+
 def occurring() -> list[tuple[str, dict[str, Any]]]:
     """The ``--occurring`` queries: bench_semantic's, their first and last halves, at two
     page sizes, and by time."""
@@ -67,11 +92,11 @@ def occurring() -> list[tuple[str, dict[str, Any]]]:
     return out
 
 
-def dump(home: str, extra: bool) -> None:
+def dump(home: str, extra: bool, stop: bool = False) -> None:
     from agentdex.api import search as api
 
     out = []
-    for query, options in QUERIES + (occurring() if extra else []):
+    for query, options in QUERIES + (occurring() if extra else []) + (STOP if stop else []):
         kwargs: dict[str, Any] = {
             "home": home,
             "refresh_first": False,
@@ -109,7 +134,7 @@ def main() -> None:
         allowed = set(sys.argv[5].split(",")) if sys.argv[4:5] == ["--allow"] else set()
         compare(sys.argv[2], sys.argv[3], allowed)
     else:
-        dump(sys.argv[1], "--occurring" in sys.argv[2:])
+        dump(sys.argv[1], "--occurring" in sys.argv[2:], "--stop" in sys.argv[2:])
 
 
 if __name__ == "__main__":
