@@ -19,8 +19,9 @@ byte-compiled process).
 While a build runs, this process reads ``/proc`` of the build's process tree
 every ``--every`` s and keeps each thread's CPU time (user + system), grouped
 as: the writer's main thread, its other Python threads (text-block packing,
-the archive's chunk packing), tantivy's indexing threads, tantivy's merge
-threads, the parse workers (forked children), the term-list children, the
+the archive's chunk packing; also by system name, ``other_python_threads_s``: the
+packing thread is ``agentdex-pack``, unnamed ones ``python``), tantivy's indexing
+threads, tantivy's merge threads, the parse workers (forked children), the term-list children, the
 merge child (index/merging.py), other. Each build also reports its postings'
 segments (``max_doc`` each, from meta.json) and the bytes of its data dir.
 The build's own process also adds up the wall time spent inside the writer's
@@ -124,6 +125,8 @@ class Sampler:
         self.kinds: dict[int, str] = {root: "writer"}
         #: (pid, tid) -> (group, CPU seconds at the last look)
         self.threads: dict[tuple[int, int], tuple[str, float]] = {}
+        #: the writer's other Python threads: (pid, tid) -> (system name, CPU seconds)
+        self.named: dict[tuple[int, int], tuple[str, float]] = {}
         self.timeline: list[tuple[float, dict[str, float]]] = []
         self.started = time.monotonic()
 
@@ -170,8 +173,11 @@ class Sampler:
                         group = "tantivy indexing threads"
                     elif comm.startswith("merge_thread"):
                         group = "tantivy merge threads"
-                    elif comm == "python":
+                    elif comm == "python" or comm.startswith("agentdex-"):
+                        # agentdex names some of its threads for the system (the packing
+                        # thread: index/segments.name_os_thread); the others show as python
                         group = "writer's other Python threads"
+                        self.named[(pid, tid)] = (comm, cpu)
                     else:
                         group = "writer's other threads"
                 self.threads[(pid, tid)] = (group, cpu)
@@ -183,6 +189,14 @@ class Sampler:
         for group, cpu in self.threads.values():
             groups[group] = groups.get(group, 0.0) + cpu
         return groups
+
+    def by_name(self) -> dict[str, float]:
+        """The writer's other Python threads' CPU by their system name (``python``: not
+        named)."""
+        names: dict[str, float] = {}
+        for comm, cpu in self.named.values():
+            names[comm] = names.get(comm, 0.0) + cpu
+        return {k: round(v, 1) for k, v in sorted(names.items(), key=lambda kv: -kv[1])}
 
     def report(self, wall: float) -> dict[str, Any]:
         groups = self.groups()
@@ -200,6 +214,7 @@ class Sampler:
         return {
             "cpu_s": {k: round(v, 1) for k, v in sorted(groups.items(), key=lambda kv: -kv[1])},
             "cpu_total_s": round(sum(groups.values()), 1),
+            "other_python_threads_s": self.by_name(),
             "busy_cores": round(sum(groups.values()) / wall, 2),
             "busy_cores_by_tenth": busy,
             "cores_by_tenth": by_tenth,

@@ -312,3 +312,32 @@ def test_lowered_takes_the_ascii_path_with_the_same_bytes() -> None:
     for text in ("ASCII Only\x00Two Records", "Ünïcode İ Σ\x00K", "", "\ud800x"):
         raw = text.encode("utf-8", "surrogatepass")
         assert segments.lowered(raw) == text.lower().encode("utf-8", "surrogatepass")
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="Linux: thread names in /proc")
+def test_the_packing_thread_is_named_where_the_system_shows_threads(tmp_path: Path) -> None:
+    """A build's bench and ``perf`` tell the packing thread from the writer's other threads
+    by its system name (Python's own names never reach ``/proc``)."""
+
+    def names() -> list[str]:
+        found = []
+        for task in os.listdir("/proc/self/task"):
+            with open(f"/proc/self/task/{task}/comm") as handle:
+                found.append(handle.read().strip())
+        return found
+
+    db = open_writer_db(tmp_path)
+    file = BlockFile(tmp_path, write=True)
+    writer = BlockWriter(db, file)
+    try:
+        db.execute("BEGIN IMMEDIATE")
+        record = Record("a", "s", "p", "line:0", "x", "user", "prompt", "packed on the helper")
+        writer.add_prepared(prepare(record), 1)
+        writer.flush()  # the block went through the packing thread, which is still there
+        assert names().count(segments.PACK_THREAD) == 1
+        db.execute("COMMIT")
+    finally:
+        writer.close()
+        file.close()
+        db.close()
+    assert segments.PACK_THREAD not in names()
