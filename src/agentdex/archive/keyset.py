@@ -37,6 +37,11 @@ class KeySet:
             at = keys.find(wanted, at + 1)
         return True
 
+    def add(self, key: int) -> None:
+        """Add one key the set does not hold (the caller checked)."""
+        self._arrays[key & self._mask] += key.to_bytes(8, "little", signed=True)
+        self._size += 1
+
     def add_all(self, keys: list[int]) -> None:
         """Add keys the set does not hold (the caller checked)."""
         arrays, mask = self._arrays, self._mask

@@ -288,6 +288,25 @@ def m006_entries_key_index(db: sqlite3.Connection) -> None:
     )
 
 
+@migration
+def m007_entry_spans(db: sqlite3.Connection) -> None:
+    """Entries a first build derives from the index's rows (:mod:`agentdex.archive.spans`):
+    a span of index record ids per file, with what the index lacks of each record (its
+    key, a size the index's length does not give, a prompt's kept line). A span commits
+    with the archive's batch, before the index's; its entries are made from the index's
+    committed rows right after the index commits, and the span goes."""
+    _run(
+        db,
+        """
+        CREATE TABLE IF NOT EXISTS entry_spans (
+            first_rid INTEGER PRIMARY KEY,  -- the index record id of the span's first record
+            source_id INTEGER NOT NULL,
+            items TEXT NOT NULL             -- JSON: one value a record (agentdex.archive.spans)
+        );
+        """,
+    )
+
+
 #: the tables a complete archive has: a reader treats a database missing one as no archive yet
 TABLES = tuple(re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", _INITIAL))
 

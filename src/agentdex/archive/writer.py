@@ -33,7 +33,9 @@ import time
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
-from agentdex.archive import shared
+import orjson
+
+from agentdex.archive import shared, spans
 from agentdex.archive.keys import prepared_key
 from agentdex.archive.keyset import KeySet
 from agentdex.archive.schema import ENTRY_INDEXES
@@ -126,7 +128,11 @@ class ArchiveWriter:
         redact: bool = True,
         gen: Path | None = None,
         block_rows: BlockRows | None = None,
+        index_path: str | None = None,
     ) -> None:
+        """``index_path``: the index database whose records are offered (with ``gen`` and
+        ``block_rows``): a first build into an empty archive then makes its entries from
+        the index's rows (:mod:`agentdex.archive.spans`, :meth:`derive`)."""
         #: mask secrets in the raw source lines kept (record texts come masked already)
         self.redact = redact
         self.store = store
@@ -162,6 +168,8 @@ class ArchiveWriter:
         #: index block id -> the archive's row id for it (rows inserted at commit)
         self._block_ids: dict[int, int] = {}
         self._unsaved_blocks: list[int] = []
+        #: (index block id, row) numbered since the last :meth:`derive`
+        self._new_block_rows: list[tuple[int, int]] = []
         self._next_block_row = (
             int(self.db.execute("SELECT coalesce(max(id), 0) FROM blocks").fetchone()[0]) + 1
         )
@@ -193,6 +201,20 @@ class ArchiveWriter:
             self.db.execute(f"PRAGMA cache_size=-{BULK_CACHE_KIB}")
             for name, _ in ENTRY_INDEXES:
                 self.db.execute(f"DROP INDEX IF EXISTS {name}")
+        #: the index database whose records are offered (spans left by a killed writer of
+        #: it are derived from it: :meth:`derive`)
+        self.index_path = index_path
+        #: whether a worker's file makes a span, its entries made from the index's rows
+        #: (None: each entry is built here)
+        self.spanning = False
+        #: spans written since the last :meth:`derive` (entries not made yet)
+        self._spans_open = 0
+        if index_path is not None and self.text_file is not None and self._keys is not None:
+            self.spanning = True
+            self.db.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                (spans.SPANS_OF, index_path),
+            )
 
     def _rename_earlier_links(self, gen: Path, name: str) -> None:
         """Point the blocks the archive kept under an earlier name of this generation's
@@ -306,10 +328,19 @@ class ArchiveWriter:
         if len(self._batch) >= BATCH:
             self._flush()
 
-    def offer_many(self, items: Sequence[Sequence[Any]], refs: Sequence[tuple[int, int]]) -> None:
+    def offer_many(
+        self,
+        items: Sequence[Sequence[Any]],
+        refs: Sequence[tuple[int, int]],
+        first: int | None = None,
+    ) -> None:
         """:meth:`offer` for each of ``items`` (:class:`Prepared` records or a parse worker's
         wire tuples, the same fields in the same order) with where the index stored each
-        one's text (``refs``, in this generation)."""
+        one's text (``refs``, in this generation); ``first``: the index's id of the first
+        (the others follow it), for entries made from the index's rows."""
+        if first is not None and self.spanning and self._keys is not None:
+            self._offer_span(items, refs, first)
+            return
         if self.text_file is None:
             for item in items:
                 self.offer(item)  # type: ignore[arg-type]
@@ -323,6 +354,86 @@ class ArchiveWriter:
             if len(batch) >= BATCH:
                 self._flush()
                 batch = self._batch
+
+    def _offer_span(
+        self, items: Sequence[Sequence[Any]], refs: Sequence[tuple[int, int]], first: int
+    ) -> None:
+        """One span of ``entry_spans`` for ``items`` (:mod:`agentdex.archive.spans`): per
+        record only what the index lacks, decided here; the entries are made from the
+        index's rows by :meth:`derive` once the index committed them. Keys are checked and
+        noted as :meth:`_flush` does with the entries' indexes dropped (the bit filter, then
+        the exact set), blocks numbered in the same order."""
+        self._flush()  # entries offered one at a time before these keep their order
+        seen, held = self._seen, self._keys
+        assert seen is not None and held is not None
+        values: list[object] = []
+        append = values.append
+        mask = SEEN_MASK
+        block_row = self._block_row
+        last_block = -1
+        raw_ok = self._source_path is not None
+        text_bytes = 0
+        added = 0
+        for item, (block, _) in zip(items, refs, strict=True):
+            key = item[11]
+            if key is None:
+                key = prepared_key(item)  # type: ignore[arg-type]
+            bit = key & mask
+            byte, flag = bit >> 3, 1 << (bit & 7)
+            if seen[byte] & flag and key in held:
+                append(None)
+                continue
+            seen[byte] |= flag
+            held.add(key)
+            added += 1
+            if block != last_block:
+                block_row(block)
+                last_block = block
+            text = item[2]
+            if raw_ok:
+                meta = item[0]
+                offset = meta[13]
+                if meta[4] in RAW_KINDS and isinstance(offset, int) and offset >= 0:
+                    raw = self._raw_line(offset, item[12])
+                    if raw is not None:
+                        size = len(encode(text))
+                        text_bytes += size
+                        append((key, size, *raw))
+                        continue
+            if text.isascii():
+                text_bytes += len(text)
+                append(key)
+            else:
+                size = len(encode(text))
+                text_bytes += size
+                append((key, size))
+        if not added:
+            return
+        if self.added == 0:
+            self._note_time()
+        self.added += added
+        self.text_bytes += text_bytes
+        self.db.execute(
+            "INSERT INTO entry_spans (first_rid, source_id, items) VALUES (?, ?, ?)",
+            (first, self._source_id, orjson.dumps(values)),
+        )
+        self._spans_open += 1
+
+    def derive(self) -> int:
+        """Make the entries of the spans the index has committed (:mod:`.spans`), right after
+        its commit; how many. Past ``BULK_KEYS`` kept keys the entries' indexes are built."""
+        if self.index_path is None or not (self._spans_open or spans.pending(self.db)):
+            return 0
+        rows, self._new_block_rows = self._new_block_rows, []
+        spans.map_blocks(self.db, rows)
+        made = spans.derive(self.db, self.index_path, self.contexts.get_or_add, self.text_file)
+        self._spans_open = 0
+        self._next_entry = (
+            int(self.db.execute("SELECT coalesce(max(id), 0) FROM entries").fetchone()[0]) + 1
+        )
+        if self._keys is not None and len(self._keys) >= BULK_KEYS:
+            self._build_indexes()
+        return made
 
     def _flush(self) -> None:
         """Insert the batch's records that are not archived yet (one lookup, one insert);
@@ -447,6 +558,8 @@ class ArchiveWriter:
         """Build the entries' indexes this writer dropped (one sort each), in the open batch:
         before anything looks entries up by key or context (a re-import, the end)."""
         if self._keys is not None:
+            if self._spans_open:
+                raise RuntimeError("the archive's entries of uncommitted records are not made")
             self._flush()
             self._build_indexes()
 
@@ -497,6 +610,7 @@ class ArchiveWriter:
             found = self._block_ids[index_block] = self._next_block_row
             self._next_block_row += 1
             self._unsaved_blocks.append(index_block)
+            self._new_block_rows.append((index_block, found))
         return found
 
     def _save_blocks(self) -> None:

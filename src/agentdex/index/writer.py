@@ -23,7 +23,10 @@ nothing that was committed and never shows half a batch.
 Step 1 runs the writer's ``before_commit`` hooks inside its transaction,
 just before it commits: another store that must never be behind the index
 (the archive: :mod:`agentdex.ingest.archiving` registers it) commits there,
-and may record how far it got in the same transaction.
+and may record how far it got in the same transaction. ``after_commit`` hooks
+run once the three steps are done: that store may then read the batch's
+committed rows (the archive makes a first build's entries from them:
+:mod:`agentdex.archive.spans`).
 """
 
 from __future__ import annotations
@@ -136,6 +139,10 @@ class IndexWriter(ConversationEdits, RecordDeletes, PostingsTail):
         self._chars_grew = False
         #: run in each commit's transaction just before it commits (the class docstring)
         self.before_commit: list[Callable[[IndexWriter], None]] = []
+        #: run after each commit, the batch's rows committed (the module docstring)
+        self.after_commit: list[Callable[[IndexWriter], None]] = []
+        #: the record id :meth:`add_many` gave the first of its records last time
+        self.added_from = 0
         #: run once by :meth:`finish` after its last commit, while the merge child merges
         #: (when there is one): end-of-build work that needs neither the postings nor this
         #: writer's transaction, on a core the merge child leaves idle
@@ -237,6 +244,7 @@ class IndexWriter(ConversationEdits, RecordDeletes, PostingsTail):
         with the fields unpacked into locals: a chain of calls and attribute reads a record
         was most of the writer's main thread in a cold build."""
         first, contexts, refs = self.blocks.add_many(items, file_id)
+        self.added_from = first
         self.added_contexts.update(contexts)
         text_chars = self.text_chars
         for item in items:
@@ -312,6 +320,12 @@ class IndexWriter(ConversationEdits, RecordDeletes, PostingsTail):
         self.blocks.flush()
 
     @property
+    def path(self) -> str:
+        """The file of this generation's SQLite database (another store may ATTACH it to
+        read committed rows)."""
+        return str(self.db.execute("PRAGMA database_list").fetchone()[2])
+
+    @property
     def next_record(self) -> int:
         """The id the next record added gets (every record below it is written)."""
         return self.blocks.next_record
@@ -369,6 +383,8 @@ class IndexWriter(ConversationEdits, RecordDeletes, PostingsTail):
         self.db.execute("BEGIN IMMEDIATE")
         self.pending = 0
         self.last_commit = time.monotonic()
+        for after in self.after_commit:
+            after(self)
 
     def _update_context_stats(self) -> None:
         """Bring ``context_stats`` level with the sealed records, in the open transaction."""

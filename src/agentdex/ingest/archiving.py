@@ -12,6 +12,15 @@
 * :meth:`finish`, before the index's final commit: re-import what the
   sources no longer hold (:func:`sync.reconcile`).
 
+The order of the two stores' commits (:meth:`_commit_first`): the archive's
+batch commits inside the index's open transaction, just before the index's,
+so the archive never loses what the index holds. In a first build into an
+empty archive a worker's file is kept as a span (its records' keys, sizes and
+kept lines, :mod:`agentdex.archive.spans`) and its entries are made from the
+index's rows once the index committed them (:meth:`_derive`); spans a killed
+writer left are derived (or, past the index's ``archived_rid``, dropped) when
+the next refresh starts, before anything else.
+
 With ``archive = false`` in the config nothing is archived, kept or
 re-imported; tombstones still apply, so a forgotten conversation stays
 forgotten either way.
@@ -84,8 +93,11 @@ class IndexingArchive:
                 redact=self.redact,
                 gen=self.index.gen,
                 block_rows=self.index.block_rows,
+                index_path=self.index.path,
             )
+            self.writer.derive()  # spans a killed writer left (module docstring)
             self.index.before_commit.append(self._commit_first)
+            self.index.after_commit.append(self._derive)
         if self.writer is not None:
             changed = sync.backfill(self.index, self.writer) > 0 or changed
             assert self.store is not None
@@ -113,6 +125,11 @@ class IndexingArchive:
         index.set_meta("archived_rid", index.next_record)
         if index.touched_contexts:  # records left: what the archive holds may be missing
             index.set_meta("archive_fresh", 0)
+
+    def _derive(self, index: IndexWriter) -> None:
+        """The entries of the spans the index just committed (:mod:`agentdex.archive.spans`)."""
+        assert self.writer is not None
+        self.writer.derive()
 
     def needs_text_move(self) -> bool:
         """Does the archive still keep its own copy of texts from before they were shared
@@ -157,7 +174,7 @@ class IndexingArchive:
         """:meth:`offer` for each of ``items`` (prepared records or a parse worker's wire
         tuples) with where the index stored each one's text (``refs``)."""
         if self.writer is not None:
-            self.writer.offer_many(items, refs)
+            self.writer.offer_many(items, refs, self.index.added_from)
 
     def offer_usage(self, path: str, usage: list[Usage]) -> None:
         """Keep the model calls one read of ``path`` found (forgotten ones left out)."""
