@@ -12,24 +12,30 @@ adding (an append) is what costs, not asking.
 
 from __future__ import annotations
 
+import struct
+
 #: low bits of a key that choose its array (4096 arrays: ~300 keys each at 1.25 million)
 BITS = 12
+#: a key's 8 bytes as the arrays hold them (``int.to_bytes(8, "little", signed=True)``)
+pack_key = struct.Struct("<q").pack
 
 
 class KeySet:
     """Keys added, exactly; ``len`` is how many."""
 
     def __init__(self) -> None:
-        self._mask = (1 << BITS) - 1
-        self._arrays = [bytearray() for _ in range(1 << BITS)]
+        #: the low bits that choose a key's array, and the arrays: a caller adding many keys
+        #: appends ``pack_key(key)`` to ``arrays[key & mask]`` itself, then calls :meth:`grew`
+        self.mask = (1 << BITS) - 1
+        self.arrays = [bytearray() for _ in range(1 << BITS)]
         self._size = 0
 
     def __len__(self) -> int:
         return self._size
 
     def __contains__(self, key: int) -> bool:
-        keys = self._arrays[key & self._mask]
-        wanted = key.to_bytes(8, "little", signed=True)
+        keys = self.arrays[key & self.mask]
+        wanted = pack_key(key)
         at = keys.find(wanted)
         while at % 8:  # a match across two keys' bytes (-1 % 8 is 7: not found ends it too)
             if at < 0:
@@ -37,14 +43,13 @@ class KeySet:
             at = keys.find(wanted, at + 1)
         return True
 
-    def add(self, key: int) -> None:
-        """Add one key the set does not hold (the caller checked)."""
-        self._arrays[key & self._mask] += key.to_bytes(8, "little", signed=True)
-        self._size += 1
+    def grew(self, count: int) -> None:
+        """``count`` keys were appended to :attr:`arrays` by the caller."""
+        self._size += count
 
     def add_all(self, keys: list[int]) -> None:
         """Add keys the set does not hold (the caller checked)."""
-        arrays, mask = self._arrays, self._mask
+        arrays, mask = self.arrays, self.mask
         for key in keys:
-            arrays[key & mask] += key.to_bytes(8, "little", signed=True)
+            arrays[key & mask] += pack_key(key)
         self._size += len(keys)

@@ -37,7 +37,7 @@ import orjson
 
 from agentdex.archive import shared, spans
 from agentdex.archive.keys import prepared_key
-from agentdex.archive.keyset import KeySet
+from agentdex.archive.keyset import KeySet, pack_key
 from agentdex.archive.schema import ENTRY_INDEXES
 from agentdex.archive.store import CHUNK_BYTES, LEVEL, RAW, TEXT, ArchiveStore
 from agentdex.index import codec
@@ -177,9 +177,8 @@ class ArchiveWriter:
         self.vacated_chunks: set[int] = set()
         #: entries moved from chunks or older generations to this generation's blocks
         self.moved = 0
-        #: entries added in this writer's lifetime, and their text bytes (for stats)
+        #: entries added in this writer's lifetime (for stats)
         self.added = 0
-        self.text_bytes = 0
         self.db.execute("BEGIN IMMEDIATE")
         #: with an archive empty when this writer began (a first build on a new machine),
         #: a bit per key this writer added (by its low bits): a key whose bit is clear
@@ -366,53 +365,49 @@ class ArchiveWriter:
         self._flush()  # entries offered one at a time before these keep their order
         seen, held = self._seen, self._keys
         assert seen is not None and held is not None
+        arrays, key_mask = held.arrays, held.mask
         values: list[object] = []
         append = values.append
         mask = SEEN_MASK
         block_row = self._block_row
         last_block = -1
         raw_ok = self._source_path is not None
-        text_bytes = 0
-        added = 0
         for item, (block, _) in zip(items, refs, strict=True):
             key = item[11]
             if key is None:
                 key = prepared_key(item)  # type: ignore[arg-type]
             bit = key & mask
-            byte, flag = bit >> 3, 1 << (bit & 7)
+            byte = bit >> 3
+            flag = 1 << (bit & 7)
             if seen[byte] & flag and key in held:
                 append(None)
                 continue
             seen[byte] |= flag
-            held.add(key)
-            added += 1
+            arrays[key & key_mask] += pack_key(key)  # KeySet.add, inline
             if block != last_block:
                 block_row(block)
                 last_block = block
             text = item[2]
             if raw_ok:
                 meta = item[0]
-                offset = meta[13]
-                if meta[4] in RAW_KINDS and isinstance(offset, int) and offset >= 0:
-                    raw = self._raw_line(offset, item[12])
-                    if raw is not None:
-                        size = len(encode(text))
-                        text_bytes += size
-                        append((key, size, *raw))
-                        continue
+                if meta[4] in RAW_KINDS:
+                    offset = meta[13]
+                    if isinstance(offset, int) and offset >= 0:
+                        raw = self._raw_line(offset, item[12])
+                        if raw is not None:
+                            append((key, len(encode(text)), *raw))
+                            continue
             if text.isascii():
-                text_bytes += len(text)
                 append(key)
             else:
-                size = len(encode(text))
-                text_bytes += size
-                append((key, size))
+                append((key, len(encode(text))))
+        added = len(values) - values.count(None)
         if not added:
             return
+        held.grew(added)
         if self.added == 0:
             self._note_time()
         self.added += added
-        self.text_bytes += text_bytes
         self.db.execute(
             "INSERT INTO entry_spans (first_rid, source_id, items) VALUES (?, ?, ?)",
             (first, self._source_id, orjson.dumps(values)),
@@ -467,7 +462,6 @@ class ArchiveWriter:
         block_row = 0
         source_id = self._source_id
         entry_id = self._next_entry
-        text_bytes = 0
         for key, prepared, text_at in batch:
             place = known.get(key)
             if place is not None:
@@ -495,7 +489,6 @@ class ArchiveWriter:
                 text_chunk, text_start = self._next(TEXT)
                 self._append(TEXT, data)
                 size = len(data)
-            text_bytes += size
             offset = meta[13]
             raw = None
             if (
@@ -519,7 +512,6 @@ class ArchiveWriter:
             entry_id += 1
             added.append(key)
         self._next_entry = entry_id
-        self.text_bytes += text_bytes
         if rows:
             if self.added == 0:
                 self._note_time()
