@@ -196,3 +196,54 @@ def test_spans_of_another_index_are_dropped(tmp_path: Path) -> None:
     assert not spans.pending(store.db) and not store.has_entries()
     writer.close(True)
     store.close()
+
+
+def _calls(root: Path) -> list[tuple[Any, ...]]:
+    """The archive's model calls as read back (source path, context, call, counts)."""
+    db = sqlite3.connect(archive_path(root) / "archive.db")
+    try:
+        return sorted(
+            db.execute(
+                "SELECT s.path, c.agent, c.store, c.session_id, c.model, c.cwd, c.project,"
+                " c.branch, c.worktree, c.host, u.call, u.offset, u.timestamp, u.input,"
+                " u.cache_read, u.cache_write, u.output, u.reasoning, u.cache_write_1h"
+                " FROM usage_calls u JOIN sources s ON s.id = u.source_id"
+                " JOIN contexts c ON c.id = u.context_id"
+            ).fetchall()
+        )
+    finally:
+        db.close()
+
+
+def test_model_calls_copied_from_the_index_are_the_ones_kept_one_read_at_a_time(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from test_usage_index import _claude, _transcript
+
+    for n in range(6):
+        _transcript(home, f"s{n}", [
+            _claude(f"s{n}", f"m{n}", "2026-03-01T10:00:00Z", (5, 100, 20, 7)),
+            _claude(f"s{n}", f"k{n}", "2026-03-02T10:00:00Z", (3, 200, 0, n)),
+            _claude("s0", "m0", "2026-03-01T10:00:00Z", (5, 100, 20, 7)),  # s0's, copied
+        ])  # fmt: skip
+    with monkeypatch.context() as m:
+        m.setattr(
+            ArchiveWriter, "spanning", property(lambda self: False, lambda self, v: None), False
+        )
+        api.refresh(home=str(home))
+    expected = _archive(index_root()), _calls(index_root())
+    shutil.rmtree(index_root(), ignore_errors=True)
+    assert len(expected[1]) == 17  # every file's copy of each call (s0 holds m0 twice)
+    made = _counting(monkeypatch)
+    spanned: list[bool] = []
+    add_usage = ArchiveWriter.add_usage
+
+    def noted(self: ArchiveWriter, *args: Any) -> None:
+        spanned.append(self.spanning)
+        add_usage(self, *args)
+
+    monkeypatch.setattr(ArchiveWriter, "add_usage", noted)
+    api.refresh(home=str(home))
+    assert spanned and all(spanned)
+    assert sum(made) == len(expected[0]) and _spans_left(index_root()) == 0
+    assert (_archive(index_root()), _calls(index_root())) == expected

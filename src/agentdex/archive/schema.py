@@ -292,9 +292,10 @@ def m006_entries_key_index(db: sqlite3.Connection) -> None:
 def m007_entry_spans(db: sqlite3.Connection) -> None:
     """Entries a first build derives from the index's rows (:mod:`agentdex.archive.spans`):
     a span of index record ids per file, with what the index lacks of each record (its
-    key, a size the index's length does not give, a prompt's kept line). A span commits
-    with the archive's batch, before the index's; its entries are made from the index's
-    committed rows right after the index commits, and the span goes."""
+    key, a size the index's length does not give, a prompt's kept line), and the index's
+    files whose model calls the archive keeps. A span commits with the archive's batch,
+    before the index's; its entries (and calls) are made from the index's committed rows
+    right after the index commits, and the span goes."""
     _run(
         db,
         """
@@ -302,6 +303,10 @@ def m007_entry_spans(db: sqlite3.Connection) -> None:
             first_rid INTEGER PRIMARY KEY,  -- the index record id of the span's first record
             source_id INTEGER NOT NULL,
             items TEXT NOT NULL             -- JSON: one value a record (agentdex.archive.spans)
+        );
+        CREATE TABLE IF NOT EXISTS usage_spans (
+            file_id INTEGER PRIMARY KEY,    -- an index file whose calls the archive keeps
+            source_id INTEGER NOT NULL
         );
         """,
     )

@@ -13,6 +13,10 @@ index id of its first record, its source, and a JSON array with one value a reco
 ``null`` (archived already: no entry), the key (ASCII text: its size is the index's
 ``tlen``), ``[key, size]``, or ``[key, size, raw_chunk, raw_start, raw_size]`` (a kept
 line). The entries are then made by one ``INSERT ... SELECT`` over the index's rows.
+The model calls a file holds are kept the same way: ``usage_spans`` notes the index's
+file, and its calls are copied from the index's ``usage_calls`` (as
+:meth:`ArchiveWriter.add_usage` would keep them: a later read's row of a call replaces
+the source's earlier one).
 
 The order of the two stores (also stated in :mod:`agentdex.ingest.archiving`):
 
@@ -33,6 +37,8 @@ from __future__ import annotations
 
 import sqlite3
 from typing import TYPE_CHECKING
+
+from agentdex.index.usage import COUNT_COLUMNS
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -70,9 +76,27 @@ _DERIVE = f"""
 """
 
 
+#: the calls of the files of ``usage_spans``, in the order the index added them
+_DERIVE_USAGE = f"""
+    INSERT OR REPLACE INTO main.usage_calls (source_id, call, context_id, offset, timestamp,
+        {", ".join(COUNT_COLUMNS)})
+    SELECT s.source_id, u.call, c.archive_id, u.offset, u.timestamp,
+        {", ".join(f"u.{name}" for name in COUNT_COLUMNS)}
+    FROM main.usage_spans s
+    CROSS JOIN {INDEX_SCHEMA}.usage_calls u ON u.file_id = s.file_id
+    CROSS JOIN temp.adx_context_ids c ON c.id = u.context_id
+    ORDER BY u.id
+"""
+
+
 def pending(db: sqlite3.Connection) -> bool:
-    """Does the archive hold spans whose entries are not made yet?"""
-    return db.execute("SELECT 1 FROM entry_spans LIMIT 1").fetchone() is not None
+    """Does the archive hold spans whose entries (or calls) are not made yet?"""
+    return (
+        db.execute(
+            "SELECT 1 FROM entry_spans UNION ALL SELECT 1 FROM usage_spans LIMIT 1"
+        ).fetchone()
+        is not None
+    )
 
 
 def map_blocks(db: sqlite3.Connection, rows: list[tuple[int, int]]) -> None:
@@ -108,6 +132,7 @@ def derive(
         if attached:
             made = _derive(db, get_context, text_file)
         db.execute("DELETE FROM entry_spans")
+        db.execute("DELETE FROM usage_spans")
         db.execute("COMMIT")
     except BaseException:
         if db.in_transaction:
@@ -136,14 +161,14 @@ def _derive(
         " WHERE first_rid < ?",
         (below,),
     ).fetchone()
-    if low is None:
-        return 0
-    # the index's contexts and blocks the spans' records use that are not mapped yet
-    # (blocks: a writer killed before the derivation numbered them in the rows it saved)
+    # the index's contexts and blocks the spans' records and calls use that are not mapped
+    # yet (blocks: a writer killed before the derivation numbered them in the rows it saved)
     for (context_id,) in db.execute(
-        f"SELECT DISTINCT context_id FROM {INDEX_SCHEMA}.record_rows WHERE id >= ? AND id < ?"
-        " AND context_id NOT IN (SELECT id FROM temp.adx_context_ids)",
-        (low, high),
+        f"SELECT context_id FROM {INDEX_SCHEMA}.record_rows WHERE id >= ? AND id < ?"
+        f" UNION SELECT context_id FROM {INDEX_SCHEMA}.usage_calls"
+        " WHERE file_id IN (SELECT file_id FROM main.usage_spans)"
+        " EXCEPT SELECT id FROM temp.adx_context_ids",
+        (low or 0, high or 0),
     ).fetchall():
         context = db.execute(
             "SELECT agent, store, session_id, model, cwd, project, branch, worktree, host"
@@ -154,6 +179,9 @@ def _derive(
             "INSERT INTO temp.adx_context_ids (id, archive_id) VALUES (?, ?)",
             (context_id, get_context(tuple(context))),
         )
+    db.execute(_DERIVE_USAGE)
+    if low is None:
+        return 0
     db.execute(
         "INSERT OR IGNORE INTO temp.adx_block_rows (id, row)"
         f" SELECT ib.id, ab.id FROM {INDEX_SCHEMA}.blocks ib JOIN main.blocks ab"

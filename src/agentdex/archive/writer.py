@@ -250,10 +250,20 @@ class ArchiveWriter:
         return source_id
 
     # -- token usage ---------------------------------------------------------------------------
-    def add_usage(self, path: str, usage: Iterable[Usage]) -> None:
+    def add_usage(self, path: str, usage: Iterable[Usage], file_id: int | None = None) -> None:
         """Keep the model calls one read of ``path`` found (a later read replaces its row of
-        the same call; calls the file no longer holds stay: :mod:`agentdex.archive.usage`)."""
+        the same call; calls the file no longer holds stay: :mod:`agentdex.archive.usage`).
+        ``file_id``: the index's file that holds them as read now: while entries are made
+        from the index's rows its calls are copied from there too (:mod:`.spans`)."""
         from agentdex.archive.usage import upsert
+
+        if file_id is not None and self.spanning:
+            self.db.execute(
+                "INSERT OR REPLACE INTO usage_spans (file_id, source_id) VALUES (?, ?)",
+                (file_id, self._source(path)),
+            )
+            self._spans_open += 1
+            return
         from agentdex.index.usage import call_hash
 
         source_id = self._source(path)

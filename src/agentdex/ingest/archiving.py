@@ -179,7 +179,7 @@ class IndexingArchive:
     def offer_usage(self, path: str, usage: list[Usage]) -> None:
         """Keep the model calls one read of ``path`` found (forgotten ones left out)."""
         if self.writer is not None and usage:
-            self.writer.add_usage(path, usage)
+            self.writer.add_usage(path, usage, self.index.usage_file)
 
     def titles(self, agent: str, titles: dict[str, str]) -> dict[str, str]:
         """The titles to index (forgotten ones left out), archived as well."""
