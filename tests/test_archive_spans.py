@@ -99,8 +99,8 @@ def _counting(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     made: list[int] = []
     derive = ArchiveWriter.derive
 
-    def counted(self: ArchiveWriter) -> int:
-        n = derive(self)
+    def counted(self: ArchiveWriter, **kwargs: Any) -> int:
+        n = derive(self, **kwargs)
         made.append(n)
         return n
 

@@ -111,12 +111,15 @@ def derive(
     index_path: str,
     get_context: Callable[[tuple[object, ...]], int],
     text_file: str | None,
+    *,
+    drop_past: bool = True,
 ) -> int:
     """Make the entries of the spans below the index's committed ``archived_rid`` and drop
-    them, and drop spans of another index or at or past it (module docstring); how many
-    entries. Call with nothing written in the archive's open transaction (right after a
-    commit): it commits, ATTACHes the index (outside a transaction: the writer's ``BEGIN
-    IMMEDIATE`` would lock every attached database), and opens a new transaction."""
+    them, and drop spans of another index or (``drop_past``: when the index's writer is
+    gone) at or past it (module docstring); how many entries. Call with nothing written in
+    the archive's open transaction (right after a commit): it commits, ATTACHes the index
+    (outside a transaction: the writer's ``BEGIN IMMEDIATE`` would lock every attached
+    database), and opens a new transaction."""
     if not pending(db):
         return 0
     row = db.execute("SELECT value FROM meta WHERE key = ?", (SPANS_OF,)).fetchone()
@@ -124,14 +127,18 @@ def derive(
         db.execute("COMMIT")
     made = 0
     attached = False
+    below: int | None = None
     try:
         if row is not None and row[0] == index_path:
             db.execute(f"ATTACH DATABASE ? AS {INDEX_SCHEMA}", (index_path,))
             attached = True
         db.execute("BEGIN")
         if attached:
-            made = _derive(db, get_context, text_file)
-        db.execute("DELETE FROM entry_spans")
+            below, made = _derive(db, get_context, text_file)
+        if drop_past or below is None:
+            db.execute("DELETE FROM entry_spans")
+        else:  # the index's open batch may still commit them
+            db.execute("DELETE FROM entry_spans WHERE first_rid < ?", (below,))
         db.execute("DELETE FROM usage_spans")
         db.execute("COMMIT")
     except BaseException:
@@ -149,7 +156,8 @@ def _derive(
     db: sqlite3.Connection,
     get_context: Callable[[tuple[object, ...]], int],
     text_file: str | None,
-) -> int:
+) -> tuple[int, int]:
+    """``(archived_rid, entries made)``."""
     meta = db.execute(
         f"SELECT value FROM {INDEX_SCHEMA}.meta WHERE key = 'archived_rid'"
     ).fetchone()
@@ -181,7 +189,7 @@ def _derive(
         )
     db.execute(_DERIVE_USAGE)
     if low is None:
-        return 0
+        return below, 0
     db.execute(
         "INSERT OR IGNORE INTO temp.adx_block_rows (id, row)"
         f" SELECT ib.id, ab.id FROM {INDEX_SCHEMA}.blocks ib JOIN main.blocks ab"
@@ -190,4 +198,4 @@ def _derive(
         " WHERE id >= ? AND id < ?) AND ib.id NOT IN (SELECT id FROM temp.adx_block_rows)",
         (text_file, low, high),
     )
-    return int(db.execute(_DERIVE, (below,)).rowcount)
+    return below, int(db.execute(_DERIVE, (below,)).rowcount)

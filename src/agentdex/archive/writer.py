@@ -23,7 +23,9 @@ The archive keeps one transaction open per batch, like the index writer:
 chunks are compressed on a helper thread, appended as they fill, and the
 batch commits (after an fsync of the chunk file) just before the index's own
 commit (the order is stated in :mod:`agentdex.ingest.archiving`), so the archive
-always holds at least what the index holds.
+always holds at least what the index holds: as entries, or, in a first build into an
+empty archive, as spans whose entries are made from the index's rows once the index
+committed them (:mod:`agentdex.archive.spans`).
 """
 
 from __future__ import annotations
@@ -424,14 +426,27 @@ class ArchiveWriter:
         )
         self._spans_open += 1
 
-    def derive(self) -> int:
-        """Make the entries of the spans the index has committed (:mod:`.spans`), right after
-        its commit; how many. Past ``BULK_KEYS`` kept keys the entries' indexes are built."""
+    def defers(self) -> bool:
+        """May the spans wait for the end of the build (:mod:`agentdex.ingest.archiving`)?
+        Not once the kept keys reach ``BULK_KEYS``: the entries' indexes are built then."""
+        return self.spanning and self._keys is not None and len(self._keys) < BULK_KEYS
+
+    def derive(self, *, drop_past: bool = True) -> int:
+        """Make the entries of the spans the index has committed (:mod:`.spans`), after its
+        commit; how many. ``drop_past``: drop the spans it has not committed (the index's
+        writer is gone: a kill). Past ``BULK_KEYS`` kept keys the entries' indexes are
+        built."""
         if self.index_path is None or not (self._spans_open or spans.pending(self.db)):
             return 0
         rows, self._new_block_rows = self._new_block_rows, []
         spans.map_blocks(self.db, rows)
-        made = spans.derive(self.db, self.index_path, self.contexts.get_or_add, self.text_file)
+        made = spans.derive(
+            self.db,
+            self.index_path,
+            self.contexts.get_or_add,
+            self.text_file,
+            drop_past=drop_past,
+        )
         self._spans_open = 0
         self._next_entry = (
             int(self.db.execute("SELECT coalesce(max(id), 0) FROM entries").fetchone()[0]) + 1
@@ -733,6 +748,9 @@ class ArchiveWriter:
         """Commit (``ok``) or drop the open batch; release the file handles and the thread."""
         try:
             if ok:
+                # what the index committed of a build that ended early (its spans wait for
+                # its end); any other span commits and waits for the next writer
+                self.derive(drop_past=False)
                 self.end_bulk_load()
                 self.commit()
             self.db.execute("ROLLBACK")

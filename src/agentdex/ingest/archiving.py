@@ -17,7 +17,7 @@ batch commits inside the index's open transaction, just before the index's,
 so the archive never loses what the index holds. In a first build into an
 empty archive a worker's file is kept as a span (its records' keys, sizes and
 kept lines, :mod:`agentdex.archive.spans`) and its entries are made from the
-index's rows once the index committed them (:meth:`_derive`); spans a killed
+index's committed rows at its end (:meth:`_end_first_build`); spans a killed
 writer left are derived (or, past the index's ``archived_rid``, dropped) when
 the next refresh starts, before anything else.
 
@@ -127,9 +127,18 @@ class IndexingArchive:
             index.set_meta("archive_fresh", 0)
 
     def _derive(self, index: IndexWriter) -> None:
-        """The entries of the spans the index just committed (:mod:`agentdex.archive.spans`)."""
+        """The entries of the spans the index just committed (:mod:`agentdex.archive.spans`);
+        a first build into an empty archive makes them at its end instead
+        (:meth:`_end_first_build`): one statement beside the merge child, where making them
+        at each commit held the writer (and the parse workers behind it) at every commit."""
+        assert self.writer is not None
+        if not self.writer.defers():
+            self.writer.derive()
+
+    def _end_first_build(self) -> None:
         assert self.writer is not None
         self.writer.derive()
+        self.writer.end_bulk_load()
 
     def needs_text_move(self) -> bool:
         """Does the archive still keep its own copy of texts from before they were shared
@@ -204,16 +213,20 @@ class IndexingArchive:
                 index.set_meta("archive_fresh", 0)
             return
         index.commit()  # the batch's archive entries first: reconcile reads them
+        fresh = index.meta_int("archive_fresh", 0) == 1 and not index.touched_contexts
+        if not fresh or index.usage.removed:
+            self.writer.derive()  # reconcile and restore read the entries and calls
         self.restored_usage += usage_sync.restore(index, self.store, self.forgotten)
-        if index.meta_int("archive_fresh", 0) == 1 and not index.touched_contexts:
+        if fresh:
             # the archive only holds what this generation offered and never lost: nothing
             # to re-import (a first build skips comparing every conversation)
             index.set_meta("archive_synced", 1)
             self._share_text()
-            # nothing looks entries up by key or conversation any more in this refresh: the
-            # indexes a first build dropped are built while the merge child runs (the
-            # archive's open batch commits when it closes)
-            index.while_merging.append(self.writer.end_bulk_load)
+            # nothing reads entries by key or conversation any more in this refresh: the
+            # entries a first build left as spans are made, and the indexes it dropped
+            # built, while the merge child runs (the archive's open batch commits when it
+            # closes)
+            index.while_merging.append(self._end_first_build)
             return
         self.writer.end_bulk_load()  # the comparison looks entries up by key
         if index.meta_int("archive_synced", 0) != 1:
