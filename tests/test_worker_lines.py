@@ -8,6 +8,7 @@ bench corpora's generator), masking on and off.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import importlib.util
 from datetime import datetime
@@ -45,12 +46,14 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[Source
     return found
 
 
-def _both(source: Source, redact: bool) -> tuple[Any, Any]:
-    """(records path, lines path): each one's wires, cursor and diagnostics."""
+def _both(source: Source, redact: bool, start: ParseCursor | None = None) -> tuple[Any, Any]:
+    """(records path, lines path): each one's wires, cursor and diagnostics (from a copy
+    of ``start``, else from the file's start)."""
     steps = pipeline.stages(redact_secrets=redact)
     got = []
     for lines in (False, True):
-        cursor, diagnostics, out = ParseCursor(), Diagnostics(), []  # type: ignore[var-annotated]
+        cursor = ParseCursor() if start is None else copy.deepcopy(start)
+        diagnostics, out = Diagnostics(), []  # type: ignore[var-annotated]
         archive = ArchiveParts(str(source.path), jsonl=True, redact=redact)
         error = None
         try:
@@ -104,6 +107,35 @@ def test_generated_homes_wires_are_the_records_paths(
         archive.close()
         assert out and calls == [len(out)]
         calls.clear()
+
+
+def test_a_resumed_parse_gives_the_records_paths_wires(
+    generated: dict[str, list[Source]], tmp_path: Path
+) -> None:
+    """From where a parse of a file's first half stopped (its state carried on), the rest
+    of the file as an append would bring it."""
+    resumed = 0
+    for parser, sources in generated.items():
+        for n, template in enumerate(sources[:6]):
+            whole = template.path.read_bytes()
+            cut = whole.rindex(b"\n", 0, len(whole) // 2) + 1
+            path = tmp_path / f"{n}-{template.path.name}"
+            path.write_bytes(whole[:cut])
+            half = dataclasses.replace(template, path=path, size=cut)
+            start = ParseCursor()
+            parts = ArchiveParts(str(path), jsonl=True, redact=False)
+            prepare_source(half, start, Diagnostics(), (), parts, [])
+            parts.close()
+            assert start.resume_offset > 0, (parser, path)
+            path.write_bytes(whole)
+            start = ParseCursor(
+                offset=start.resume_offset, line=start.resume_line, state=start.state
+            )
+            source = dataclasses.replace(template, path=path, size=len(whole))
+            expected, got = _both(source, True, start)
+            assert got == expected, (parser, path)
+            resumed += len(got[0])
+    assert resumed > 200
 
 
 def test_every_corpus_file_gives_the_records_paths_wires(
