@@ -67,6 +67,20 @@ def train(samples: list[bytes], size: int) -> bytes:
         raise CodecError(f"no dictionary: {exc}") from exc
 
 
+#: the match tables a text file's dictionary packs blocks with (log2 of their entries).
+#: zstd sizes them for the 256 KiB dictionary at level 3 (2^17 + 2^16 entries, ~0.8 MB of
+#: tables, past a core's 512 KiB L2) whatever the input; in a build, where the writer's
+#: other threads and the parse workers share the caches, the packing thread spent ~4x the
+#: CPU it spends on the same blocks alone (~0.8 against ~0.2 ms a block: its samples in
+#: the dictionary's match search). 2^15 + 2^14 entries (192 KiB) are the same frames to a
+#: reader, ~5% larger (docs/performance.md, s14-pack)
+DICT_HASH_LOG = 15
+DICT_CHAIN_LOG = 14
+#: (a frame's window is cut to its input anyway: with 17 and 16 above, the frames are byte for
+#: byte what ``ZstdCompressor(level=3, dict_data=...)`` writes)
+WINDOW_LOG = 19
+
+
 class Dictionary:
     """A trained dictionary, with per-thread (de)compressors that use it."""
 
@@ -78,16 +92,30 @@ class Dictionary:
         state = self._local
         if getattr(state, "dict", None) is None:
             state.dict = _zstd().ZstdCompressionDict(self.data)
-            state.compressors = {}
+            state.compressor = None
             state.decompressor = None
         return state
 
-    def compress(self, data: bytes, level: int = LEVEL) -> bytes:
+    def compress(self, data: bytes) -> bytes:
+        """``data`` as one zstd frame packed with the dictionary (level 3's search, the
+        smaller tables above)."""
         state = self._state()
-        compressor = state.compressors.get(level)
+        compressor = state.compressor
         if compressor is None:
-            compressor = _zstd().ZstdCompressor(level=level, dict_data=state.dict)
-            state.compressors[level] = compressor
+            zstd = _zstd()
+            # a dictionary object of its own: precomputing ties it to these parameters
+            tables = zstd.ZstdCompressionDict(self.data)
+            tables.precompute_compress(
+                compression_params=zstd.ZstdCompressionParameters(
+                    window_log=WINDOW_LOG,
+                    hash_log=DICT_HASH_LOG,
+                    chain_log=DICT_CHAIN_LOG,
+                    search_log=1,
+                    min_match=5,
+                    strategy=zstd.STRATEGY_DFAST,
+                )
+            )
+            compressor = state.compressor = zstd.ZstdCompressor(dict_data=tables)
         return bytes(compressor.compress(data))
 
     def decompress(self, blob: bytes) -> bytes:
