@@ -142,13 +142,11 @@ def role_kinds(*, role: str | None = None, kind: str | None = None) -> list[int]
     ]
 
 
-#: tantivy's indexing memory of a postings writer (all its threads'). 96 MB: a 1 GB first
-#: build then flushes ~6 segments of ~200,000 records beside the ones its commits cut, no
-#: eight of them share a level of tantivy's merge policy, and tantivy merges nothing in the
-#: writer (with 36 MB, ~16 flushes: it merged ~900,000 records, ~21 CPU-s, and that merge's
-#: memory beside the heap was the build's peak RSS; docs/performance.md, s12-tantivy,
-#: s14-merge)
-HEAP_BYTES = 96 << 20
+#: tantivy's indexing memory of a postings writer (all its threads'). 36 MB, not 48: with one
+#: indexing thread (:data:`INDEXING_THREADS`) tantivy merges segments of several
+#: hundred thousand records in the writer during a 1 GB build, and their merge memory beside
+#: a full 48 MB heap took the build's peak RSS to 248-250 MB (docs/performance.md, s12-tantivy)
+HEAP_BYTES = 36 << 20
 
 
 def _indexing_threads(setting: str) -> int:
