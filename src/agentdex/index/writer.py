@@ -141,10 +141,9 @@ class IndexWriter(ConversationEdits, RecordDeletes, PostingsTail):
         self.before_commit: list[Callable[[IndexWriter], None]] = []
         #: run after each commit, the batch's rows committed (the module docstring)
         self.after_commit: list[Callable[[IndexWriter], None]] = []
-        #: the record id :meth:`add_many` gave the first of its records last time, and the
-        #: file :meth:`add_usage` last added calls to (another store copies them: the archive)
+        #: the record id :meth:`add_many` gave the first of its records last time (another
+        #: store makes its rows from them: the archive)
         self.added_from = 0
-        self.usage_file = 0
         #: run once by :meth:`finish` after its last commit, while the merge child merges
         #: (when there is one): end-of-build work that needs neither the postings nor this
         #: writer's transaction, on a core the merge child leaves idle
@@ -301,7 +300,6 @@ class IndexWriter(ConversationEdits, RecordDeletes, PostingsTail):
     def add_usage(self, file_id: int, usage: list[Usage], *, resumed: bool) -> int:
         """Add the model calls' usage one read of a file found; ``resumed``: the read went on
         from a resume point, so this file's earlier rows of the same calls are replaced."""
-        self.usage_file = file_id
         return self.usage.add(file_id, usage, replacing=resumed)
 
     def restore_usage(self, file_id: int, rows: list[tuple[object, ...]]) -> int:

@@ -185,10 +185,11 @@ class IndexingArchive:
         if self.writer is not None:
             self.writer.offer_many(items, refs, self.index.added_from)
 
-    def offer_usage(self, path: str, usage: list[Usage]) -> None:
-        """Keep the model calls one read of ``path`` found (forgotten ones left out)."""
+    def offer_usage(self, path: str, usage: list[Usage], file_id: int) -> None:
+        """Keep the model calls one read of ``path`` found (forgotten ones left out);
+        ``file_id``: the index's file they were just added to."""
         if self.writer is not None and usage:
-            self.writer.add_usage(path, usage, self.index.usage_file)
+            self.writer.add_usage(path, usage, file_id)
 
     def titles(self, agent: str, titles: dict[str, str]) -> dict[str, str]:
         """The titles to index (forgotten ones left out), archived as well."""

@@ -144,7 +144,7 @@ class Refresher:
         if forgotten:
             usage = [u for u in usage if not forgotten.holds(u.agent, u.session_id)]
         self.stats.usage_added += self.index.add_usage(file_id, usage, resumed=resumed)
-        self.archive.offer_usage(path, usage)
+        self.archive.offer_usage(path, usage, file_id)
         self.usage_read.add(file_id)
 
     def close(self, ok: bool) -> None:
