@@ -34,6 +34,10 @@ from multiprocessing.reduction import ForkingPickler
 from agentdex.discovery import discover
 from agentdex.ingest.feed import parse_in_worker
 from agentdex.ingest.pipeline import ArchiveParts, prepare_stream, stages
+try:
+    from agentdex.index.columns import Columns
+except ImportError:
+    Columns = None
 from agentdex.parsers import ParseCursor, run
 from agentdex.readers import Diagnostics
 
@@ -67,7 +71,7 @@ def prepare():
         records = [copy.copy(r) for r in records]
         a = time.process_time()
         archive = ArchiveParts(str(s.path), jsonl="jsonl" in s.row.format, redact=True)
-        out = []
+        out = Columns() if Columns is not None else []  # a tree from before the columns: a list
         prepare_stream(iter(records), steps, archive, out)
         archive.close()
         dumps(out)

@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from agentdex.index.columns import Columns
 from agentdex.ingest import pipeline
 from agentdex.ingest.pipeline import (
     ArchiveParts,
@@ -189,12 +190,14 @@ def test_a_batch_is_prepared_as_each_record_is(
     one = ArchiveParts(str(path), jsonl=True, redact=redacting)
     expected = [one.add_to(prepare_record(record, steps)) for record in _copy(records)]
     batch = ArchiveParts(str(path), jsonl=True, redact=redacting)
-    got: list[Any] = []
-    prepare_stream(iter(_copy(records)), steps, batch, got)
+    out = Columns()
+    prepare_stream(iter(_copy(records)), steps, batch, out)
     one.close()
     batch.close()
-    assert len(got) == len(expected)
+    got = out.rows()
+    assert len(out) == len(got) == len(expected)
     assert got == expected
+    assert Columns.from_rows(expected) == out  # the columns hold each record's fields
     if redacting:
         assert sum(1 for wire in got if "[REDACTED:" in str(wire[2])) > 100
         assert sum(1 for wire in got if b"[REDACTED:" in (wire[12] or b"")) > 20
@@ -251,6 +254,7 @@ def test_a_worker_masks_every_secret_it_sends(tmp_path: Path, nul: bool) -> None
     )
     assert error is None
     assert len(wires) == len(texts)
+    wires = wires.rows()
     sent = repr(wires)
     for secret in (TOKEN, BARE, "hunter2x9", TOKEN.lower(), BARE.lower()):
         assert secret not in sent

@@ -18,8 +18,9 @@ from typing import Any
 import pytest
 
 from agentdex.discovery import Source, discover
+from agentdex.index.columns import Columns
 from agentdex.ingest import pipeline
-from agentdex.ingest.pipeline import ArchiveParts, Wire, prepare_source, prepare_stream
+from agentdex.ingest.pipeline import ArchiveParts, prepare_source, prepare_stream
 from agentdex.parsers import ParseCursor, get_parser, run
 from agentdex.readers import Diagnostics
 from conftest import REPO_DIR
@@ -53,7 +54,7 @@ def _both(source: Source, redact: bool, start: ParseCursor | None = None) -> tup
     got = []
     for lines in (False, True):
         cursor = ParseCursor() if start is None else copy.deepcopy(start)
-        diagnostics, out = Diagnostics(), []  # type: ignore[var-annotated]
+        diagnostics, out = Diagnostics(), Columns()
         archive = ArchiveParts(str(source.path), jsonl=True, redact=redact)
         error = None
         try:
@@ -65,7 +66,7 @@ def _both(source: Source, redact: bool, start: ParseCursor | None = None) -> tup
             error = repr(exc)
         finally:
             archive.close()
-        got.append((out, repr(cursor), repr(diagnostics), error))
+        got.append((out.rows(), repr(cursor), repr(diagnostics), error))
     return got[0], got[1]
 
 
@@ -100,7 +101,7 @@ def test_generated_homes_wires_are_the_records_paths(
     calls = _spied(monkeypatch)
     for sources in generated.values():
         source = sources[0]
-        out: list[Wire] = []
+        out = Columns()
         archive = ArchiveParts(str(source.path), jsonl=True, redact=redact)
         steps = pipeline.stages(redact_secrets=redact)
         prepare_source(source, ParseCursor(), Diagnostics(), steps, archive, out)
@@ -124,7 +125,7 @@ def test_a_resumed_parse_gives_the_records_paths_wires(
             half = dataclasses.replace(template, path=path, size=cut)
             start = ParseCursor()
             parts = ArchiveParts(str(path), jsonl=True, redact=False)
-            prepare_source(half, start, Diagnostics(), (), parts, [])
+            prepare_source(half, start, Diagnostics(), (), parts, Columns())
             parts.close()
             assert start.resume_offset > 0, (parser, path)
             path.write_bytes(whole)
@@ -172,10 +173,10 @@ def test_stages_beyond_masking_take_the_records_path(
     monkeypatch.setattr(pipeline, "STAGES", [shout])
     calls = _spied(monkeypatch)
     source = generated[PARSERS[0]][0]
-    out: list[Wire] = []
+    out = Columns()
     archive = ArchiveParts(str(source.path), jsonl=True, redact=True)
     steps = pipeline.stages(redact_secrets=True)
     prepare_source(source, ParseCursor(), Diagnostics(), steps, archive, out)
     archive.close()
-    assert out and all(str(wire[2]).endswith(" SHOUTED") for wire in out)
+    assert out and all(text.endswith(" SHOUTED") for text in out.texts)
     assert calls == []

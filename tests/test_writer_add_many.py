@@ -15,6 +15,7 @@ import tantivy
 
 from agentdex.archive.store import ArchiveStore, open_reader
 from agentdex.archive.writer import ArchiveWriter
+from agentdex.index.columns import Columns
 from agentdex.index.segments import prepare
 from agentdex.index.writer import IndexWriter
 from agentdex.ingest.pipeline import ArchiveParts, Wire, from_wire, prepare_batch
@@ -76,7 +77,8 @@ def _build(root: Path, wires: list[Wire], *, many: bool) -> None:
         file_id = index.new_file(f"/f{n}.jsonl", "claude-code", "claude-code.projects", None)
         archive.begin_source(f"/f{n}.jsonl", jsonl=False)
         if many:
-            archive.offer_many(part, index.add_many(part, file_id))
+            columns = Columns.from_rows(part)
+            archive.offer_many(columns, index.add_many(columns, file_id))
         else:
             for prepared in from_wire(part):
                 archive.offer(prepared, index.add(prepared, file_id))

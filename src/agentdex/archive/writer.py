@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from agentdex.archive.usage import CallRow
+    from agentdex.index.columns import Columns
     from agentdex.index.segments import Prepared
     from agentdex.records import Usage
 
@@ -341,34 +342,33 @@ class ArchiveWriter:
 
     def offer_many(
         self,
-        items: Sequence[Sequence[Any]],
+        items: Columns,
         refs: Sequence[tuple[int, int]],
         first: int | None = None,
     ) -> None:
-        """:meth:`offer` for each of ``items`` (:class:`Prepared` records or a parse worker's
-        wire tuples, the same fields in the same order) with where the index stored each
-        one's text (``refs``, in this generation); ``first``: the index's id of the first
-        (the others follow it), for entries made from the index's rows."""
+        """:meth:`offer` for each of ``items`` (a file's records as columns: a parse
+        worker's wire) with where the index stored each one's text (``refs``, in this
+        generation); ``first``: the index's id of the first (the others follow it), for
+        entries made from the index's rows."""
         if first is not None and self.spanning and self._keys is not None:
             self._offer_span(items, refs, first)
             return
+        rows = items.prepared()
         if self.text_file is None:
-            for item in items:
-                self.offer(item)  # type: ignore[arg-type]
+            for item in rows:
+                self.offer(item)
             return
         batch = self._batch
-        for item, text_at in zip(items, refs, strict=True):
+        for item, text_at in zip(rows, refs, strict=True):
             key = item[11]
             if key is None:
-                key = prepared_key(item)  # type: ignore[arg-type]
+                key = prepared_key(item)
             batch.append((key, item, text_at))
             if len(batch) >= BATCH:
                 self._flush()
                 batch = self._batch
 
-    def _offer_span(
-        self, items: Sequence[Sequence[Any]], refs: Sequence[tuple[int, int]], first: int
-    ) -> None:
+    def _offer_span(self, items: Columns, refs: Sequence[tuple[int, int]], first: int) -> None:
         """One span of ``entry_spans`` for ``items`` (:mod:`agentdex.archive.spans`): per
         record only what the index lacks, decided here; the entries are made from the
         index's rows by :meth:`derive` once the index committed them. Keys are checked and
@@ -384,10 +384,16 @@ class ArchiveWriter:
         block_row = self._block_row
         last_block = -1
         raw_ok = self._source_path is not None
-        for item, (block, _) in zip(items, refs, strict=True):
-            key = item[11]
-            if key is None:
-                key = prepared_key(item)  # type: ignore[arg-type]
+        raws = items.raws
+        keys = items.keys
+        if None in keys:  # not computed by a worker (a record prepared in this process)
+            keys = [
+                prepared_key(row) if key is None else key
+                for key, row in zip(keys, items.prepared(), strict=True)
+            ]
+        for at, (key, (block, _), text, kind, offset) in enumerate(
+            zip(keys, refs, items.texts, items.kinds, items.offsets, strict=True)
+        ):
             bit = key & mask
             byte = bit >> 3
             flag = 1 << (bit & 7)
@@ -399,16 +405,11 @@ class ArchiveWriter:
             if block != last_block:
                 block_row(block)
                 last_block = block
-            text = item[2]
-            if raw_ok:
-                meta = item[0]
-                if meta[4] in RAW_KINDS:
-                    offset = meta[13]
-                    if isinstance(offset, int) and offset >= 0:
-                        raw = self._raw_line(offset, item[12])
-                        if raw is not None:
-                            append((key, len(encode(text)), *raw))
-                            continue
+            if raw_ok and kind in RAW_KINDS and isinstance(offset, int) and offset >= 0:
+                raw = self._raw_line(offset, raws.get(at))
+                if raw is not None:
+                    append((key, len(encode(text)), *raw))
+                    continue
             if text.isascii():
                 append(key)
             else:

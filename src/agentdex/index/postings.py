@@ -36,13 +36,16 @@ from __future__ import annotations
 import mmap
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import pairwise
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from agentdex.index.memory import MappedPages, MemoryKeeper
 from agentdex.records import KINDS, ROLES
+
+if TYPE_CHECKING:
+    from agentdex.index.columns import Columns
 
 TOKENIZER = "adx_simple"
 #: tantivy refuses terms longer than this (bytes); longer tokens are left out of the index
@@ -211,6 +214,39 @@ class PostingsWriter:
             doc.add_unsigned("flags", flags)
         self.writer.add_document(doc)
         self.added += 1
+
+    def add_many(
+        self, first: int, file_id: int, context_ids: Sequence[int], items: Columns
+    ) -> None:
+        """:meth:`add` for each record of ``items`` (ids from ``first`` on, their contexts'
+        ids ``context_ids``): the same documents, in one loop with no call a record but
+        tantivy's (a Python call with eight arguments a record, ~1 us, on the writer's
+        main thread)."""
+        new = self._document
+        add_document = self.writer.add_document
+        rid = first
+        for context_id, rk, flags, lower, ts, level in zip(
+            context_ids,
+            items.rks,
+            items.flags,
+            items.postings,
+            items.times,
+            items.levels,
+            strict=True,
+        ):
+            doc = new()
+            doc.add_text("text", lower)
+            doc.add_unsigned("rid", rid)
+            doc.add_unsigned("file", file_id)
+            doc.add_unsigned("ctx", context_id)
+            doc.add_unsigned("rk", rk)
+            doc.add_integer("ts", int(ts) if isinstance(ts, float | int) else -1)
+            doc.add_unsigned("level", level)
+            if flags:
+                doc.add_unsigned("flags", flags)
+            add_document(doc)
+            rid += 1
+        self.added += rid - first
 
     def delete_file(self, file_id: int, from_rid: int | None = None) -> None:
         """Delete a file's records (only those with ids >= ``from_rid`` when given)."""

@@ -37,7 +37,7 @@ import zlib
 from array import array
 from bisect import bisect_right
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -51,6 +51,8 @@ from agentdex.records import Record
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ThreadPoolExecutor
+
+    from agentdex.index.columns import Columns
 
 #: a block holds at most this many bytes of text (its records' lower-cased UTF-8 and a
 #: separator each), unless one record alone holds more: a record that would take the open
@@ -383,22 +385,22 @@ class BlockWriter:
 
     def add_prepared(self, prepared: Prepared, file_id: int) -> tuple[int, int]:
         """Add one prepared record; returns its record id and context id."""
-        first, contexts, _ = self.add_many((prepared,), file_id)
+        from agentdex.index.columns import Columns
+
+        first, contexts, _ = self.add_many(Columns.from_rows((prepared,)), file_id)
         return first, contexts[0]
 
     def add_many(
-        self, items: Sequence[Sequence[Any]], file_id: int
+        self, items: Columns, file_id: int
     ) -> tuple[int, list[int], list[tuple[int, int]]]:
         """Add ``items`` in order; returns the first record id (the others follow it),
         each record's context id and where its text goes (block id, position).
 
-        ``items`` are :class:`Prepared` records or a parse worker's wire tuples (the same
-        fields in the same order, ``lower`` None when it is the UTF-8 of ``postings_text``:
-        :func:`agentdex.ingest.pipeline.from_wire`). One loop with each record's fields
-        unpacked into locals (a chain of calls and named-tuple attribute reads a record
-        was most of a cold build's main thread); a context is looked up once for a run of
-        records that share its tuple (a worker's wire holds one tuple per change of
-        context)."""
+        ``items``: a file's records as columns (a parse worker's wire,
+        :class:`agentdex.index.columns.Columns`). One loop over the columns it needs (a
+        chain of calls and attribute reads a record was most of a cold build's main
+        thread); a context is looked up once for a run of records that share its tuple (a
+        worker's columns hold one tuple per change of context)."""
         first = rid = self.next_record + len(self._rows)
         contexts: list[int] = []
         refs: list[tuple[int, int]] = []
@@ -407,14 +409,22 @@ class BlockWriter:
         context_id = 0
         rows, lowers, originals = self._rows, self._lower, self._original
         block, size = self.next_block, self._size
-        for item in items:
-            meta, lower, text, thash, postings_text, _, _, _, context, cols, _, _, _ = item
-            if lower is None:
-                lower = postings_text.encode()
+        for context, lower, text, thash, rk, role_x, kind_x, ts, loc, offset in zip(
+            items.contexts,
+            items.lower_bytes(),
+            items.texts,
+            items.thashes,
+            items.rks,
+            items.role_xs,
+            items.kind_xs,
+            items.packed_times,
+            items.locs,
+            items.offsets,
+            strict=True,
+        ):
             if context is not last_context:
                 context_id = get_or_add(context)
                 last_context = context
-            rk, role_x, kind_x, ts, loc = cols
             length = len(lower)
             if size + length + 1 > BLOCK_BYTES and rows:  # as add_prepared: seal first
                 self._size = size
@@ -423,7 +433,7 @@ class BlockWriter:
                 block, size = self.next_block, 0
             refs.append((block, len(rows)))
             rows.append(
-                (rid, block, file_id, context_id, rk, role_x, kind_x, ts, loc, meta[13], length,
+                (rid, block, file_id, context_id, rk, role_x, kind_x, ts, loc, offset, length,
                  thash)
             )  # fmt: skip
             lowers.append(lower)

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +42,7 @@ import orjson
 from agentdex.index import context_stats, coverage, stored
 from agentdex.index import merging as merging_mod
 from agentdex.index import postings as postings_mod
+from agentdex.index.columns import Columns
 from agentdex.index.conversations import ConversationEdits
 from agentdex.index.coverage import BuildCoverage
 from agentdex.index.deletes import RecordDeletes
@@ -235,47 +236,29 @@ class IndexWriter(ConversationEdits, RecordDeletes, PostingsTail):
     def add(self, prepared: Prepared, file_id: int) -> tuple[int, int]:
         """Add one record; returns where its text is stored: (block id, position).
         (:meth:`add_many` of one: a refresh in this process, a record re-imported.)"""
-        return self.add_many((prepared,), file_id)[0]
+        return self.add_many(Columns.from_rows((prepared,)), file_id)[0]
 
-    def add_many(self, items: Sequence[Sequence[Any]], file_id: int) -> list[tuple[int, int]]:
-        """:meth:`add` for each of ``items`` (:class:`Prepared` records or a parse worker's
-        wire tuples: :meth:`BlockWriter.add_many`); returns where each one's text is stored.
+    def add_many(self, items: Columns, file_id: int) -> list[tuple[int, int]]:
+        """:meth:`add` for each of ``items`` (a file's records as columns: a parse worker's
+        wire, :meth:`BlockWriter.add_many`); returns where each one's text is stored.
 
         The records of one file in two loops (their rows and blocks, then their postings)
-        with the fields unpacked into locals: a chain of calls and attribute reads a record
-        was most of the writer's main thread in a cold build."""
+        over the columns each needs: a chain of calls and attribute reads a record was most
+        of the writer's main thread in a cold build."""
         first, contexts, refs = self.blocks.add_many(items, file_id)
         self.added_from = first
         self.added_contexts.update(contexts)
         text_chars = self.text_chars
-        for item in items:
-            chars = item[10]
-            if chars and not text_chars.issuperset(chars):
+        for chars in items.chars.values():
+            if not text_chars.issuperset(chars):
                 text_chars.update(chars)
                 self._chars_grew = True
         if not self.in_postings:
             return refs  # the tail: verified by readers until catch_up() indexes it
-        add = self.postings.add
-        rid = first
-        for item, context_id in zip(items, contexts, strict=True):
-            meta, _, _, _, postings_text, rk, flags, level, _, _, _, _, _ = item
-            timestamp = meta[5]
-            add(
-                rid,
-                file_id,
-                context_id,
-                rk,
-                flags,
-                postings_text,
-                timestamp if isinstance(timestamp, float | int) else None,
-                level,
-            )
-            rid += 1
+        self.postings.add_many(first, file_id, contexts, items)
         if self._new_texts is not None:
-            for item in items:
-                self._new_texts.append(item[4])
-                lower = item[1]
-                self._new_text_bytes += len(item[4].encode() if lower is None else lower)
+            self._new_texts.extend(items.postings)
+            self._new_text_bytes += sum(map(len, items.lower_bytes()))
             if self._new_text_bytes > VOCAB_DELTA_BYTES:
                 self._new_texts = None
                 self.vocab_stale = True

@@ -29,7 +29,7 @@ forgotten either way.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agentdex.archive.store import ArchiveStore, archive_path
 from agentdex.ingest import sync, usage_sync
@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
     from agentdex.archive.writer import ArchiveWriter
     from agentdex.discovery import Source
+    from agentdex.index.columns import Columns
     from agentdex.index.files import FileRow
     from agentdex.index.segments import Prepared
     from agentdex.index.writer import IndexWriter
@@ -179,9 +180,9 @@ class IndexingArchive:
         if self.writer is not None:
             self.writer.offer(prepared, text_at)
 
-    def offer_many(self, items: Sequence[Sequence[Any]], refs: Sequence[tuple[int, int]]) -> None:
-        """:meth:`offer` for each of ``items`` (prepared records or a parse worker's wire
-        tuples) with where the index stored each one's text (``refs``)."""
+    def offer_many(self, items: Columns, refs: Sequence[tuple[int, int]]) -> None:
+        """:meth:`offer` for each of ``items`` (a file's records as columns: a parse worker's
+        wire) with where the index stored each one's text (``refs``)."""
         if self.writer is not None:
             self.writer.offer_many(items, refs, self.index.added_from)
 

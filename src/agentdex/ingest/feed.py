@@ -24,6 +24,7 @@ from typing import Any
 import orjson
 
 from agentdex.discovery import Source
+from agentdex.index.columns import Columns
 from agentdex.index.files import FileRow, FileRows, head_hash
 from agentdex.index.segments import Prepared
 from agentdex.index.writer import IndexWriter
@@ -31,7 +32,6 @@ from agentdex.ingest.firstbuild import FirstBuild
 from agentdex.ingest.pipeline import (
     ArchiveParts,
     Stage,
-    Wire,
     mask_secrets,
     mask_title,
     prepare_record,
@@ -80,9 +80,10 @@ class Plan:
     resume_from: int | None
 
 
-#: what a parse worker sends back: prepared records (:data:`agentdex.ingest.pipeline.Wire`),
-#: the cursor after parsing, diagnostics (kept items and total count) and a parser error
-Parsed = tuple[list[Wire], ParseCursor, list[Diagnostic], int, str | None]
+#: what a parse worker sends back: the file's prepared records
+#: (:class:`agentdex.index.columns.Columns`), the cursor after parsing, diagnostics (kept
+#: items and total count) and a parser error
+Parsed = tuple[Columns, ParseCursor, list[Diagnostic], int, str | None]
 
 
 class Refresher:
@@ -229,9 +230,13 @@ class Refresher:
             self.stats.files_failed += 1
         forgotten = self.archive.forgotten
         if forgotten:  # never indexed nor archived (IndexingArchive.skips)
-            wire = [item for item in wire if not forgotten.holds(item[0][0], item[0][2])]  # type: ignore[index]
+            wire = Columns.from_rows(
+                row
+                for row in wire.rows()
+                if not forgotten.holds(row[0][0], row[0][2])  # type: ignore[index]
+            )
         # the file's records at once, as the worker sent them (the stores' add_many take
-        # its tuples: no Prepared made per record, no chain of calls a record)
+        # its columns: no Prepared made per record, no chain of calls a record)
         self.archive.offer_many(wire, self.index.add_many(wire, file_id))
         self._finish(plan, file_id, len(wire), before)
 
@@ -330,7 +335,7 @@ def parse_in_worker(source: Source, cursor: ParseCursor, steps: tuple[Stage, ...
     """Runs in a parse worker: the parser plus the per-record work that needs no index
     (``steps``: the refresh's stages, secrets masked among them)."""
     diagnostics = Diagnostics()
-    prepared: list[Wire] = []
+    prepared = Columns()
     error = None
     jsonl = "jsonl" in source.row.format
     archive = ArchiveParts(str(source.path), jsonl=jsonl, redact=mask_secrets in steps)

@@ -22,11 +22,12 @@ import os
 from collections.abc import Callable, Iterable
 from itertools import accumulate, count
 from operator import add
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from agentdex.index.rowpack import pack_locator, pack_time
+from agentdex.index.columns import Columns
+from agentdex.index.rowpack import pack_locator, pack_time, unpack_locator
 from agentdex.index.segments import Prepared, has_long_token, prepare
 from agentdex.records import Record
 from agentdex.secrets import SEPARATOR, Scanned, redact, redact_scanned, scan, suspects
@@ -83,19 +84,14 @@ Meta = tuple[object, ...]
 
 
 _LOWER = Prepared._fields.index("lower")
-_POSTINGS_TEXT = Prepared._fields.index("postings_text")
 
 
-def from_wire(items: list[Wire]) -> list[Prepared]:
-    """The :class:`Prepared` records a parse worker sent (:meth:`ArchiveParts.add_to`)."""
-    new = tuple.__new__
-    lower, text = _LOWER, _POSTINGS_TEXT
-    return [
-        new(Prepared, item)
-        if item[lower] is not None
-        else new(Prepared, (*item[:lower], str(item[text]).encode(), *item[lower + 1 :]))
-        for item in items
-    ]
+def from_wire(items: list[Wire] | Columns) -> list[Prepared]:
+    """The :class:`Prepared` records a parse worker sent (:meth:`ArchiveParts.add_to`; its
+    file's :class:`Columns`, or their rows)."""
+    if not isinstance(items, Columns):
+        items = Columns.from_rows(items)
+    return items.prepared()
 
 
 class ArchiveParts:
@@ -167,7 +163,7 @@ BATCH_CHARS = 1 << 19
 
 
 def prepare_stream(
-    records: Iterable[Record], steps: tuple[Stage, ...], archive: ArchiveParts, out: list[Wire]
+    records: Iterable[Record], steps: tuple[Stage, ...], archive: ArchiveParts, out: Columns
 ) -> None:
     """Append to ``out`` what :meth:`ArchiveParts.add_to` gives for each record through
     :func:`prepare_record` (``steps``), a batch at a time (:func:`prepare_batch`). When
@@ -180,10 +176,10 @@ def prepare_stream(
             size += len(record.text or "")
             if size >= BATCH_CHARS or len(batch) >= BATCH_RECORDS:
                 done, batch, size = batch, [], 0
-                out.extend(prepare_batch(done, steps, archive))
+                _batch_into(done, steps, archive, out)
     finally:
         if batch:
-            out.extend(prepare_batch(batch, steps, archive))
+            _batch_into(batch, steps, archive, out)
 
 
 def prepare_source(
@@ -192,7 +188,7 @@ def prepare_source(
     diagnostics: Diagnostics,
     steps: tuple[Stage, ...],
     archive: ArchiveParts,
-    out: list[Wire],
+    out: Columns,
 ) -> None:
     """Parse ``source`` (:func:`agentdex.parsers.run`) and append its records' wires to
     ``out`` (:func:`prepare_stream`), as a parse worker does: through :func:`prepare_lines`
@@ -212,7 +208,7 @@ def prepare_lines(
     ref: tuple[str, str, str | None],
     masking: bool,
     archive: ArchiveParts,
-    out: list[Wire],
+    out: Columns,
 ) -> None:
     """:func:`prepare_stream` of the records a line-based parser's :data:`Line` tuples
     stand for (:func:`agentdex.parsers.run_lines`; ``ref``: the file's agent, store and
@@ -262,13 +258,13 @@ def prepare_lines(
                 locs.append(loc)
                 size += len(text)
             if size >= BATCH_CHARS or len(metas) >= BATCH_RECORDS:
-                out.extend(_prepare_columns(metas, texts, contexts, locs, masking=masking,
-                                            archive=archive))  # fmt: skip
+                _prepare_columns(metas, texts, contexts, locs, masking=masking, archive=archive,
+                                 out=out)  # fmt: skip
                 metas, texts, contexts, locs, size = [], [], [], [], 0
     finally:
         if metas:
-            out.extend(_prepare_columns(metas, texts, contexts, locs, masking=masking,
-                                        archive=archive))  # fmt: skip
+            _prepare_columns(metas, texts, contexts, locs, masking=masking, archive=archive,
+                             out=out)  # fmt: skip
 
 
 def _ends(parts: list[bytes]) -> list[int]:
@@ -281,10 +277,21 @@ def prepare_batch(
 ) -> list[Wire]:
     """``[archive.add_to(prepare_record(record, steps)) for record in records]``, the same
     values, with the work per record shared over the batch (:func:`_prepare_columns`)."""
+    out = Columns()
+    _batch_into(records, steps, archive, out)
+    return out.rows()
+
+
+def _batch_into(
+    records: list[Record], steps: tuple[Stage, ...], archive: ArchiveParts, out: Columns
+) -> None:
+    """:func:`prepare_batch` appended to ``out``."""
     masking = bool(steps) and steps[-1] is mask_secrets
     early = steps[:-1] if masking else steps
     if mask_secrets in early:  # masking, then more stages: one record at a time
-        return [archive.add_to(prepare_record(record, steps)) for record in records]
+        for record in records:
+            out.append_row(archive.add_to(prepare_record(record, steps)))
+        return
     if early:
         records = [_through(record, early) for record in records]
     metas: list[Meta] = [
@@ -292,8 +299,8 @@ def prepare_batch(
          r.project, r.branch, r.worktree, r.host, r.locator, r.offset)
         for r in records
     ]  # fmt: skip
-    return _prepare_columns(metas, [record.text or "" for record in records], None, None,
-                            masking=masking, archive=archive)  # fmt: skip
+    _prepare_columns(metas, [record.text or "" for record in records], None, None,
+                     masking=masking, archive=archive, out=out)  # fmt: skip
 
 
 def _prepare_columns(
@@ -304,7 +311,8 @@ def _prepare_columns(
     *,
     masking: bool,
     archive: ArchiveParts,
-) -> list[Wire]:
+    out: Columns,
+) -> None:
     """The wires of a batch of records given as columns: each one's :data:`Meta` and text,
     and (from :func:`prepare_lines`) its context and packed locator (None: from the meta).
 
@@ -322,10 +330,9 @@ def _prepare_columns(
     joined = SEPARATOR.join(texts)
     if joined.count(SEPARATOR) != len(texts) - 1:
         late = (mask_secrets,) if masking else ()
-        return [
-            archive.add_to(prepare_record(_record(meta, text), late))
-            for meta, text in zip(metas, texts, strict=True)
-        ]
+        for meta, text in zip(metas, texts, strict=True):
+            out.append_row(archive.add_to(prepare_record(_record(meta, text), late)))
+        return
     lowered = joined.lower()
     data = joined.encode("utf-8", "surrogatepass")
     lower = lowered.encode("utf-8", "surrogatepass")
@@ -346,7 +353,7 @@ def _prepare_columns(
                 datas[i] = masked.encode("utf-8", "surrogatepass")
                 lowers[i] = loweds[i].encode("utf-8", "surrogatepass")
     raws = _raw_lines(metas, archive)
-    return _wires(metas, texts, loweds, datas, lowers, raws, contexts, locs)
+    _wires(metas, texts, loweds, datas, lowers, raws, contexts, locs, out)
 
 
 def _record(meta: Meta, text: str) -> Record:
@@ -450,20 +457,22 @@ def _wires(
     datas: list[bytes],
     lowers: list[bytes],
     raws: dict[int, bytes],
-    contexts: list[tuple[object, ...]] | None = None,
-    locs: list[object] | None = None,
-) -> list[Wire]:
-    """Each record's :data:`Wire` (what ``add_to(prepare(record))`` gives) from its meta,
-    text, lower-cased text and their UTF-8, computed for the batch (``contexts`` and
-    ``locs``: each record's context and packed locator when the caller knows them, else
-    made from its meta).
+    contexts: list[tuple[object, ...]] | None,
+    locs: list[Any] | None,
+    out: Columns,
+) -> None:
+    """Append to ``out`` each record's fields (what ``add_to(prepare(record))`` gives, as
+    :class:`Columns`) from its meta, text, lower-cased text and their UTF-8, computed for
+    the batch (``contexts`` and ``locs``: each record's context and packed locator when the
+    caller knows them, else made from its meta).
 
     One loop of the build's hottest Python (every record of a build): fields unpacked once
     into locals, what depends only on the role and kind looked up once a batch, and the
     calls a record made inlined: its text hash (:func:`agentdex.index.segments.text_hash`),
     its archive key (:func:`agentdex.archive.keys.record_key`, its bytes
     before the time kept by agent, session, role and kind), its time packed once for the
-    records of one line (they share the time object), its locator without a regex."""
+    records of one line (they share the time object), its locator without a regex. Each
+    record's dense fields go in one tuple, the batch's tuples into columns by one ``zip``."""
     from hashlib import blake2b
     from zlib import adler32, crc32
 
@@ -479,8 +488,10 @@ def _wires(
     from_bytes = int.from_bytes
     pack = rolekind.pack
     packs: dict[tuple[object, object], tuple[int, str | None, str | None]] = {}
-    wires: list[Wire] = []
-    append = wires.append
+    dense: list[tuple[object, ...]] = []
+    append = dense.append
+    at = len(out)
+    out_lowers, out_chars, out_metas = out.lowers, out.chars, out.metas
     context: tuple[object, ...] = ()
     last_time: object = object()
     packed_time: object = None
@@ -495,8 +506,12 @@ def _wires(
             this = (agent, store, session, model, cwd, project, branch, worktree, host)
             if this != context:
                 context = this  # else the previous record's: pickled once, as a reference
+            loc = _pack_line(locator)
+            if loc is not locator and unpack_locator(loc) != locator:
+                out_metas[at + i] = meta  # its locator is not the packed one's
         else:
             context = contexts[i]
+            loc = locs[i]  # type: ignore[index]
         size = len(lower)
         strings = type(role) is type(kind) is str
         packed = packs.get((role, kind)) if strings else None
@@ -521,25 +536,50 @@ def _wires(
             key = from_bytes(digest.digest(), "little", signed=True)
         else:
             key = record_key(agent, session, role, kind, timestamp, thash, size)
-        surrogate = b"\xed" in lower
-        postings = rust_safe(lowered, lower) if surrogate else lowered
+        if b"\xed" in lower:
+            postings = rust_safe(lowered, lower)
+            out_lowers[at + i] = lower
+        else:
+            postings = lowered
+        if not postings.isascii():
+            # the characters terms may start with: the postings' (a lone surrogate is
+            # not one, and SQLite could not store it in the index's text_chars)
+            out_chars[at + i] = "".join(c for c in set(postings) if c > "\x7f")
         append(
             (
-                meta,
-                lower if surrogate else None,
-                texts[i],
+                context,
                 thash,
                 postings,
                 packed[0],
                 LONG_TOKEN if size > LONG_TOKEN_CHARS and has_long_token(lowered, size) else 0,
                 level_of(kind, role, size),  # type: ignore[arg-type]
-                context,
-                (*packed, packed_time, _pack_line(locator) if locs is None else locs[i]),
-                # the characters terms may start with: the postings' (a lone surrogate is
-                # not one, and SQLite could not store it in the index's text_chars)
-                "" if postings.isascii() else "".join(c for c in set(postings) if c > "\x7f"),
+                packed[1],
+                packed[2],
+                packed_time,
+                loc,
                 key,
-                raws.get(i),
             )
         )
-    return wires
+    if not dense:
+        return
+    (out_contexts, thashes, postings_, rks, flags, levels, role_xs, kind_xs, packed_times,
+     out_locs, keys) = zip(*dense, strict=True)  # fmt: skip
+    _, _, _, roles, kinds, times, _, _, _, _, _, _, _, offsets = zip(*metas, strict=True)
+    out.contexts.extend(out_contexts)
+    out.roles.extend(roles)
+    out.kinds.extend(kinds)
+    out.times.extend(times)
+    out.offsets.extend(offsets)
+    out.texts.extend(texts)
+    out.thashes.extend(thashes)
+    out.postings.extend(postings_)
+    out.rks.extend(rks)
+    out.flags.extend(flags)
+    out.levels.extend(levels)
+    out.role_xs.extend(role_xs)
+    out.kind_xs.extend(kind_xs)
+    out.packed_times.extend(packed_times)
+    out.locs.extend(out_locs)
+    out.keys.extend(keys)
+    if raws:
+        out.raws.update({at + i: raw for i, raw in raws.items()})
