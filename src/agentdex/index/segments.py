@@ -39,6 +39,7 @@ from bisect import bisect_right
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from itertools import repeat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -397,57 +398,79 @@ class BlockWriter:
         each record's context id and where its text goes (block id, position).
 
         ``items``: a file's records as columns (a parse worker's wire,
-        :class:`agentdex.index.columns.Columns`). One loop over the columns it needs (a
-        chain of calls and attribute reads a record was most of a cold build's main
-        thread); a context is looked up once for a run of records that share its tuple (a
-        worker's columns hold one tuple per change of context)."""
-        first = rid = self.next_record + len(self._rows)
+        :class:`agentdex.index.columns.Columns`). Per record only what decides where the
+        blocks end (its text's length) and its context (looked up once for a run of records
+        that share its tuple: a worker's columns hold one tuple per change of context) run
+        in Python; each block's run of records is taken whole, its rows made by one ``zip``
+        of the columns' slices (a tuple of twelve built, and four lists appended to, one
+        record at a time was the largest share of this thread's own Python)."""
+        first = self.next_record + len(self._rows)
+        lowers = items.lower_bytes()
         contexts: list[int] = []
-        refs: list[tuple[int, int]] = []
+        keep = contexts.append
         get_or_add = self.contexts.get_or_add
         last_context: object = None
         context_id = 0
-        rows, lowers, originals = self._rows, self._lower, self._original
-        block, size = self.next_block, self._size
-        for context, lower, text, thash, rk, role_x, kind_x, ts, loc, offset in zip(
-            items.contexts,
-            items.lower_bytes(),
-            items.texts,
-            items.thashes,
-            items.rks,
-            items.role_xs,
-            items.kind_xs,
-            items.packed_times,
-            items.locs,
-            items.offsets,
-            strict=True,
-        ):
+        for context in items.contexts:
             if context is not last_context:
                 context_id = get_or_add(context)
                 last_context = context
-            length = len(lower)
-            if size + length + 1 > BLOCK_BYTES and rows:  # as add_prepared: seal first
-                self._size = size
+            keep(context_id)
+        lengths = list(map(len, lowers))
+        refs: list[tuple[int, int]] = []
+        size, start, held = self._size, 0, len(self._rows)
+        for at, length in enumerate(lengths):
+            if size + length + 1 > BLOCK_BYTES and (held or at > start):  # seal first
+                self._take(items, file_id, first, start, at, contexts, lengths, lowers, refs)
                 self.seal()
-                rows, lowers, originals = self._rows, self._lower, self._original
-                block, size = self.next_block, 0
-            refs.append((block, len(rows)))
-            rows.append(
-                (rid, block, file_id, context_id, rk, role_x, kind_x, ts, loc, offset, length,
-                 thash)
-            )  # fmt: skip
-            lowers.append(lower)
-            originals.append(text)
-            contexts.append(context_id)
-            rid += 1
+                size, start, held = 0, at, 0
             size += length + 1
             if size >= BLOCK_BYTES:
-                self._size = size
+                self._take(items, file_id, first, start, at + 1, contexts, lengths, lowers, refs)
                 self.seal()
-                rows, lowers, originals = self._rows, self._lower, self._original
-                block, size = self.next_block, 0
+                size, start, held = 0, at + 1, 0
+        self._take(items, file_id, first, start, len(lengths), contexts, lengths, lowers, refs)
         self._size = size
         return first, contexts, refs
+
+    def _take(
+        self,
+        items: Columns,
+        file_id: int,
+        first: int,
+        start: int,
+        end: int,
+        contexts: list[int],
+        lengths: list[int],
+        lowers: list[bytes],
+        refs: list[tuple[int, int]],
+    ) -> None:
+        """Put records ``start`` to ``end`` of ``items`` (ids from ``first + start``) in the
+        open block, as one run: their rows (``_INSERT_RECORD``'s columns), texts and refs."""
+        if end <= start:
+            return
+        count = end - start
+        block, held = self.next_block, len(self._rows)
+        self._rows.extend(
+            zip(
+                range(first + start, first + end),
+                repeat(block, count),
+                repeat(file_id, count),
+                contexts[start:end],
+                items.rks[start:end],
+                items.role_xs[start:end],
+                items.kind_xs[start:end],
+                items.packed_times[start:end],
+                items.locs[start:end],
+                items.offsets[start:end],
+                lengths[start:end],
+                items.thashes[start:end],
+                strict=True,
+            )
+        )
+        self._lower.extend(lowers[start:end])
+        self._original.extend(items.texts[start:end])
+        refs.extend(zip(repeat(block, count), range(held, held + count), strict=True))
 
     def seal(self) -> None:
         """Close the open block: its records now, its text once a helper thread packed it.
