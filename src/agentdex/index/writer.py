@@ -32,6 +32,7 @@ committed rows (the archive makes a first build's entries from them:
 from __future__ import annotations
 
 import sqlite3
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -77,6 +78,28 @@ BULK_CACHE_KIB = 4000
 #: ... and while the bulk load's record indexes are built at its end (33 MB of SQLite
 #: memory with the writer's usual 16 MB cache at 1 GB, 4.4 MB with this; same CPU time)
 SORT_CACHE_KIB = 2000
+
+
+class _Beside:
+    """A call run on a thread of its own (a child process waited for beside this thread's
+    work); :meth:`join` waits for it and raises what it raised."""
+
+    def __init__(self, call: Callable[..., None], *args: object) -> None:
+        self._error: BaseException | None = None
+
+        def run() -> None:
+            try:
+                call(*args)
+            except BaseException as exc:  # handed to join()
+                self._error = exc
+
+        self._thread = threading.Thread(target=run, name="agentdex-beside", daemon=True)
+        self._thread.start()
+
+    def join(self, *, quiet: bool = False) -> None:
+        self._thread.join()
+        if self._error is not None and not quiet:
+            raise self._error
 
 
 def upsert_titles(db: sqlite3.Connection, agent: str, titles: dict[str, str]) -> None:
@@ -412,20 +435,24 @@ class IndexWriter(ConversationEdits, RecordDeletes, PostingsTail):
         """Final commit; rebuild the term list if needed; let merges finish after big builds.
 
         ``merge`` (a big build of a new generation): the postings are then merged into one
-        tantivy segment by a child process beside the term list (:mod:`.merging`); what it
-        did is in :attr:`merged`."""
-        if self._bulk:
-            # the postings' last indexing buffers are written and freed first: SQLite's sort
-            # of every record row for their indexes then no longer runs beside them (the
-            # cold build's peak RSS fell there: docs/performance.md, s5-21a); no term list
-            # in this commit: the whole list is written below
-            every, self.terms_every = self.terms_every, None
-            try:
-                self.commit()
-            finally:
-                self.terms_every = every
-            self.end_bulk_load()
-        self.commit()
+        tantivy segment by a child process (:mod:`.merging`); what it did is in
+        :attr:`merged`. After the last commit three things run side by side: the merge
+        child, the term list's child (:func:`write_term_list`, waited for on a thread of
+        its own) and, on this thread, the record indexes a bulk load dropped and the
+        :attr:`while_merging` hooks (the archive's entries of a first build). None of them
+        writes what another reads: the children read and rewrite the postings, this
+        thread writes SQLite (the term list is installed as a file, its ``vocab_rid``
+        committed here once its child is done). One after another they were ~16 s of a
+        1 GB build's tail on one busy core (docs/performance.md, s15-tail)."""
+        # the postings' last indexing buffers are written and freed first: SQLite's sort of
+        # every record row for a bulk load's indexes then no longer runs beside them (the
+        # cold build's peak RSS fell there: docs/performance.md, s5-21a); no term list in
+        # this commit: a stale one is written whole below
+        every, self.terms_every = self.terms_every, None
+        try:
+            self.commit()
+        finally:
+            self.terms_every = every
         if not (self.gen / "postings" / "meta.json").is_file():
             postings_mod.open_index(self.gen / "postings", create=True)
         delta = self.gen / postings_mod.VOCAB_DELTA
@@ -441,18 +468,28 @@ class IndexWriter(ConversationEdits, RecordDeletes, PostingsTail):
         merging = None
         if merge and big and self.tail_size() == 0:
             merging = merging_mod.start(self.gen, self.db, self.block_file)
+        terms: _Beside | None = None
         try:
             if self.vocab_stale or oversized:
                 # term counts read while the merge runs are estimates, as with any delete
-                write_term_list(self.gen, self.text_chars)
-                self.set_meta("vocab_rid", self.blocks.next_record)
-                self.db.execute("COMMIT")
-                self.db.execute("BEGIN IMMEDIATE")
-                self.vocab_stale = False
+                terms = _Beside(write_term_list, self.gen, "".join(sorted(self.text_chars)))
+            written = self._bulk
+            self.end_bulk_load()
             hooks, self.while_merging = self.while_merging, []
             for hook in hooks:
                 hook()
+            if terms is not None:
+                waiting, terms = terms, None
+                waiting.join()
+                self.set_meta("vocab_rid", self.blocks.next_record)
+                self.vocab_stale = False
+                written = True
+            if written:  # the record indexes, the term list's record id
+                self.db.execute("COMMIT")
+                self.db.execute("BEGIN IMMEDIATE")
         finally:
+            if terms is not None:  # a hook failed: its error wins, the child still ends
+                terms.join(quiet=True)
             if merging is not None:
                 self.merged = merging_mod.wait(merging, self.db)
 

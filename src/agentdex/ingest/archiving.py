@@ -208,14 +208,16 @@ class IndexingArchive:
     def finish(self) -> None:
         """Re-import what the sources no longer hold (with the archive on)."""
         index = self.index
-        index.end_bulk_load()  # the comparison queries records by conversation
         if self.writer is None or self.store is None:
+            index.end_bulk_load()
             if index.touched_contexts:
                 index.set_meta("archive_synced", 0)  # deletes the archive did not see
                 index.set_meta("archive_fresh", 0)
             return
         index.commit()  # the batch's archive entries first: reconcile reads them
         fresh = index.meta_int("archive_fresh", 0) == 1 and not index.touched_contexts
+        if not fresh:
+            index.end_bulk_load()  # the comparison queries records by conversation
         if not fresh or index.usage.removed:
             self.writer.derive()  # reconcile and restore read the entries and calls
         self.restored_usage += usage_sync.restore(index, self.store, self.forgotten)
@@ -224,10 +226,11 @@ class IndexingArchive:
             # to re-import (a first build skips comparing every conversation)
             index.set_meta("archive_synced", 1)
             self._share_text()
-            # nothing reads entries by key or conversation any more in this refresh: the
-            # entries a first build left as spans are made, and the indexes it dropped
-            # built, while the merge child runs (the archive's open batch commits when it
-            # closes)
+            # nothing reads entries by key or conversation any more in this refresh, nor
+            # the index's records by file or conversation: the entries a first build left
+            # as spans are made, and the indexes both stores dropped built, while the
+            # merge child and the term list's child run (IndexWriter.finish; the archive's
+            # open batch commits when it closes)
             index.while_merging.append(self._end_first_build)
             return
         self.writer.end_bulk_load()  # the comparison looks entries up by key

@@ -1,0 +1,139 @@
+"""The end of a big build (``IndexWriter.finish``): the term list's child runs beside the
+record indexes and the ``while_merging`` hooks (the archive's entries of a first build),
+not before them; its failure and a hook's failure still reach the caller."""
+
+from __future__ import annotations
+
+import errno
+import sqlite3
+import threading
+from pathlib import Path
+
+import pytest
+
+from agentdex.index import writer as writer_mod
+from agentdex.index.segments import prepare
+from agentdex.index.writer import IndexWriter
+from agentdex.records import Record
+
+
+def _bulk_writer(tmp_path: Path) -> IndexWriter:
+    """A first build's writer (bulk load) holding three uncommitted records."""
+    gen = tmp_path / "gen-000001"
+    gen.mkdir()
+    writer = IndexWriter(gen)
+    writer.start_bulk_load()
+    fid = writer.new_file("/x.jsonl", "claude-code", "claude-code.transcripts", None)
+    for n in range(3):
+        record = Record(
+            agent="claude-code",
+            store="claude-code.transcripts",
+            source_path="/x.jsonl",
+            locator=f"line:{n + 1}",
+            session_id="s",
+            role="user",
+            kind="prompt",
+            text=f"numbat{n} forages",
+        )
+        writer.add(prepare(record), fid)
+    return writer
+
+
+def _committed_indexes(gen: Path) -> set[str]:
+    """The record indexes another connection sees (committed ones only)."""
+    db = sqlite3.connect(gen / "index.db")
+    try:
+        return {
+            str(r[0])
+            for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'index'")
+            if str(r[0]).startswith("record_rows_")
+        }
+    finally:
+        db.close()
+
+
+def test_the_hooks_run_while_the_term_list_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The term list's child waits for the hook and the hook for the child: one after
+    the other (the order before), each would wait in vain and the test fails."""
+    writer = _bulk_writer(tmp_path)
+    real = writer_mod.write_term_list
+    listing, hooked = threading.Event(), threading.Event()
+    seen: dict[str, bool] = {}
+
+    def term_list(gen: Path, chars: set[str] | str) -> None:
+        listing.set()
+        seen["hook ran while the list was written"] = hooked.wait(20)
+        real(gen, chars)
+
+    def hook() -> None:
+        seen["list was being written while the hook ran"] = listing.wait(20)
+        seen["record indexes built before the hook"] = {
+            r[0] for r in writer.db.execute("SELECT name FROM sqlite_master")
+        } >= {"record_rows_file", "record_rows_context"}
+        hooked.set()
+
+    monkeypatch.setattr(writer_mod, "write_term_list", term_list)
+    writer.while_merging.append(hook)
+    try:
+        writer.finish(big=True)
+        assert seen == {
+            "hook ran while the list was written": True,
+            "list was being written while the hook ran": True,
+            "record indexes built before the hook": True,
+        }
+        assert writer.meta_int("vocab_rid") == writer.next_record
+        assert not writer.vocab_stale
+        assert all(f"\tnumbat{n}\n" in (writer.gen / "vocab.txt").read_text() for n in range(3))
+        # committed by finish itself, not left to close()
+        assert _committed_indexes(writer.gen) == {"record_rows_file", "record_rows_context"}
+    finally:
+        writer.close(True)
+
+
+def test_a_failed_term_list_is_raised_after_the_hooks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    writer = _bulk_writer(tmp_path)
+    ran: list[str] = []
+
+    def term_list(gen: Path, chars: set[str] | str) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(writer_mod, "write_term_list", term_list)
+    writer.while_merging.append(lambda: ran.append("hook"))
+    try:
+        with pytest.raises(OSError) as failed:
+            writer.finish(big=True)
+        assert failed.value.errno == errno.ENOSPC
+        assert ran == ["hook"]
+        assert writer.vocab_stale  # no list: the next writer writes one
+        assert writer.meta_int("vocab_rid") == 0
+    finally:
+        writer.close(False)
+
+
+def test_a_failed_hook_is_raised_once_the_term_list_is_done(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    writer = _bulk_writer(tmp_path)
+    real = writer_mod.write_term_list
+    listed = threading.Event()
+
+    def term_list(gen: Path, chars: set[str] | str) -> None:
+        real(gen, chars)
+        listed.set()
+
+    def hook() -> None:
+        raise RuntimeError("the archive failed")
+
+    monkeypatch.setattr(writer_mod, "write_term_list", term_list)
+    writer.while_merging.append(hook)
+    try:
+        with pytest.raises(RuntimeError, match="the archive failed"):
+            writer.finish(big=True)
+        assert listed.is_set()  # finish waited for the list's thread before it raised
+        assert not any(t.name == "agentdex-beside" for t in threading.enumerate())
+    finally:
+        writer.close(False)
