@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import mmap
 import os
-import re
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import pairwise
 from pathlib import Path
@@ -66,7 +65,7 @@ SORTED_MARK = b"#sorted\n"
 SPLIT_MARK = b"#split "
 #: the characters of the second section's terms
 HEX_DIGITS = frozenset("0123456789abcdef")
-_HEX_TERM = re.compile(r"[0-9a-f]+")
+_HEX_CHARS = "0123456789abcdef"
 #: a lookup reads the term list in windows of this many bytes, growing 4x up to the last
 FIRST_WINDOW = 1 << 16
 LAST_WINDOW = 1 << 22
@@ -507,8 +506,10 @@ def write_vocabulary_file(tmp: Path, terms: Iterable[tuple[str, int]]) -> None:
 
 
 def _hex_term(term: str) -> bool:
-    """Is ``term`` made of hex digits only (the term list's second section)?"""
-    return term[:1] in HEX_DIGITS and _HEX_TERM.fullmatch(term) is not None
+    """Is ``term`` made of hex digits only (the term list's second section)? (A strip, not
+    a regex match: 60% of a 1 GB build's 1.37 million terms are hex, and the match was
+    ~1.2 of the term list's child's ~5 CPU-s: docs/performance.md, s15-tail.)"""
+    return bool(term) and not term.lstrip(_HEX_CHARS)
 
 
 def _occurrences(blob: Any, needle: bytes, stop: int) -> Iterator[int]:
