@@ -61,6 +61,7 @@ def test_the_hooks_run_while_the_term_list_is_written(
     real = writer_mod.write_term_list
     listing, hooked = threading.Event(), threading.Event()
     seen: dict[str, bool] = {}
+    main = threading.current_thread()
 
     def term_list(gen: Path, chars: set[str] | str) -> None:
         listing.set()
@@ -69,9 +70,7 @@ def test_the_hooks_run_while_the_term_list_is_written(
 
     def hook() -> None:
         seen["list was being written while the hook ran"] = listing.wait(20)
-        seen["record indexes built before the hook"] = {
-            r[0] for r in writer.db.execute("SELECT name FROM sqlite_master")
-        } >= {"record_rows_file", "record_rows_context"}
+        seen["hook on a thread of its own"] = threading.current_thread() is not main
         hooked.set()
 
     monkeypatch.setattr(writer_mod, "write_term_list", term_list)
@@ -81,7 +80,7 @@ def test_the_hooks_run_while_the_term_list_is_written(
         assert seen == {
             "hook ran while the list was written": True,
             "list was being written while the hook ran": True,
-            "record indexes built before the hook": True,
+            "hook on a thread of its own": True,
         }
         assert writer.meta_int("vocab_rid") == writer.next_record
         assert not writer.vocab_stale

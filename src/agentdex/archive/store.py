@@ -93,7 +93,12 @@ class ArchiveStore(ChunkRewrites):
         elif not (self.dir / DB_NAME).is_file():
             raise FileNotFoundError(self.dir / DB_NAME)
         try:
-            self.db = sqlite3.connect(self.dir / DB_NAME, timeout=30.0, isolation_level=None)
+            # the writer's connection is handed to a thread once, whole: a first build's
+            # entries are made there while the index builds its own indexes
+            # (IndexWriter.finish's ``while_merging``); one thread uses it at a time
+            self.db = sqlite3.connect(
+                self.dir / DB_NAME, timeout=30.0, isolation_level=None, check_same_thread=not write
+            )
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.execute("PRAGMA secure_delete=ON")

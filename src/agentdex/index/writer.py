@@ -102,6 +102,11 @@ class _Beside:
             raise self._error
 
 
+def _run_each(calls: list[Callable[[], None]]) -> None:
+    for call in calls:
+        call()
+
+
 def upsert_titles(db: sqlite3.Connection, agent: str, titles: dict[str, str]) -> None:
     """Set conversations' titles (session id -> title) in the index's ``titles`` table."""
     if titles:
@@ -168,9 +173,9 @@ class IndexWriter(ConversationEdits, RecordDeletes, PostingsTail):
         #: the record id :meth:`add_many` gave the first of its records last time (another
         #: store makes its rows from them: the archive)
         self.added_from = 0
-        #: run once by :meth:`finish` after its last commit, while the merge child merges
-        #: (when there is one): end-of-build work that needs neither the postings nor this
-        #: writer's transaction, on a core the merge child leaves idle
+        #: run once by :meth:`finish` after its last commit, in order, on a thread of their
+        #: own while the merge child merges (when there is one): end-of-build work that needs
+        #: neither the postings nor this writer's connection
         self.while_merging: list[Callable[[], None]] = []
         #: contexts whose records were deleted, or added, since the writer opened
         self.touched_contexts: set[int] = set()
@@ -436,14 +441,15 @@ class IndexWriter(ConversationEdits, RecordDeletes, PostingsTail):
 
         ``merge`` (a big build of a new generation): the postings are then merged into one
         tantivy segment by a child process (:mod:`.merging`); what it did is in
-        :attr:`merged`. After the last commit three things run side by side: the merge
-        child, the term list's child (:func:`write_term_list`, waited for on a thread of
-        its own) and, on this thread, the record indexes a bulk load dropped and the
-        :attr:`while_merging` hooks (the archive's entries of a first build). None of them
-        writes what another reads: the children read and rewrite the postings, this
-        thread writes SQLite (the term list is installed as a file, its ``vocab_rid``
-        committed here once its child is done). One after another they were ~16 s of a
-        1 GB build's tail on one busy core (docs/performance.md, s15-tail)."""
+        :attr:`merged`. After the last commit four things run side by side: the merge
+        child; the term list's child (:func:`write_term_list`, waited for on a thread of
+        its own); the :attr:`while_merging` hooks, on another (the archive's entries of a
+        first build: its own database, read from this one's committed rows); and, on this
+        thread, the record indexes a bulk load dropped. None of them writes what another
+        reads: the children read and rewrite the postings, the hooks write another store,
+        this thread this writer's open transaction (the term list is installed as a file,
+        its ``vocab_rid`` committed here once its child is done). One after another they
+        were ~16 s of a 1 GB build's tail on one busy core (docs/performance.md, s15-tail)."""
         # the postings' last indexing buffers are written and freed first: SQLite's sort of
         # every record row for a bulk load's indexes then no longer runs beside them (the
         # cold build's peak RSS fell there: docs/performance.md, s5-21a); no term list in
@@ -468,19 +474,22 @@ class IndexWriter(ConversationEdits, RecordDeletes, PostingsTail):
         merging = None
         if merge and big and self.tail_size() == 0:
             merging = merging_mod.start(self.gen, self.db, self.block_file)
-        terms: _Beside | None = None
+        beside: list[_Beside] = []
         try:
+            hooks, self.while_merging = self.while_merging, []
+            if hooks:
+                beside.append(_Beside(_run_each, hooks))
+            listing = None
             if self.vocab_stale or oversized:
                 # term counts read while the merge runs are estimates, as with any delete
-                terms = _Beside(write_term_list, self.gen, "".join(sorted(self.text_chars)))
+                listing = _Beside(write_term_list, self.gen, "".join(sorted(self.text_chars)))
+                beside.append(listing)
             written = self._bulk
             self.end_bulk_load()
-            hooks, self.while_merging = self.while_merging, []
-            for hook in hooks:
-                hook()
-            if terms is not None:
-                waiting, terms = terms, None
-                waiting.join()
+            while beside:  # the first failure is raised; the others are waited for below
+                beside[0].join()
+                beside.pop(0)
+            if listing is not None:
                 self.set_meta("vocab_rid", self.blocks.next_record)
                 self.vocab_stale = False
                 written = True
@@ -488,8 +497,8 @@ class IndexWriter(ConversationEdits, RecordDeletes, PostingsTail):
                 self.db.execute("COMMIT")
                 self.db.execute("BEGIN IMMEDIATE")
         finally:
-            if terms is not None:  # a hook failed: its error wins, the child still ends
-                terms.join(quiet=True)
+            for waiting in beside:  # after a failure: no thread (nor child) outlives finish
+                waiting.join(quiet=True)
             if merging is not None:
                 self.merged = merging_mod.wait(merging, self.db)
 
