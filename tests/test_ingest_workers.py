@@ -110,3 +110,21 @@ def test_the_worker_setting_overrides_the_cores(monkeypatch: pytest.MonkeyPatch)
 
 def test_cores_counts_the_cores_this_process_may_use() -> None:
     assert 1 <= parallel.cores() <= (os.cpu_count() or 1)
+
+
+def test_a_burst_of_jobs_beyond_a_pipes_buffer_is_taken_and_kept_in_order(
+    tmp_path: Path,
+) -> None:
+    """Before a commit the writer sends many jobs at once (far more bytes than a pipe holds):
+    the worker takes them out of its pipe between parses, and they come back in order."""
+    flag = tmp_path / "flag"
+    count = 600
+    with ParseWorkers(1, _job) as pool:
+        pool.max_jobs = count + 1
+        pool.submit("wait", str(flag), 0)  # the worker is busy while the burst goes out
+        flag.write_text("")
+        for i in range(count):
+            pool.submit("echo", "j" * 1000 + str(i), 0)  # ~1 KB each: ~600 KB in all
+        got = [pool.next_result()[1] for _ in range(count + 1)]
+    assert got[0] == "found"
+    assert got[1:] == ["j" * 1000 + str(i) for i in range(count)]

@@ -416,10 +416,14 @@ class IndexWriter(ConversationEdits, RecordDeletes, PostingsTail):
             self.gen, self._terms_wall
         )
 
+    def commit_due(self, commit_bytes: float, commit_seconds: float) -> bool:
+        """Are ``commit_bytes`` of input pending, or ``commit_seconds`` past since the last
+        commit? (A caller may feed its parse workers more before the commit holds it.)"""
+        return self.pending >= commit_bytes or time.monotonic() - self.last_commit > commit_seconds
+
     def maybe_commit(self, commit_bytes: float, commit_seconds: float) -> bool:
-        """Commit once ``commit_bytes`` of input are pending or ``commit_seconds`` have
-        passed since the last commit; say whether it committed."""
-        if self.pending >= commit_bytes or time.monotonic() - self.last_commit > commit_seconds:
+        """Commit when :meth:`commit_due`; say whether it committed."""
+        if self.commit_due(commit_bytes, commit_seconds):
             self.commit()
             return True
         return False

@@ -319,6 +319,13 @@ class Refresher:
         if committed and self.first is not None:
             self.commit_factor = min(factor * COMMIT_GROWTH, COMMIT_MAX_FACTOR)
 
+    def commit_due(self) -> bool:
+        """Would :meth:`maybe_commit` commit now?"""
+        if self.first is not None and self.first.wants_early_commit():
+            return True
+        factor = self.commit_factor
+        return self.index.commit_due(COMMIT_BYTES * factor, COMMIT_SECONDS * factor)
+
     def file_done(self, source: Source) -> None:
         """A changed file was indexed (or skipped): the first build's coverage grows."""
         if self.first is not None:

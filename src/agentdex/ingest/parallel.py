@@ -20,6 +20,12 @@ PARALLEL_MIN_BYTES = int(os.environ.get("AGENTDEX_INDEX_PARALLEL_MIN_BYTES", 32 
 #: results until the writer reads them, one at a time); 8 MB left the workers idle through
 #: most of each commit of a cold build
 IN_FLIGHT_BYTES = 16 * 1024 * 1024
+#: ... and this much more, in at most ``COMMIT_AHEAD_JOBS`` jobs a worker, just before the
+#: writer commits: a commit holds the writer 1-3 s at 1 GB (SQLite, the archive, tantivy's
+#: commit on one core) and the workers, their window parsed, stood idle through it (the
+#: results wait in the workers; the writer still reads one at a time)
+COMMIT_AHEAD_BYTES = int(os.environ.get("AGENTDEX_INDEX_COMMIT_AHEAD_BYTES", 32 * 1024 * 1024))
+COMMIT_AHEAD_JOBS = 256
 #: a refresh reading less than this leaves its records out of the postings (the tail) ...
 DEFER_BYTES = 1024 * 1024
 #: ... while the tail holds fewer records than this (readers verify it on every query)
@@ -93,36 +99,39 @@ def run_parallel(
 ) -> None:
     """Parse in ``workers`` forked processes while this one writes, in file order.
 
-    At most ``IN_FLIGHT_BYTES`` of input is parsed ahead of the writer, so
-    memory stays bounded; commits still happen at file boundaries here.
+    At most ``IN_FLIGHT_BYTES`` of input is parsed ahead of the writer (and
+    ``COMMIT_AHEAD_BYTES`` more sent just before a commit), so memory stays
+    bounded; commits still happen at file boundaries here.
     """
     from collections import deque
 
-    from agentdex.ingest.workers import ParseWorkers
+    from agentdex.ingest.workers import MAX_JOBS, ParseWorkers
 
     pending: deque[Plan] = deque()
     in_flight = 0
     done_bytes = 0
     index = 0
+
+    def submit(window: int) -> None:
+        """Send the workers the next files while less than ``window`` bytes are in flight."""
+        nonlocal in_flight, done_bytes, index
+        while index < len(changed) and (not pending or in_flight < window) and pool.can_submit():
+            source = changed[index]
+            index += 1
+            plan = refresher.plan(source)
+            if plan is None:
+                refresher.file_done(source)
+                done_bytes += source.size
+                continue
+            pool.submit(source, plan.cursor, refresher.stages)
+            pending.append(plan)
+            in_flight += source.size
+
     with ParseWorkers(workers, parse_in_worker) as pool:
         if refresher.index.tail_size():
             refresher.index.catch_up()  # after the fork: it starts tantivy's threads
         while index < len(changed) or pending:
-            while (
-                index < len(changed)
-                and (not pending or in_flight < IN_FLIGHT_BYTES)
-                and pool.can_submit()
-            ):
-                source = changed[index]
-                index += 1
-                plan = refresher.plan(source)
-                if plan is None:
-                    refresher.file_done(source)
-                    done_bytes += source.size
-                    continue
-                pool.submit(source, plan.cursor, refresher.stages)
-                pending.append(plan)
-                in_flight += source.size
+            submit(IN_FLIGHT_BYTES)
             if not pending:
                 break
             plan = pending.popleft()
@@ -130,6 +139,11 @@ def run_parallel(
             refresher.file_done(plan.source)
             in_flight -= plan.source.size
             done_bytes += plan.source.size
+            if refresher.commit_due():
+                # work for the workers to parse while the commit holds this process
+                pool.max_jobs = COMMIT_AHEAD_JOBS
+                submit(IN_FLIGHT_BYTES + COMMIT_AHEAD_BYTES)
+                pool.max_jobs = MAX_JOBS
             refresher.maybe_commit()
             if progress is not None:
                 progress(index - len(pending), len(changed), done_bytes, total_bytes)

@@ -7,9 +7,9 @@ CPU in its handler thread on a 1 GB build, waking once per finished file).
 A worker sends its results from a thread of its own, so it goes on parsing
 while a result bigger than a pipe's buffer waits for the writer's read
 (results kept there, not in the writer, whose peak RSS is the one bounded).
-A worker is forked before the writer starts any thread (tantivy's), and at
-most ``MAX_JOBS`` jobs wait in a worker's pipe, so a job never blocks
-behind a result the writer has not read yet.
+A worker is forked before the writer starts any thread (tantivy's), and takes
+every job waiting in its pipe before each parse, so the writer's sends never
+wait long, even for the many jobs it sends before a commit.
 """
 
 from __future__ import annotations
@@ -41,17 +41,26 @@ def _serve(conn: Any, work: Callable[..., Any], inherited: list[Any]) -> None:
     """
     import queue
     import threading
+    from collections import deque
 
     for other in inherited:
         other.close()
     results: queue.SimpleQueue[Any] = queue.SimpleQueue()
     sender = threading.Thread(target=_send, args=(conn, results), daemon=True)
     sender.start()
+    jobs: deque[Any] = deque()
+    eof = False
     while True:
         try:
-            job = conn.recv()
+            # every job already in the pipe is taken out before the next parse: the pipe
+            # then never fills behind one (the writer sends many at once before a commit)
+            while not eof and (not jobs or conn.poll()):
+                jobs.append(conn.recv())
         except EOFError:
+            eof = True
+        if not jobs:
             return
+        job = jobs.popleft()
         if job is None:
             results.put(_DONE)
             sender.join()
@@ -93,10 +102,12 @@ class ParseWorkers:
             self.processes.append(process)
         self.sent = 0
         self.received = 0
+        #: jobs a worker may hold (the caller raises it for a while: before a commit)
+        self.max_jobs = MAX_JOBS
 
     def can_submit(self) -> bool:
-        """Room for one more job in the next worker's pipe."""
-        return self.sent - self.received < MAX_JOBS * len(self.conns)
+        """Room for one more job in the next worker's queue."""
+        return self.sent - self.received < self.max_jobs * len(self.conns)
 
     def submit(self, *job: Any) -> None:
         self.conns[self.sent % len(self.conns)].send(job)
