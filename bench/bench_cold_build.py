@@ -84,8 +84,8 @@ _timed(_iw.IndexWriter, "finish", "finish (all of it)")
 if hasattr(_aw.ArchiveWriter, "derive"):  # a first build's entries made at its end
     _timed(_aw.ArchiveWriter, "derive", "archive entries made from the index's rows")
 _timed(_aw.ArchiveWriter, "end_bulk_load", "archive's entry indexes")
-if hasattr(_iw, "_Beside"):  # the term list written beside finish's other work (s15-tail)
-    _timed(_iw._Beside, "join", "term list (writer waits for its thread)")
+if hasattr(_iw, "_Beside"):  # the term list and the hooks beside finish's own work (s15-tail)
+    _timed(_iw._Beside, "join", "finish waits for its threads (term list, hooks)")
 _timed(_wk.ParseWorkers, "next_result", "writer waits for a parse worker")
 try:
     import agentdex.index.merging as _mg
