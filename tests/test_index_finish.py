@@ -1,6 +1,7 @@
-"""The end of a big build (``IndexWriter.finish``): the term list's child runs beside the
-record indexes and the ``while_merging`` hooks (the archive's entries of a first build),
-not before them; its failure and a hook's failure still reach the caller."""
+"""The end of a big build (``IndexWriter.finish``): the ``while_merging`` hooks (the archive's
+entries of a first build) start before the postings close (beside tantivy's last merges) and
+run beside the term list's child and the record indexes, not after them; a failed term list
+and a failed hook still reach the caller."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from agentdex.index import writer as writer_mod
+from agentdex.index.postings import PostingsWriter
 from agentdex.index.segments import prepare
 from agentdex.index.writer import IndexWriter
 from agentdex.records import Record
@@ -59,7 +61,8 @@ def test_the_hooks_run_while_the_term_list_is_written(
     the other (the order before), each would wait in vain and the test fails."""
     writer = _bulk_writer(tmp_path)
     real = writer_mod.write_term_list
-    listing, hooked = threading.Event(), threading.Event()
+    listing, hooked, started = threading.Event(), threading.Event(), threading.Event()
+    real_close = PostingsWriter.close
     seen: dict[str, bool] = {}
     main = threading.current_thread()
 
@@ -68,16 +71,23 @@ def test_the_hooks_run_while_the_term_list_is_written(
         seen["hook ran while the list was written"] = hooked.wait(20)
         real(gen, chars)
 
+    def close(self: PostingsWriter, *, wait_merges: bool) -> None:
+        seen["hook started before the postings closed"] = started.wait(20)
+        real_close(self, wait_merges=wait_merges)
+
     def hook() -> None:
+        started.set()
         seen["list was being written while the hook ran"] = listing.wait(20)
         seen["hook on a thread of its own"] = threading.current_thread() is not main
         hooked.set()
 
     monkeypatch.setattr(writer_mod, "write_term_list", term_list)
+    monkeypatch.setattr(PostingsWriter, "close", close)
     writer.while_merging.append(hook)
     try:
         writer.finish(big=True)
         assert seen == {
+            "hook started before the postings closed": True,
             "hook ran while the list was written": True,
             "list was being written while the hook ran": True,
             "hook on a thread of its own": True,

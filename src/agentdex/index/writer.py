@@ -445,11 +445,12 @@ class IndexWriter(ConversationEdits, RecordDeletes, PostingsTail):
 
         ``merge`` (a big build of a new generation): the postings are then merged into one
         tantivy segment by a child process (:mod:`.merging`); what it did is in
-        :attr:`merged`. After the last commit four things run side by side: the merge
-        child; the term list's child (:func:`write_term_list`, waited for on a thread of
-        its own); the :attr:`while_merging` hooks, on another (the archive's entries of a
-        first build: its own database, read from this one's committed rows); and, on this
-        thread, the record indexes a bulk load dropped. None of them writes what another
+        :attr:`merged`. After the last commit four things run side by side: the
+        :attr:`while_merging` hooks, on a thread of their own started first (the archive's
+        entries of a first build: its own database, read from this one's committed rows,
+        beside tantivy's last merges too); the merge child; the term list's child
+        (:func:`write_term_list`, waited for on another thread); and, on this thread, the
+        record indexes a bulk load dropped. None of them writes what another
         reads: the children read and rewrite the postings, the hooks write another store,
         this thread this writer's open transaction (the term list is installed as a file,
         its ``vocab_rid`` committed here once its child is done). One after another they
@@ -463,26 +464,27 @@ class IndexWriter(ConversationEdits, RecordDeletes, PostingsTail):
             self.commit()
         finally:
             self.terms_every = every
-        if not (self.gen / "postings" / "meta.json").is_file():
-            postings_mod.open_index(self.gen / "postings", create=True)
-        delta = self.gen / postings_mod.VOCAB_DELTA
-        full = self.gen / postings_mod.VOCAB_FILE
-        delta_size = delta.stat().st_size if delta.exists() else 0
-        full_size = full.stat().st_size if full.exists() else 0
-        oversized = delta_size > VOCAB_DELTA_MAX or (
-            full_size and delta_size > VOCAB_DELTA_SHARE * full_size
-        )
-        if self._postings is not None and (big or self.vocab_stale or oversized):
-            self._postings.close(wait_merges=big)
-            self._postings = None
-        merging = None
-        if merge and big and self.tail_size() == 0:
-            merging = merging_mod.start(self.gen, self.db, self.block_file)
         beside: list[_Beside] = []
+        merging = None
         try:
             hooks, self.while_merging = self.while_merging, []
-            if hooks:
+            if hooks:  # they read this writer's committed rows only: beside tantivy's last
+                # merges too (the postings' close below waited 7-17 s for them in some builds)
                 beside.append(_Beside(_run_each, hooks))
+            if not (self.gen / "postings" / "meta.json").is_file():
+                postings_mod.open_index(self.gen / "postings", create=True)
+            delta = self.gen / postings_mod.VOCAB_DELTA
+            full = self.gen / postings_mod.VOCAB_FILE
+            delta_size = delta.stat().st_size if delta.exists() else 0
+            full_size = full.stat().st_size if full.exists() else 0
+            oversized = delta_size > VOCAB_DELTA_MAX or (
+                full_size and delta_size > VOCAB_DELTA_SHARE * full_size
+            )
+            if self._postings is not None and (big or self.vocab_stale or oversized):
+                self._postings.close(wait_merges=big)
+                self._postings = None
+            if merge and big and self.tail_size() == 0:
+                merging = merging_mod.start(self.gen, self.db, self.block_file)
             listing = None
             if self.vocab_stale or oversized:
                 # term counts read while the merge runs are estimates, as with any delete
