@@ -210,24 +210,35 @@ def test_a_writer_after_an_unfinished_merge_drops_its_segment(
 
 
 def test_which_segments_the_merge_leaves() -> None:
-    """The largest one or two segments are kept out of the merge when each holds a quarter
-    of the records (and enough to open a level of its own above the placeholders' one),
-    and at least two segments are left to merge."""
+    """The largest segments (up to six) are kept out of the merge when each holds a
+    sixteenth of the records (and enough to open a level of its own above the
+    placeholders' one), and at least two segments are left to merge."""
     leaves = merging.placeholders_for
-    # 50% and 30%: both kept, the placeholders' segment sorts third
+    # a 1 GB build's layout: six heap flushes and commits' segments kept, four small merged
+    sizes = [210_000, 209_000, 208_000, 207_000, 135_000, 129_000, 64_000, 61_000, 22_000, 7_000]
+    assert leaves([(size, size) for size in sizes]) == (64_001, 6)
+    # six at most
+    sizes = [100_000 - i for i in range(0, 18, 2)]
+    assert leaves([(size, size) for size in sizes]) == (sizes[6] + 1, 6)
+    # 56% and 33%: both kept; 4% is below a sixteenth
     assert leaves(
-        [(500_000, 500_000), (300_000, 300_000), (100_000, 100_000), (100_000, 100_000)]
-    ) == (100_001, 2)
-    # 60% and 13%: the largest kept
-    assert leaves([(60_000, 60_000), (14_000, 14_000), (13_000, 13_000), (13_000, 13_000)]) == (
-        14_001,
-        1,
-    )
-    # 20%: everything is merged, the placeholders' segment first
-    assert leaves([(40_000, 40_000)] + [(32_000, 32_000)] * 5) == (40_001, 0)
+        [
+            (500_000, 500_000),
+            (300_000, 300_000),
+            (40_000, 40_000),
+            (30_000, 30_000),
+            (30_000, 30_000),
+        ]
+    ) == (40_001, 2)
+    # two of the same size: kept together, the placeholders' segment after both
+    assert leaves(
+        [(100_000, 100_000), (80_000, 80_000), (79_999, 79_999), (5_000, 5_000), (5_000, 5_000)]
+    ) == (5_001, 3)
+    # every segment small: everything is merged, the placeholders' segment first
+    assert leaves([(30_000, 30_000)] + [(20_000, 20_000)] * 20) == (30_001, 0)
     # two segments left to merge at least
     assert leaves([(60_000, 60_000), (30_000, 30_000), (10_000, 10_000)]) == (30_001, 1)
-    # a quarter of the records, but too few to stand in a level above the placeholders'
+    # a large share, but too few to stand in a level above the placeholders'
     assert leaves([(30_000, 30_000), (6_000, 6_000), (6_000, 6_000)]) == (30_001, 0)
     # no room between the largest and the second for the placeholders' segment
     assert leaves([(50_000, 50_000), (49_999, 49_999), (10, 10)]) == (50_001, 0)

@@ -1,5 +1,5 @@
-"""One to three tantivy segments at the end of a new generation's build: tantivy's own
-merge, made to fire.
+"""The small tantivy segments at the end of a new generation's build merged into one:
+tantivy's own merge, made to fire.
 
 A term-set count costs per term per segment (docs/performance.md, s7-seg), and a
 1 GB first build ends with ~9 segments. tantivy-py has no merge call and no
@@ -12,10 +12,13 @@ run of them whose log2 of *live* documents (at least 10,000) stays within
 ``max_doc`` and one live document therefore opens a level at log2(10,000),
 the lowest there is, and every other segment falls in it: with eight or
 more segments in all, the commit that adds it starts one merge of them all.
-A segment with fewer documents than the largest one or two (and more than any
+A segment with fewer documents than the largest few (and more than any
 other) leaves those in a level of their own instead, merged with nothing: done
-when each holds at least a quarter of the records (:func:`placeholders_for`),
-which spares the merge most of its work for a segment or two more.
+for up to six that each hold at least a sixteenth of the records
+(:func:`placeholders_for`). A 1 GB build's heap flushes are such segments
+(``postings.HEAP_BYTES``), and tantivy merged none of them during the build:
+the merge takes only the small segments its commits cut, ~1/5 of the records,
+where rewriting them all would cost what tantivy's merges in the writer did.
 
 After a new generation's build has committed and closed its tantivy writer,
 a child process (its own tantivy writer, one indexing thread) does that:
@@ -65,9 +68,11 @@ POLICY_MIN_SEGMENTS = 8
 POLICY_MIN_LAYER = 10_000
 POLICY_LEVEL_LOG = 0.75
 #: a build's largest segments (at most this many) each holding at least this share of its
-#: records are left out of the merge (:func:`placeholders_for`)
-KEEP_SHARE = 0.25
-KEEP_MOST = 2
+#: records are left out of the merge (:func:`placeholders_for`): a 1 GB build's heap flushes
+#: (``postings.HEAP_BYTES``) are ~1/7 of it each and tantivy merges none of them during the
+#: build, so the child merges only the small segments its commits cut
+KEEP_SHARE = 1 / 16
+KEEP_MOST = 6
 #: a segment opens a level above the placeholders' one (``POLICY_MIN_LAYER``) only with
 #: more live documents than this
 KEEP_LIVE_FLOOR = int(POLICY_MIN_LAYER * 2**POLICY_LEVEL_LOG) + 1
@@ -112,20 +117,23 @@ def placeholders_for(docs: list[tuple[int, int]]) -> tuple[int, int]:
     build's largest segments it leaves as they are (0 to :data:`KEEP_MOST`), for segments
     ``docs`` (:func:`segment_docs`).
 
-    A largest segment holding at least :data:`KEEP_SHARE` of the live documents stays out
-    of the merge: the placeholders' segment then sorts right after the kept ones (fewer
-    documents than they, more than any other) and opens the level below theirs, so
-    tantivy merges every other segment into one and leaves them (tantivy merged them
-    from its heap flushes during the build: merging them again would rewrite most of the
-    records for one or two segments fewer). Otherwise the placeholders' segment sorts
-    first and everything is merged."""
+    The largest segments each holding at least :data:`KEEP_SHARE` of the live documents
+    stay out of the merge: the placeholders' segment then sorts right after the kept ones
+    (fewer documents than they, more than any other) and opens the level below theirs, so
+    tantivy merges every other segment into one and leaves them (the build's heap
+    flushes: merging them would rewrite most of the records for a few segments fewer).
+    Two kept segments of the same size leave no room between them for the placeholders'
+    one: both are kept or neither. With none kept the placeholders' segment sorts first
+    and everything is merged."""
     total = sum(live for _, live in docs)
     kept = 0
-    while kept < KEEP_MOST and len(docs) - kept > 2:  # at least two left to merge
-        size, live = docs[kept]
-        if live < KEEP_SHARE * total or live < 2 * KEEP_LIVE_FLOOR or docs[kept + 1][0] + 2 >= size:
+    for count in range(1, min(KEEP_MOST, len(docs) - 2) + 1):  # at least two left to merge
+        live = docs[count - 1][1]
+        if live < KEEP_SHARE * total or live < 2 * KEEP_LIVE_FLOOR:
             break
-        kept += 1
+        # the placeholders' segment (one more than docs[count]) must sort after the kept ones
+        if docs[count - 1][0] >= docs[count][0] + 2:
+            kept = count
     return docs[kept][0] + 1, kept
 
 

@@ -144,11 +144,14 @@ def role_kinds(*, role: str | None = None, kind: str | None = None) -> list[int]
     ]
 
 
-#: tantivy's indexing memory of a postings writer (all its threads'). 36 MB, not 48: with one
-#: indexing thread (:data:`INDEXING_THREADS`) tantivy merges segments of several
-#: hundred thousand records in the writer during a 1 GB build, and their merge memory beside
-#: a full 48 MB heap took the build's peak RSS to 248-250 MB (docs/performance.md, s12-tantivy)
-HEAP_BYTES = 36 << 20
+#: tantivy's indexing memory of a postings writer (all its threads'). 80 MB: a 1 GB first
+#: build then flushes ~6 segments of ~170,000 records beside the smaller ones its commits
+#: cut, no eight of them share a level of tantivy's merge policy, and tantivy merges nothing
+#: in the writer (with 36 MB, ~16 flushes: it merged ~900,000 records, ~21 CPU-s;
+#: docs/performance.md, s12-tantivy, s14-merge, s15-merge). 96 MB merged nothing either but
+#: took the peak RSS past 250 MB; below ~76 MB a quiet build's flushes may put eight in
+#: one level again
+HEAP_BYTES = 80 << 20
 
 
 def _indexing_threads(setting: str) -> int:
