@@ -1,10 +1,19 @@
-"""RSS timeline of a cold build's writer: every 0.2 s, VmRSS/RssAnon/RssFile, flushed segments, commits.
+"""RSS timeline of a cold build's writer, every 0.2 s: VmRSS, RssAnon, RssFile, segments, commits.
 
-    python rsstrace.py SRC_MARK WORK_DIR OUT.jsonl  (stops when no writer has been seen for 30 s after one)
+    python s15-merge-rsstrace.py SRC_MARK WORK_DIR OUT.jsonl
+
+Run beside ``bench_cold_build.py``; the writer is the process whose environment holds
+SRC_MARK (its ``--src``) and whose parent does not. Stops 30 s after the writer ends.
 """
-import glob, json, os, sys, time
+
+import glob
+import json
+import os
+import sys
+import time
 
 mark, work, out = sys.argv[1].encode(), sys.argv[2], sys.argv[3]
+
 
 def env_has(pid):
     try:
@@ -12,6 +21,7 @@ def env_has(pid):
             return mark in h.read()
     except OSError:
         return False
+
 
 def status(pid):
     d = {}
@@ -24,6 +34,7 @@ def status(pid):
     except OSError:
         return None
     return d
+
 
 def threads(pid):
     cpu = {}
@@ -41,6 +52,7 @@ def threads(pid):
         pass
     return cpu
 
+
 seen = last = None
 t0 = time.monotonic()
 with open(out, "w") as o:
@@ -53,7 +65,8 @@ with open(out, "w") as o:
             st = status(p)
             if st and st.get("PPid") not in cands:
                 try:
-                    cmd = open(f"/proc/{p}/cmdline", "rb").read()
+                    with open(f"/proc/{p}/cmdline", "rb") as h:
+                        cmd = h.read()
                 except OSError:
                     continue
                 if b"-c" in cmd.split(b"\0"):
@@ -75,14 +88,26 @@ with open(out, "w") as o:
         for m in metas:
             try:
                 mtime = os.stat(m).st_mtime
-                segs = len(json.load(open(m)).get("segments", ()))
+                with open(m) as h:
+                    segs = len(json.load(h).get("segments", ()))
                 idx = len(glob.glob(os.path.join(os.path.dirname(m), "*.idx")))
             except (OSError, ValueError):
                 pass
         p, st = writer
-        rec = {"t": round(now - t0, 2), "pid": p, "rss": st.get("VmRSS"), "anon": st.get("RssAnon"),
-               "file": st.get("RssFile"), "hwm": st.get("VmHWM"), "segs": segs, "idx": idx, "meta_mtime": mtime,
-               "kids": len(kids), "kids_rss": sum(kids), "cpu": threads(p)}
+        rec = {
+            "t": round(now - t0, 2),
+            "pid": p,
+            "rss": st.get("VmRSS"),
+            "anon": st.get("RssAnon"),
+            "file": st.get("RssFile"),
+            "hwm": st.get("VmHWM"),
+            "segs": segs,
+            "idx": idx,
+            "meta_mtime": mtime,
+            "kids": len(kids),
+            "kids_rss": sum(kids),
+            "cpu": threads(p),
+        }
         o.write(json.dumps(rec) + "\n")
         o.flush()
         time.sleep(0.2)
