@@ -20,7 +20,11 @@ PACKAGE = Path(agentdex.__file__).parent
 
 #: (layers, isolated), lowest first
 BANDS: list[tuple[set[str], bool]] = [
-    ({"records", "errors", "paths", "catalogue", "config", "nesting", "secrets", "entropy"}, False),
+    (
+        {"records", "errors", "paths", "catalogue", "config", "nesting", "secrets", "entropy"}
+        | {"tuning"},
+        False,
+    ),
     ({"readers", "uris", "gitinfo", "discovery", "parsers", "plugin"}, False),
     ({"index"}, False),  # the search index: the lowest store
     ({"archive", "search", "context", "sessions", "worktrees", "semantic"}, True),

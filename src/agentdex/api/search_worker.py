@@ -30,6 +30,7 @@ from typing import Any
 from agentdex.api.index import maybe_refresh
 from agentdex.api.search import Budget, SearchResult, search, validate_query
 from agentdex.errors import AgentdexError, BusyError, UsageError
+from agentdex.tuning import env_float, env_int
 
 #: How long past its deadline (or a cancel) a worker may take to answer before it is killed.
 GRACE_SECONDS = 2.0
@@ -99,9 +100,9 @@ def _ensure_fork_server() -> None:
 
 
 #: searches that may run at once in worker processes (HTTP and MCP); later ones queue ...
-MAX_CONCURRENT_SEARCHES = int(os.environ.get("AGENTDEX_MAX_SEARCHES", "4"))
+MAX_CONCURRENT_SEARCHES = env_int("AGENTDEX_MAX_SEARCHES", 4, minimum=1)
 #: ... this many seconds for a slot, then are refused (HTTP 429 with Retry-After)
-QUEUE_SECONDS = float(os.environ.get("AGENTDEX_SEARCH_QUEUE_SECONDS", "5"))
+QUEUE_SECONDS = env_float("AGENTDEX_SEARCH_QUEUE_SECONDS", 5.0)
 #: the longest a search may hold a slot (a larger ``time_budget`` is cut to it; the CLI,
 #: which runs in its own process, keeps ``[search] time_budget``'s 3600 s maximum)
 MAX_SECONDS = 60.0

@@ -12,7 +12,6 @@ rendered at once; later ones wait for a slot, then get 429 with ``Retry-After``.
 from __future__ import annotations
 
 import itertools
-import os
 import threading
 from collections.abc import Callable, Iterator
 from typing import Annotated, Any, Literal
@@ -25,6 +24,7 @@ from agentdex.api import export as export_api
 from agentdex.api import resume as resume_api
 from agentdex.errors import BusyError
 from agentdex.http import params
+from agentdex.tuning import env_float, env_int
 
 router = APIRouter(tags=["resume and export"])
 
@@ -183,9 +183,9 @@ def export(
 SEND_BYTES = 64 * 1024
 #: exports gathered and rendered at once (each holds a small entry per record of its
 #: conversation and parses its files: memory grows with these, not with the clients) ...
-MAX_CONCURRENT_EXPORTS = int(os.environ.get("AGENTDEX_MAX_EXPORTS", "2"))
+MAX_CONCURRENT_EXPORTS = env_int("AGENTDEX_MAX_EXPORTS", 2, minimum=1)
 #: ... later ones wait this many seconds for a slot, then get 429 with Retry-After
-QUEUE_SECONDS = float(os.environ.get("AGENTDEX_EXPORT_QUEUE_SECONDS", "60"))
+QUEUE_SECONDS = env_float("AGENTDEX_EXPORT_QUEUE_SECONDS", 60.0)
 RETRY_SECONDS = 5
 _slots = threading.BoundedSemaphore(MAX_CONCURRENT_EXPORTS)
 

@@ -42,10 +42,11 @@ from agentdex.ingest.stats import RefreshStats
 from agentdex.parsers.base import ParseCursor
 from agentdex.readers import Diagnostic, Diagnostics, is_read_failure
 from agentdex.records import Usage
+from agentdex.tuning import env_float, env_int
 
 HEAD_BYTES = 4096
 #: Commit after this much parsed input (bytes) or this many seconds.
-COMMIT_BYTES = int(os.environ.get("AGENTDEX_INDEX_COMMIT_BYTES", 64 * 1024 * 1024))
+COMMIT_BYTES = env_int("AGENTDEX_INDEX_COMMIT_BYTES", 64 * 1024 * 1024)
 COMMIT_SECONDS = 10.0
 #: A generation's first build commits less often as it goes: after each of its periodic
 #: commits both thresholds above grow by this factor, up to ``COMMIT_MAX_FACTOR`` times
@@ -53,7 +54,7 @@ COMMIT_SECONDS = 10.0
 #: only ~8 of a size: a 1 GB build committing every 10 s ended with 15-16 segments, and a
 #: term-set count costs per term per segment; docs/performance.md, s7-seg and s7-seg2).
 #: Incremental refreshes keep the base cadence.
-COMMIT_GROWTH = float(os.environ.get("AGENTDEX_INDEX_COMMIT_GROWTH", 2.0))
+COMMIT_GROWTH = env_float("AGENTDEX_INDEX_COMMIT_GROWTH", 2.0)
 COMMIT_MAX_FACTOR = 16.0
 
 

@@ -24,20 +24,20 @@ while the build is incomplete; the commit that completes it clears the mark.
 
 from __future__ import annotations
 
-import os
 import time
 from typing import TYPE_CHECKING
 
 from agentdex.index.coverage import BuildCoverage
+from agentdex.tuning import env_float, env_int
 
 if TYPE_CHECKING:
     from agentdex.discovery import Source
     from agentdex.index.writer import IndexWriter
 
 #: only a first build reading at least this much is ordered, committed early and stopped
-FIRST_ANSWER_BYTES = int(os.environ.get("AGENTDEX_FIRST_ANSWER_BYTES", 64 * 1024 * 1024))
+FIRST_ANSWER_BYTES = env_int("AGENTDEX_FIRST_ANSWER_BYTES", 64 * 1024 * 1024)
 #: the first commit of such a build comes after this many seconds of work
-FIRST_COMMIT_SECONDS = float(os.environ.get("AGENTDEX_FIRST_COMMIT_SECONDS", 1.0))
+FIRST_COMMIT_SECONDS = env_float("AGENTDEX_FIRST_COMMIT_SECONDS", 1.0)
 #: while a first build runs, its term list is rewritten at a commit at most this often (when
 #: a reader asked), so readers need not verify every record the list does not cover yet
 TERMS_EVERY_SECONDS = 20.0

@@ -13,9 +13,10 @@ from collections.abc import Callable
 
 from agentdex.discovery import Source
 from agentdex.ingest.feed import Plan, Refresher, parse_in_worker
+from agentdex.tuning import env_int
 
 #: parse in worker processes only when there is this much to read
-PARALLEL_MIN_BYTES = int(os.environ.get("AGENTDEX_INDEX_PARALLEL_MIN_BYTES", 32 * 1024 * 1024))
+PARALLEL_MIN_BYTES = env_int("AGENTDEX_INDEX_PARALLEL_MIN_BYTES", 32 * 1024 * 1024)
 #: parsed-but-not-yet-written input kept in flight (bounds memory: the workers hold their
 #: results until the writer reads them, one at a time); 8 MB left the workers idle through
 #: most of each commit of a cold build
@@ -24,7 +25,7 @@ IN_FLIGHT_BYTES = 16 * 1024 * 1024
 #: writer commits: a commit holds the writer 1-3 s at 1 GB (SQLite, the archive, tantivy's
 #: commit on one core) and the workers, their window parsed, stood idle through it (the
 #: results wait in the workers; the writer still reads one at a time)
-COMMIT_AHEAD_BYTES = int(os.environ.get("AGENTDEX_INDEX_COMMIT_AHEAD_BYTES", 32 * 1024 * 1024))
+COMMIT_AHEAD_BYTES = env_int("AGENTDEX_INDEX_COMMIT_AHEAD_BYTES", 32 * 1024 * 1024)
 COMMIT_AHEAD_JOBS = 256
 #: a refresh reading less than this leaves its records out of the postings (the tail) ...
 DEFER_BYTES = 1024 * 1024
