@@ -64,8 +64,8 @@ SORTED_MARK = b"#sorted\n"
 #: readers see no :data:`SORTED_MARK` and scan it all (still right)
 SPLIT_MARK = b"#split "
 #: the characters of the second section's terms
-HEX_DIGITS = frozenset("0123456789abcdef")
 _HEX_CHARS = "0123456789abcdef"
+HEX_DIGITS = frozenset(_HEX_CHARS)
 #: a lookup reads the term list in windows of this many bytes, growing 4x up to the last
 FIRST_WINDOW = 1 << 16
 LAST_WINDOW = 1 << 22
@@ -203,7 +203,8 @@ class PostingsWriter:
     ) -> None:
         # a Document filled field by field: the same document as a JSON one (add_json), for
         # less of this thread's CPU in all (7.4 against 10.4 us a record, docs/performance.md
-        # s10-writer: the JSON's escaping here and parsing in tantivy cost more than the calls)
+        # s10-writer: the JSON's escaping here and parsing in tantivy cost more than the calls).
+        # add_many fills the same fields inline (no call a record): keep the two in step
         doc = self._document()
         doc.add_text("text", lower)
         doc.add_unsigned("rid", rid)
