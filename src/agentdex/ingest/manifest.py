@@ -33,6 +33,7 @@ from agentdex.paths import stat_signature as signature
 
 if TYPE_CHECKING:
     from agentdex.discovery import Source
+    from agentdex.ingest.watch import Watch
 
 MANIFEST = "refresh-manifest.json"
 #: where each store file came from (store, root): read only when some store file changed
@@ -224,14 +225,24 @@ class KeptCheck:
     ``stat`` gives, and compares those. It answers "nothing changed" only when every
     noted path's :func:`agentdex.paths.stat_signature` equals the noted one, as
     :func:`check` does; whenever anything differs, :func:`check` itself says what.
+
+    Between two such full passes the folders of the noted paths are watched
+    (:mod:`agentdex.ingest.watch`): while nothing was noticed there since a full pass
+    found every path unchanged, only what a notice cannot vouch for is stat-ed (the
+    watched folders themselves, missing paths, links: ~300 of the 10,700 at 1 GB).
     """
 
-    __slots__ = ("_data", "_key", "_noted")
+    __slots__ = ("_armed", "_data", "_key", "_noted", "_watch", "_watched")
 
     def __init__(self) -> None:
         self._key: tuple[str, str, str] | None = None
         self._data: dict[str, Any] = {}
         self._noted: list[tuple[str, int, int, int]] = []
+        self._watch: Watch | None = None
+        #: a watch was tried for this manifest (None: none could be made)
+        self._watched = False
+        #: the last full pass found every path unchanged after the watch began
+        self._armed = False
 
     def check(self, root: Path, home: str | None) -> tuple[int | None, Changes | None]:
         if (root / "BUILDING").exists():
@@ -242,6 +253,7 @@ class KeptCheck:
             return None, None
         if key != self._key:
             self._key = None
+            self._unwatch()
             loaded = _load(root, home)
             noted = _noted_states(loaded[0]["paths"]) if loaded is not None else None
             if loaded is None or loaded[1] != key[1] or noted is None:
@@ -249,9 +261,36 @@ class KeptCheck:
             self._key, self._data, self._noted = key, loaded[0], noted
         elif self._data.get("fingerprint") != fingerprint(home):  # the config file changed
             return check(root, home)
+        if self._armed and self._quiet():
+            return _files(self._data), None
+        self._armed = False
+        if not self._watched:  # before the full pass: a change during it is noticed
+            from agentdex.ingest.watch import watch
+
+            self._watched = True
+            self._watch = watch(self._noted, _MISSING, _FILE)
+        elif self._watch is not None:
+            self._watch.drained()  # what it held, the pass below sees
         if _unchanged(self._noted):
+            self._armed = self._watch is not None
             return _files(self._data), None
         return check(root, home)
+
+    def _quiet(self) -> bool:
+        """Nothing noticed since the last full pass, and what no notice vouches for
+        unchanged (read in this order: a change after the read is noticed next time)."""
+        kept = self._watch
+        return (
+            kept is not None
+            and kept.drained()
+            and kept.folders_in_place()
+            and _unchanged(kept.unwatched)
+        )
+
+    def _unwatch(self) -> None:
+        if self._watch is not None:
+            self._watch.close()
+        self._watch, self._watched, self._armed = None, False, False
 
 
 #: a noted state's kind in :class:`KeptCheck`
