@@ -63,8 +63,10 @@ def _watch(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     """The byte threshold of each periodic commit the index writer makes from now on."""
     thresholds: list[float] = []
 
-    def watched(self: IndexWriter, commit_bytes: float, commit_seconds: float) -> bool:
-        committed = REAL_MAYBE_COMMIT(self, commit_bytes, commit_seconds)
+    def watched(
+        self: IndexWriter, commit_bytes: float, commit_seconds: float, *, beside: bool = False
+    ) -> bool:
+        committed = REAL_MAYBE_COMMIT(self, commit_bytes, commit_seconds, beside=beside)
         if committed:
             thresholds.append(commit_bytes)
         return committed

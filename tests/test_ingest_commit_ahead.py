@@ -48,10 +48,10 @@ def _in_flight_at_commits(
     seen: list[int] = []
     commit = IndexWriter.commit
 
-    def counted(self: IndexWriter) -> None:
+    def counted(self: IndexWriter, *, beside: bool = False) -> None:
         if pools:
             seen.append(pools[0].sent - pools[0].received)
-        commit(self)
+        commit(self, beside=beside)
 
     monkeypatch.setattr(ParseWorkers, "__enter__", entered)
     monkeypatch.setattr(IndexWriter, "commit", counted)

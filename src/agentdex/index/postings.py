@@ -35,12 +35,13 @@ from __future__ import annotations
 
 import mmap
 import os
+import threading
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from agentdex.index.memory import MappedPages, MemoryKeeper
+from agentdex.index.memory import MappedPages, MemoryKeeper, release_free_memory
 from agentdex.records import KINDS, ROLES
 
 if TYPE_CHECKING:
@@ -154,6 +155,12 @@ def role_kinds(*, role: str | None = None, kind: str | None = None) -> list[int]
 HEAP_BYTES = 80 << 20
 
 
+#: text (characters) of the records :meth:`PostingsWriter.add_many` keeps while a commit runs on
+#: its thread; past it the caller waits for the commit (16 MB: what the writer's main thread
+#: reads in ~2 s of a cold build, about one commit of tantivy's heap)
+WAITING_BYTES = 16 << 20
+
+
 def _indexing_threads(setting: str) -> int:
     return int(setting) if setting.isdigit() and int(setting) > 0 else 1
 
@@ -189,6 +196,12 @@ class PostingsWriter:
         self.keeper = MemoryKeeper(self.mapped)
         self.keeper.start()
         self.added = 0
+        #: a commit running on a thread of its own (:meth:`start_commit`), and what was added
+        #: meanwhile: ``add_many``'s arguments, added to tantivy once the commit is done
+        self._committing: threading.Thread | None = None
+        self._commit_error: BaseException | None = None
+        self._waiting: list[tuple[int, int, Sequence[int], tuple[Sequence[Any], ...]]] = []
+        self._waiting_bytes = 0
 
     def add(
         self,
@@ -201,6 +214,7 @@ class PostingsWriter:
         ts: float | None,
         level: int,
     ) -> None:
+        self.settle()
         # a Document filled field by field: the same document as a JSON one (add_json), for
         # less of this thread's CPU in all (7.4 against 10.4 us a record, docs/performance.md
         # s10-writer: the JSON's escaping here and parsing in tantivy cost more than the calls).
@@ -224,18 +238,32 @@ class PostingsWriter:
         """:meth:`add` for each record of ``items`` (ids from ``first`` on, their contexts'
         ids ``context_ids``): the same documents, in one loop with no call a record but
         tantivy's (a Python call with eight arguments a record, ~1 us, on the writer's
-        main thread)."""
+        main thread).
+
+        While a commit runs on its thread, the records wait here (their columns only, at
+        most ``WAITING_BYTES`` of text) and go to tantivy, in order, once it is done."""
+        columns = (items.rks, items.flags, items.postings, items.times, items.levels)
+        if self._committing is not None:
+            if self._committing.is_alive() and self._waiting_bytes < WAITING_BYTES:
+                self._waiting.append((first, file_id, context_ids, columns))
+                self._waiting_bytes += sum(map(len, items.postings))
+                return
+            self.settle()
+        self._add_columns(first, file_id, context_ids, columns)
+
+    def _add_columns(
+        self,
+        first: int,
+        file_id: int,
+        context_ids: Sequence[int],
+        columns: tuple[Sequence[Any], ...],
+    ) -> None:
         new = self._document
         add_document = self.writer.add_document
         rid = first
+        rks, flagss, postings, times, levels = columns
         for context_id, rk, flags, lower, ts, level in zip(
-            context_ids,
-            items.rks,
-            items.flags,
-            items.postings,
-            items.times,
-            items.levels,
-            strict=True,
+            context_ids, rks, flagss, postings, times, levels, strict=True
         ):
             doc = new()
             doc.add_text("text", lower)
@@ -253,6 +281,7 @@ class PostingsWriter:
 
     def delete_file(self, file_id: int, from_rid: int | None = None) -> None:
         """Delete a file's records (only those with ids >= ``from_rid`` when given)."""
+        self.settle()
         q = self._tantivy.Query
         by_file = q.term_query(self.schema, "file", file_id)
         if from_rid is None:
@@ -267,20 +296,57 @@ class PostingsWriter:
 
     def delete_from_rid(self, rid: int) -> None:
         """Delete every document with a record id >= ``rid`` (recovery of an unfinished batch)."""
+        self.settle()
         tail = self._tantivy.Query.range_query(
             self.schema, "rid", self._tantivy.FieldType.Unsigned, rid, 2**63, True, True
         )
         self.writer.delete_documents_by_query(tail)
 
     def commit(self) -> None:
+        self.settle()
         self.writer.commit()
 
+    def start_commit(self) -> None:
+        """Commit on a thread of its own: tantivy writes the segment its heap holds (it
+        releases the GIL) while the caller goes on; records it adds meanwhile wait in
+        :meth:`add_many` (tantivy's writer is borrowed by the commit). :meth:`settle`
+        waits for it; every other call here does first."""
+        self.settle()
+
+        def run() -> None:
+            try:
+                self.writer.commit()
+                release_free_memory()
+            except BaseException as exc:  # raised by settle()
+                self._commit_error = exc
+
+        self._committing = threading.Thread(target=run, name="agentdex-commit", daemon=True)
+        self._committing.start()
+
+    def settle(self, *, drop: bool = False) -> bool:
+        """Wait for a commit :meth:`start_commit` began, then add the records that waited
+        (``drop``: forget them, the batch is rolled back); say whether one was running."""
+        thread, self._committing = self._committing, None
+        if thread is None:
+            return False
+        thread.join()
+        waiting, self._waiting, self._waiting_bytes = self._waiting, [], 0
+        error, self._commit_error = self._commit_error, None
+        if error is not None and not drop:
+            raise error
+        if not drop:
+            for args in waiting:
+                self._add_columns(*args)
+        return True
+
     def rollback(self) -> None:
+        self.settle(drop=True)
         self.writer.rollback()
 
     def close(self, *, wait_merges: bool) -> None:
         """Release tantivy's writer lock; ``wait_merges`` lets background merges finish first."""
         try:
+            self.settle(drop=not wait_merges)
             if wait_merges:
                 self.writer.wait_merging_threads()
         finally:

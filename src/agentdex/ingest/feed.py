@@ -311,12 +311,16 @@ class Refresher:
         where a killed build resumes: a kill loses at most the one interval in progress
         (at most 1 GB of parsed input or 160 s of work, re-read by the next refresh).
         The first build's early commit for the first answer comes first, as before.
+        A bulk load's periodic commits write tantivy's segment on a thread of their own
+        (``beside``: :meth:`IndexWriter.commit`); every other commit waits for it.
         """
         if self.first is not None and self.first.wants_early_commit():
             self.index.commit()
             return
         factor = self.commit_factor
-        committed = self.index.maybe_commit(COMMIT_BYTES * factor, COMMIT_SECONDS * factor)
+        committed = self.index.maybe_commit(
+            COMMIT_BYTES * factor, COMMIT_SECONDS * factor, beside=True
+        )
         if committed and self.first is not None:
             self.commit_factor = min(factor * COMMIT_GROWTH, COMMIT_MAX_FACTOR)
 
