@@ -11,6 +11,10 @@ three steps:
    ``vocab_rid`` (every record below it has its terms in the vocabulary)
    and the applied deletes cleared.
 
+A bulk load's periodic commit may run step 2 on a thread while the next batch
+is written, step 3 then going into that batch's transaction
+(:meth:`IndexWriter.commit`'s ``beside``).
+
 A process killed between the steps leaves SQLite ahead of tantivy;
 :meth:`IndexWriter.catch_up` (run by the next writer that indexes postings)
 replays the deletes and re-adds the records past ``postings_rid`` from their
