@@ -11,11 +11,17 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import pytest
 import tantivy
 
+from agentdex.api import search as api
 from agentdex.index.columns import Columns
+from agentdex.index.postings import PostingsWriter
+from agentdex.index.store import Location, index_root
 from agentdex.index.writer import IndexWriter
+from agentdex.ingest import parallel
 from agentdex.ingest.pipeline import Wire
+from test_index_fixtures import ROWS, register, store_dir, write_file
 from test_index_text_dictionary import read_all
 from test_writer_add_many import _wires
 
@@ -153,3 +159,50 @@ def test_a_commit_beside_is_only_a_bulk_loads(tmp_path: Path) -> None:
         assert _meta(gen, "postings_rid") == len(wires) + 1
     finally:
         index.close(True)
+
+
+def _refresh(home: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[int, list[str], Path]:
+    """A first build of 24 files with one parse worker and a commit every ~3 files; how many
+    commits ran beside, every text found, the generation."""
+    register()
+    d = store_dir(home)
+    for i in range(24):
+        body = [
+            {"session": f"s{i}", "role": "user", "kind": "prompt", "text": f"plum {i} {j}"}
+            for j in range(2)
+        ]
+        write_file(d / f"f{i:02d}.jsonl", body)
+    size = (d / "f00.jsonl").stat().st_size
+    monkeypatch.setenv("AGENTDEX_INDEX_WORKERS", "1")
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr("agentdex.ingest.feed.COMMIT_BYTES", 3 * size)
+    monkeypatch.setattr("agentdex.ingest.feed.COMMIT_GROWTH", 1.0)
+    started: list[int] = []
+    start = PostingsWriter.start_commit
+
+    def counted(self: PostingsWriter) -> None:
+        started.append(1)
+        start(self)
+
+    monkeypatch.setattr(PostingsWriter, "start_commit", counted)
+    stats = api.refresh(home=str(home), rows=ROWS)
+    assert stats.workers == 1 and stats.records_added == 48
+    found = api.search("plum", refresh_first=False, limit=None, dedup=False, sort="time")
+    gen = Location(index_root()).current()
+    assert gen is not None
+    return len(started), sorted(r["text"] for r in found.results), gen
+
+
+def test_a_first_build_commits_beside_and_ends_level(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    beside, found, gen = _refresh(home, monkeypatch)
+    assert beside >= 3  # the periodic commits of the bulk load
+    assert found == sorted(f"plum {i} {j}" for i in range(24) for j in range(2))
+    index = IndexWriter(gen)
+    try:
+        assert index.tail_size() == 0
+        assert index.meta_int("postings_rid") == index.next_record == 49
+    finally:
+        index.close(False)
+    assert _docs(gen, "plum") == (48, 48)
