@@ -116,7 +116,7 @@ class Columns:
         if packed_rk != rk:
             raise ValueError(f"a record's rk {rk!r} is not its cols' {packed_rk!r}")
         role, kind, timestamp, offset = meta[3], meta[4], meta[5], meta[13]
-        if tuple(meta) != _meta(context, role, kind, timestamp, loc, offset):
+        if tuple(meta) != meta_of(context, role, kind, timestamp, loc, offset):
             self.metas[at] = tuple(meta)
         self.contexts.append(context)
         self.roles.append(role)
@@ -153,7 +153,7 @@ class Columns:
         ):  # fmt: skip
             meta = metas.get(at)
             if meta is None:
-                meta = _meta(context, role, kind, timestamp, loc, offset)
+                meta = meta_of(context, role, kind, timestamp, loc, offset)
             yield (
                 meta,
                 lowers.get(at),
@@ -190,7 +190,7 @@ class Columns:
         return [self.lowers[at] for at in range(len(self))]
 
 
-def _meta(
+def meta_of(
     context: Sequence[object],
     role: object,
     kind: object,

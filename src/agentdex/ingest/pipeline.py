@@ -19,14 +19,14 @@ the label and ``agentdex secrets`` reads the kinds back from the index.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
-from itertools import accumulate, count
-from operator import add
+from collections.abc import Callable, Iterable, Sequence
+from itertools import accumulate, count, repeat
+from operator import add, lshift, xor
 from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from agentdex.index.columns import Columns
+from agentdex.index.columns import Columns, meta_of
 from agentdex.index.rowpack import pack_locator, pack_time, unpack_locator
 from agentdex.index.segments import Prepared, has_long_token, prepare
 from agentdex.records import Record
@@ -79,8 +79,12 @@ _BEFORE_KEY = Prepared._fields.index("key")
 #: record on both sides), ``lower`` None when it is the UTF-8 of ``postings_text``
 Wire = tuple[object, ...]
 #: a record's (agent, store, session_id, role, kind, timestamp, model, cwd, project, branch,
-#: worktree, host, locator, offset): :attr:`Prepared.meta`, what a worker's batch is made of
+#: worktree, host, locator, offset): :attr:`Prepared.meta`
 Meta = tuple[object, ...]
+#: a record as a worker's batch holds it: (context, role, kind, timestamp, offset, packed
+#: locator, text), its meta the context's fields with its own
+#: (:func:`agentdex.index.columns.meta_of`)
+Row = tuple[Any, Any, Any, Any, Any, Any, str]
 
 
 _LOWER = Prepared._fields.index("lower")
@@ -219,12 +223,12 @@ def prepare_lines(
     each went parser -> ``Record`` (17 fields and a dict of extras the wire never reads) ->
     ``run``'s enrichment -> the batch, which read its fields back; here what a line's
     records share (their context, time, locator's line) is made once a line, and the
-    locator is packed from the line number instead of parsed back from its text."""
+    locator is packed from the line number instead of parsed back from its text. Each
+    record is one :data:`Row` (no 14-field meta: the wire sends none, its context's fields
+    and its own say it), the batch's rows turned into columns by one ``zip``."""
     agent, store, host = ref
-    metas: list[Meta] = []
-    texts: list[str] = []
-    contexts: list[tuple[object, ...]] = []
-    locs: list[object] = []
+    rows: list[Row] = []
+    append = rows.append
     size = 0
     context: tuple[object, ...] = ()
     exact = _EXACT_LINES
@@ -237,34 +241,24 @@ def prepare_lines(
             this = (agent, store, session, model, cwd, project, branch, worktree, host)
             if this != context:
                 context = this
-            base = f"{prefix}line:{lineno}"
             plain = not prefix and lineno < exact
             for part, item in enumerate(items):
                 role, kind, text, _ = item
                 if part:
-                    locator = f"{base}#{part}"
                     loc = (((lineno << 4) | part) << 1) | 1 if plain and part < _PARTS else (
-                        _pack_line(locator)
+                        _pack_line(f"{prefix}line:{lineno}#{part}")
                     )  # fmt: skip
                 else:
-                    locator = base
-                    loc = lineno << 1 if plain else _pack_line(locator)
-                metas.append(
-                    (agent, store, session, role, kind, timestamp, model, cwd, project, branch,
-                     worktree, host, locator, offset)
-                )  # fmt: skip
-                texts.append(text)
-                contexts.append(context)
-                locs.append(loc)
+                    loc = lineno << 1 if plain else _pack_line(f"{prefix}line:{lineno}")
+                append((context, role, kind, timestamp, offset, loc, text))
                 size += len(text)
-            if size >= BATCH_CHARS or len(metas) >= BATCH_RECORDS:
-                _prepare_columns(metas, texts, contexts, locs, masking=masking, archive=archive,
-                                 out=out)  # fmt: skip
-                metas, texts, contexts, locs, size = [], [], [], [], 0
+            if size >= BATCH_CHARS or len(rows) >= BATCH_RECORDS:
+                _prepare_columns(rows, {}, masking=masking, archive=archive, out=out)
+                rows, size = [], 0
+                append = rows.append
     finally:
-        if metas:
-            _prepare_columns(metas, texts, contexts, locs, masking=masking, archive=archive,
-                             out=out)  # fmt: skip
+        if rows:
+            _prepare_columns(rows, {}, masking=masking, archive=archive, out=out)
 
 
 def _ends(parts: list[bytes]) -> list[int]:
@@ -299,22 +293,40 @@ def _batch_into(
          r.project, r.branch, r.worktree, r.host, r.locator, r.offset)
         for r in records
     ]  # fmt: skip
-    _prepare_columns(metas, [record.text or "" for record in records], None, None,
-                     masking=masking, archive=archive, out=out)  # fmt: skip
+    rows, odd = _rows_of(metas, [record.text or "" for record in records])
+    _prepare_columns(rows, odd, masking=masking, archive=archive, out=out)
+
+
+def _rows_of(metas: list[Meta], texts: list[str]) -> tuple[list[Row], dict[int, Meta]]:
+    """The :data:`Row` of each record given by its meta and text, and the metas a row does
+    not give back (:func:`agentdex.index.columns.meta_of`: a locator that does not unpack to
+    itself), by position."""
+    rows: list[Row] = []
+    odd: dict[int, Meta] = {}
+    context: tuple[object, ...] = ()
+    for i, (meta, text) in enumerate(zip(metas, texts, strict=True)):
+        (agent, store, session, role, kind, timestamp, model, cwd, project, branch, worktree,
+         host, locator, offset) = meta  # fmt: skip
+        this = (agent, store, session, model, cwd, project, branch, worktree, host)
+        if this != context:
+            context = this  # else the previous record's: pickled once, as a reference
+        loc = _pack_line(locator)
+        if loc is not locator and unpack_locator(loc) != locator:
+            odd[i] = meta
+        rows.append((context, role, kind, timestamp, offset, loc, text))
+    return rows, odd
 
 
 def _prepare_columns(
-    metas: list[Meta],
-    texts: list[str],
-    contexts: list[tuple[object, ...]] | None,
-    locs: list[object] | None,
+    rows: list[Row],
+    odd: dict[int, Meta],
     *,
     masking: bool,
     archive: ArchiveParts,
     out: Columns,
 ) -> None:
-    """The wires of a batch of records given as columns: each one's :data:`Meta` and text,
-    and (from :func:`prepare_lines`) its context and packed locator (None: from the meta).
+    """The wires of a batch of records, each a :data:`Row` (``odd``: the metas its row does
+    not give back, by position).
 
     Per record, masking and preparing each lower-cased and encoded the text, and masking
     ran a few passes (needles, bare tokens) over it: ~40% of a parse worker's CPU. Here
@@ -327,10 +339,14 @@ def _prepare_columns(
     Then each record's fields are built as :func:`agentdex.index.segments.prepare` and
     :meth:`ArchiveParts.add_to` build them (``tests/test_prepare_batch.py`` compares).
     """
+    contexts, roles, kinds, times, offsets, locs, texts_ = zip(*rows, strict=True)
+    texts = list(texts_)
     joined = SEPARATOR.join(texts)
     if joined.count(SEPARATOR) != len(texts) - 1:
         late = (mask_secrets,) if masking else ()
-        for meta, text in zip(metas, texts, strict=True):
+        for i, row in enumerate(rows):
+            context, role, kind, timestamp, offset, loc, text = row
+            meta = odd.get(i) or meta_of(context, role, kind, timestamp, loc, offset)
             out.append_row(archive.add_to(prepare_record(_record(meta, text), late)))
         return
     lowered = joined.lower()
@@ -341,19 +357,41 @@ def _prepare_columns(
     loweds = lowered.split(SEPARATOR)
     datas = data.split(b"\x00")
     lowers = lower.split(b"\x00")
+    # the records whose postings text may not be their lower-cased text, or hold non-ASCII
+    # characters: those of a batch with a surrogate or a non-ASCII character, and each
+    # masked one (checked one at a time, as before: not on most batches' records)
+    odd_text: list[int] | range = (
+        range(len(texts)) if b"\xed" in lower or not lowered.isascii() else []
+    )
     if masking:
+        masked: list[int] = []
         for i, scanned in scan(lower, data, _ends(lowers), _ends(datas)).items():
             text = texts[i]
             if not text:
                 continue
-            masked, found = redact_scanned(text, loweds[i], scanned)
+            masked_text, found = redact_scanned(text, loweds[i], scanned)
             if found:
-                texts[i] = masked
-                loweds[i] = masked.lower()
-                datas[i] = masked.encode("utf-8", "surrogatepass")
+                texts[i] = masked_text
+                loweds[i] = masked_text.lower()
+                datas[i] = masked_text.encode("utf-8", "surrogatepass")
                 lowers[i] = loweds[i].encode("utf-8", "surrogatepass")
-    raws = _raw_lines(metas, archive)
-    _wires(metas, texts, loweds, datas, lowers, raws, contexts, locs, out)
+                masked.append(i)
+        if masked and not odd_text:
+            odd_text = masked
+    raws = _raw_lines(kinds, offsets, archive)
+    at = len(out)
+    for i, meta in odd.items():
+        out.metas[at + i] = meta
+    out.contexts.extend(contexts)
+    out.roles.extend(roles)
+    out.kinds.extend(kinds)
+    out.times.extend(times)
+    out.offsets.extend(offsets)
+    out.texts.extend(texts)
+    out.locs.extend(locs)
+    _wires(contexts, roles, kinds, times, loweds, datas, lowers, odd_text, out, at)
+    if raws:
+        out.raws.update({at + i: raw for i, raw in raws.items()})
 
 
 def _record(meta: Meta, text: str) -> Record:
@@ -374,17 +412,18 @@ def _through(record: Record, steps: tuple[Stage, ...]) -> Record:
     return record
 
 
-def _raw_lines(metas: list[Meta], archive: ArchiveParts) -> dict[int, bytes]:
+def _raw_lines(
+    kinds: Sequence[object], offsets: Sequence[object], archive: ArchiveParts
+) -> dict[int, bytes]:
     """The source line the archive keeps for each record that has one (a prompt of a JSON
     Lines file), by position, as :meth:`ArchiveParts.add_to` reads it; masked once for the
     batch (only the lines that may hold a secret go through ``redact``)."""
     if archive.path is None:
         return {}
-    kinds = archive._raw_kinds
+    raw_kinds = archive._raw_kinds
     lines: dict[int, bytes] = {}
-    for i, meta in enumerate(metas):
-        offset = meta[13]
-        if meta[4] in kinds and isinstance(offset, int) and offset >= 0:
+    for i, (kind, offset) in enumerate(zip(kinds, offsets, strict=True)):
+        if kind in raw_kinds and isinstance(offset, int) and offset >= 0:
             lines[i] = archive._line(offset, redact=False)
             if archive.path is None:  # the file could not be read: no more lines (None)
                 break
@@ -451,80 +490,91 @@ def _pack_line(locator: object) -> int | str:
 
 
 def _wires(
-    metas: list[Meta],
-    texts: list[str],
+    contexts: Sequence[tuple[object, ...]],
+    roles: Sequence[object],
+    kinds: Sequence[object],
+    times: Sequence[object],
     loweds: list[str],
     datas: list[bytes],
     lowers: list[bytes],
-    raws: dict[int, bytes],
-    contexts: list[tuple[object, ...]] | None,
-    locs: list[Any] | None,
+    odd_text: Sequence[int],
     out: Columns,
+    at: int,
 ) -> None:
-    """Append to ``out`` each record's fields (what ``add_to(prepare(record))`` gives, as
-    :class:`Columns`) from its meta, text, lower-cased text and their UTF-8, computed for
-    the batch (``contexts`` and ``locs``: each record's context and packed locator when the
-    caller knows them, else made from its meta).
+    """Append to ``out`` the fields each record's wire adds to its row's (what
+    ``add_to(prepare(record))`` gives, as :class:`Columns`) from its lower-cased text and
+    the UTF-8 of its text and lower-cased text, computed for the batch (``odd_text``: the
+    records whose postings text may not be their lower-cased text, or hold non-ASCII
+    characters; for every other one it is, and holds none; ``at``: where the batch starts in
+    ``out``).
 
-    One loop of the build's hottest Python (every record of a build): fields unpacked once
-    into locals, what depends only on the role and kind looked up once a batch, and the
-    calls a record made inlined: its text hash (:func:`agentdex.index.segments.text_hash`),
-    its archive key (:func:`agentdex.archive.keys.record_key`, its bytes
-    before the time kept by agent, session, role and kind), its time packed once for the
-    records of one line (they share the time object), its locator without a regex. Each
-    record's dense fields go in one tuple, the batch's tuples into columns by one ``zip``."""
+    The build's hottest Python (every record of a build), a column at a time: what C can
+    map over a batch's lists is mapped (the text hashes,
+    :func:`agentdex.index.segments.text_hash`; the lengths; the levels and the packed
+    role and kind, looked up in their tables by their keys), what depends only on the role
+    and kind looked up once a batch, and one loop a record is left for what needs Python:
+    the time packed (once for the records of one line: they share the time object) and the
+    archive key (:func:`agentdex.archive.keys.record_key`, its bytes before the time kept
+    by agent, session, role and kind)."""
     from hashlib import blake2b
     from zlib import adler32, crc32
 
     from agentdex.archive.keys import record_key
     from agentdex.index import rolekind
     from agentdex.index.postings import LONG_TOKEN, rust_safe
-    from agentdex.index.scores import level_of
+    from agentdex.index.scores import _LEVELS, level_of
     from agentdex.index.segments import LONG_TOKEN_CHARS
 
     heads = _HEADS
     if len(heads) >= 4096:
         heads.clear()
+    thashes = list(map(xor, map(lshift, map(crc32, datas), repeat(31)), map(adler32, datas)))
+    sizes = list(map(len, lowers))
+    # what depends on the role and kind looked up once a batch when all are strings (a
+    # table would take 1 and True for one key), the levels in level_of's table by its key
+    pairs = list(zip(roles, kinds, strict=True))
+    try:
+        distinct = set(pairs)
+        levels: list[Any] = list(map(_LEVELS.get, zip(kinds, roles, sizes, strict=True)))  # type: ignore[arg-type]
+    except TypeError:  # (a role or kind that is not hashable: none from a parser)
+        distinct, levels = set(), [None]
+    if distinct and all(type(role) is type(kind) is str for role, kind in distinct):
+        packs = {pair: rolekind.pack(*pair) for pair in distinct}
+        packed = list(map(packs.__getitem__, pairs))
+    else:
+        packed = list(map(rolekind.pack, roles, kinds))
+    if None in levels:  # (a key met first: level_of fills its table)
+        levels = list(map(level_of, kinds, roles, sizes))  # type: ignore[arg-type]
+    rks, role_xs, kind_xs = zip(*packed, strict=True)
+    flags = [
+        LONG_TOKEN if size > LONG_TOKEN_CHARS and has_long_token(lowered, size) else 0
+        for lowered, size in zip(loweds, sizes, strict=True)
+    ]
     from_bytes = int.from_bytes
-    pack = rolekind.pack
-    packs: dict[tuple[object, object], tuple[int, str | None, str | None]] = {}
-    dense: list[tuple[object, ...]] = []
-    append = dense.append
-    at = len(out)
-    out_lowers, out_chars, out_metas = out.lowers, out.chars, out.metas
-    context: tuple[object, ...] = ()
+    keys: list[object] = []
+    add_key = keys.append
+    packed_times: list[object] = []
+    add_time = packed_times.append
     last_time: object = object()
     packed_time: object = None
     stamp = b""
-    for i, meta in enumerate(metas):
-        lowered = loweds[i]
-        lower = lowers[i]
-        data = datas[i]
-        (agent, store, session, role, kind, timestamp, model, cwd, project, branch, worktree,
-         host, locator, _) = meta  # fmt: skip
-        if contexts is None:
-            this = (agent, store, session, model, cwd, project, branch, worktree, host)
-            if this != context:
-                context = this  # else the previous record's: pickled once, as a reference
-            loc = _pack_line(locator)
-            if loc is not locator and unpack_locator(loc) != locator:
-                out_metas[at + i] = meta  # its locator is not the packed one's
-        else:
-            context = contexts[i]
-            loc = locs[i]  # type: ignore[index]
-        size = len(lower)
-        strings = type(role) is type(kind) is str
-        packed = packs.get((role, kind)) if strings else None
-        if packed is None:
-            packed = pack(role, kind)
-            if strings:
-                packs[(role, kind)] = packed
-        thash = (crc32(data) << 31) ^ adler32(data)
+    last_context: object = None
+    agent: object = None
+    session: object = None
+    named = False
+    for context, role, kind, timestamp, thash, size in zip(
+        contexts, roles, kinds, times, thashes, sizes, strict=True
+    ):
         if timestamp is not last_time:
             last_time = timestamp
             packed_time = pack_time(timestamp)
             stamp = repr(timestamp).encode() if type(timestamp) is float else b""
-        if strings and type(agent) is type(session) is str and type(timestamp) is float:
+        add_time(packed_time)
+        if context is not last_context:
+            last_context = context
+            agent, session = context[0], context[2]
+            named = type(agent) is type(session) is str
+        if named and type(role) is type(kind) is str and type(timestamp) is float:
             parts = (agent, session, role, kind)
             head = heads.get(parts)
             if head is None:
@@ -532,54 +582,36 @@ def _wires(
                     "utf-8", "surrogatepass"
                 )
             # (``stamp``: the time's repr, ASCII, made once for the records of one line)
-            digest = blake2b(b"%s%s\x00%d\x00%d" % (head, stamp, thash, size), digest_size=8)
-            key = from_bytes(digest.digest(), "little", signed=True)
-        else:
-            key = record_key(agent, session, role, kind, timestamp, thash, size)
-        if b"\xed" in lower:
-            postings = rust_safe(lowered, lower)
-            out_lowers[at + i] = lower
-        else:
-            postings = lowered
-        if not postings.isascii():
-            # the characters terms may start with: the postings' (a lone surrogate is
-            # not one, and SQLite could not store it in the index's text_chars)
-            out_chars[at + i] = "".join(c for c in set(postings) if c > "\x7f")
-        append(
-            (
-                context,
-                thash,
-                postings,
-                packed[0],
-                LONG_TOKEN if size > LONG_TOKEN_CHARS and has_long_token(lowered, size) else 0,
-                level_of(kind, role, size),  # type: ignore[arg-type]
-                packed[1],
-                packed[2],
-                packed_time,
-                loc,
-                key,
+            add_key(
+                from_bytes(
+                    blake2b(
+                        b"%s%s\x00%d\x00%d" % (head, stamp, thash, size), digest_size=8
+                    ).digest(),
+                    "little",
+                    signed=True,
+                )
             )
-        )
-    if not dense:
-        return
-    (out_contexts, thashes, postings_, rks, flags, levels, role_xs, kind_xs, packed_times,
-     out_locs, keys) = zip(*dense, strict=True)  # fmt: skip
-    _, _, _, roles, kinds, times, _, _, _, _, _, _, _, offsets = zip(*metas, strict=True)
-    out.contexts.extend(out_contexts)
-    out.roles.extend(roles)
-    out.kinds.extend(kinds)
-    out.times.extend(times)
-    out.offsets.extend(offsets)
-    out.texts.extend(texts)
+        else:
+            add_key(record_key(agent, session, role, kind, timestamp, thash, size))
+    postings = loweds
+    if odd_text:
+        postings = list(loweds)
+        out_lowers, out_chars = out.lowers, out.chars
+        for i in odd_text:
+            lowered, lower = loweds[i], lowers[i]
+            if b"\xed" in lower:
+                postings[i] = rust_safe(lowered, lower)
+                out_lowers[at + i] = lower
+            if not postings[i].isascii():
+                # the characters terms may start with: the postings' (a lone surrogate is
+                # not one, and SQLite could not store it in the index's text_chars)
+                out_chars[at + i] = "".join(c for c in set(postings[i]) if c > "\x7f")
     out.thashes.extend(thashes)
-    out.postings.extend(postings_)
+    out.postings.extend(postings)
     out.rks.extend(rks)
     out.flags.extend(flags)
     out.levels.extend(levels)
     out.role_xs.extend(role_xs)
     out.kind_xs.extend(kind_xs)
     out.packed_times.extend(packed_times)
-    out.locs.extend(out_locs)
     out.keys.extend(keys)
-    if raws:
-        out.raws.update({at + i: raw for i, raw in raws.items()})
