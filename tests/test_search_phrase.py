@@ -72,3 +72,26 @@ def test_alternations_stay_under_tantivys_regex_size() -> None:
     assert all(c.startswith("abab") and c.endswith("retry") for c in chunks)
     assert all(len(c) <= phrase.PHRASE_CHARS + 60 for c in chunks)
     assert phrase._alternations(["a" * (phrase.PHRASE_CHARS + 1), "b"]) is None
+
+
+def test_a_phrase_with_a_rare_word_verifies_the_records_holding_its_words(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A phrase whose words come together in few records takes those as its candidates
+    (no positions read, no regex phrase built) and verifies each: the same answer as the
+    regex phrase, which leaves fewer candidates."""
+    from agentdex.search import plan
+
+    texts = [f"alpha beta gamma {i}" for i in range(300)]
+    texts += ["zorblat alpha beta", "alpha zorblat", "zorblat and then alphabet", "zorblat"]
+    write_file(store_dir(home) / "a.jsonl", [rec(t) for t in texts])
+    api.refresh(home=str(home), rows=ROWS)
+    built: list[object] = []
+    real = phrase.phrase_query
+    monkeypatch.setattr(plan, "phrase_query", lambda *a: built.append(a) or real(*a))
+    got, stats = _answer('"zorblat alpha"')
+    assert got == ["zorblat alpha beta"] and stats["total_exact"]
+    assert stats["candidates"] == 3 and not built  # the records holding both words
+    monkeypatch.setattr(plan, "PHRASE_VERIFY", 0)  # the regex phrase, as before
+    again, stats = _answer('"zorblat alpha"')
+    assert again == got and stats["candidates"] == 1 and built
