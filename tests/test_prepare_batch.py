@@ -391,3 +391,27 @@ def test_run_starts_are_the_runs_with_a_digit_and_both_cases() -> None:
     ]
     assert len(expected) > 50
     assert run_starts(data) == expected
+
+
+def test_a_batch_packs_any_time_as_pack_time_does(tmp_path: Path) -> None:
+    """The batch packs a float time inline (``_wires``): the same ``ts`` and archive key as
+    one record at a time for the floats ``round`` refuses, those past 2**53 ms, and the
+    times that are not floats."""
+    times: list[object] = [
+        float("inf"), float("-inf"), float("nan"), 1e300, -1e300, 9.1e12, -2.5, 0.1 + 0.2,
+        1767323063.123, 1767323063.5, 5, None, "2026-11-28T14:00:00Z",
+    ]  # fmt: skip
+    path = tmp_path / "t.jsonl"
+    texts = [f"text {i}" for i in range(len(times))]
+    records = _records(texts, path)
+    for record, timestamp in zip(records, times, strict=True):
+        record.timestamp = timestamp  # type: ignore[assignment]
+    steps = pipeline.stages(redact_secrets=True)
+    one = ArchiveParts(str(path), jsonl=False, redact=True)
+    expected = [one.add_to(prepare_record(record, steps)) for record in _copy(records)]
+    out = Columns()
+    prepare_stream(
+        iter(_copy(records)), steps, ArchiveParts(str(path), jsonl=False, redact=True), out
+    )
+    assert out.rows() == expected
+    assert out.packed_times[7] == 0.1 + 0.2 and out.packed_times[9] == 1767323063500

@@ -245,25 +245,32 @@ class JsonlReader:
                 if complete:
                     self.resume_offset, self.resume_line = offset, lineno
                 self.lines_read += 1
-                stripped = raw.strip()
-                if not stripped:
-                    continue
+                # the line as read first: orjson takes the white space JSON allows around a
+                # value, so a line that decodes so decodes stripped to the same value (a copy
+                # of every line less); any other line is stripped and decoded as before
                 try:
-                    value = loads(stripped)
-                except orjson.JSONDecodeError as exc:
-                    value = self._lenient(stripped)
-                    if value is None:
-                        if complete:
-                            self.bad_lines += 1
-                            self.diagnostics.add(self.path, f"line:{lineno}", _not_json(exc))
-                        else:
-                            self.diagnostics.add(
-                                self.path, f"line:{lineno}", "incomplete last line; will retry"
-                            )
+                    value = loads(raw)
+                except orjson.JSONDecodeError:
+                    raw = raw.strip()
+                    if not raw:
                         continue
+                    try:
+                        value = loads(raw)
+                    except orjson.JSONDecodeError as exc:
+                        value = self._lenient(raw)
+                        if value is None:
+                            if complete:
+                                self.bad_lines += 1
+                                self.diagnostics.add(self.path, f"line:{lineno}", _not_json(exc))
+                            else:
+                                self.diagnostics.add(
+                                    self.path, f"line:{lineno}", "incomplete last line; will retry"
+                                )
+                            continue
                 # may_be_deeper inlined: one pass (a copy less the brackets) instead of
-                # two counts and a call, for every line of every build
-                brackets = len(stripped) - len(stripped.translate(None, b"[{"))
+                # two counts and a call, for every line of every build (white space around
+                # the value holds none)
+                brackets = len(raw) - len(raw.translate(None, b"[{"))
                 if brackets > MAX_NESTING and cut_deep(value):
                     self.diagnostics.add(self.path, f"line:{lineno}", _CUT)
                 yield JsonlLine(start, lineno, value, complete)

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from agentdex.index.columns import Columns, meta_of
-from agentdex.index.rowpack import pack_locator, pack_time, unpack_locator
+from agentdex.index.rowpack import _EXACT, pack_locator, pack_time, unpack_locator
 from agentdex.index.segments import Prepared, has_long_token, prepare
 from agentdex.records import Record
 from agentdex.secrets import SEPARATOR, Scanned, redact, redact_scanned, scan, suspects
@@ -567,8 +567,19 @@ def _wires(
     ):
         if timestamp is not last_time:
             last_time = timestamp
-            packed_time = pack_time(timestamp)
-            stamp = repr(timestamp).encode() if type(timestamp) is float else b""
+            if type(timestamp) is float:
+                # pack_time's float case inlined (its checks of other types a call a line)
+                stamp = repr(timestamp).encode()
+                try:
+                    ms = round(timestamp * 1000)
+                except (OverflowError, ValueError):  # inf, nan
+                    packed_time = timestamp
+                else:
+                    exact = -_EXACT < ms < _EXACT and ms / 1000 == timestamp
+                    packed_time = ms if exact else timestamp
+            else:
+                packed_time = pack_time(timestamp)
+                stamp = b""
         add_time(packed_time)
         if context is not last_context:
             last_context = context
