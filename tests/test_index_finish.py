@@ -1,7 +1,7 @@
 """The end of a big build (``IndexWriter.finish``): the ``while_merging`` hooks (the archive's
-entries of a first build) start before the postings close (beside tantivy's last merges) and
-run beside the term list's child and the record indexes, not after them; a failed term list
-and a failed hook still reach the caller."""
+entries of a first build) start as soon as the last batch's rows are committed (beside its
+postings commit and tantivy's last merges) and run beside the term list's child and the
+record indexes, not after them; a failed term list and a failed hook still reach the caller."""
 
 from __future__ import annotations
 
@@ -97,6 +97,47 @@ def test_the_hooks_run_while_the_term_list_is_written(
         assert all(f"\tnumbat{n}\n" in (writer.gen / "vocab.txt").read_text() for n in range(3))
         # committed by finish itself, not left to close()
         assert _committed_indexes(writer.gen) == {"record_rows_file", "record_rows_context"}
+    finally:
+        writer.close(True)
+
+
+def test_the_hooks_start_once_the_last_rows_are_committed_beside_the_postings_commit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The last batch's postings commit waits for the hook, which reads the batch's rows from
+    another connection: started after that commit (the order before), the hook never comes
+    and the test fails. The commit's ``after_commit`` hooks run first, on the hook's thread."""
+    writer = _bulk_writer(tmp_path)
+    real_commit = PostingsWriter.commit
+    started = threading.Event()
+    seen: dict[str, object] = {}
+    ran: list[str] = []
+    main = threading.current_thread()
+
+    def commit(self: PostingsWriter) -> None:
+        seen["hook started before the postings commit ended"] = started.wait(20)
+        real_commit(self)
+
+    def after(index: IndexWriter) -> None:
+        ran.append("after_commit" if threading.current_thread() is not main else "on main")
+
+    def hook() -> None:
+        started.set()
+        db = sqlite3.connect(writer.gen / "index.db")
+        try:
+            seen["rows it reads"] = db.execute("SELECT count(*) FROM record_rows").fetchone()[0]
+        finally:
+            db.close()
+        ran.append("hook")
+
+    monkeypatch.setattr(PostingsWriter, "commit", commit)
+    writer.after_commit.append(after)
+    writer.while_merging.append(hook)
+    try:
+        writer.finish(big=True)
+        assert seen == {"hook started before the postings commit ended": True, "rows it reads": 3}
+        assert ran == ["after_commit", "hook"]
+        assert writer.meta_int("postings_rid") == writer.next_record  # the commit completed
     finally:
         writer.close(True)
 

@@ -30,7 +30,9 @@ just before it commits: another store that must never be behind the index
 and may record how far it got in the same transaction. ``after_commit`` hooks
 run once the three steps are done: that store may then read the batch's
 committed rows (the archive makes a first build's entries from them:
-:mod:`agentdex.archive.spans`).
+:mod:`agentdex.archive.spans`). The last commit of :meth:`IndexWriter.finish` with
+``while_merging`` hooks runs them once step 1 is done, on the hooks' thread (they read
+committed SQLite rows only, never the postings).
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -367,6 +370,12 @@ class IndexWriter(ConversationEdits, RecordDeletes, PostingsTail):
         done (:meth:`_settle_postings`). Until that commits, ``postings_rid`` is one batch
         behind: readers verify those records directly, and a writer killed meanwhile
         leaves them to :meth:`catch_up`, as for a kill between steps 1 and 3."""
+        self._commit(beside=beside)
+
+    def _commit(self, committed: Callable[[], None] | None = None, *, beside: bool = False) -> None:
+        """:meth:`commit`; ``committed`` is called once the batch's SQLite transaction
+        committed (step 1), before the postings commit, and then the ``after_commit`` hooks
+        are not run here: ``committed`` runs them (:meth:`finish`)."""
         self._settle_postings()
         self.blocks.flush()
         self._update_context_stats()
@@ -381,6 +390,8 @@ class IndexWriter(ConversationEdits, RecordDeletes, PostingsTail):
         self.blocks.text_bytes = 0
         self.dead_bytes = 0
         self.db.execute("COMMIT")
+        if committed is not None:
+            committed()
         applied = self._postings is not None or bool(self._queued_deletes)
         next_rid = self.blocks.next_record
         if applied and beside and self._commit_beside():
@@ -389,8 +400,9 @@ class IndexWriter(ConversationEdits, RecordDeletes, PostingsTail):
             self.db.execute("BEGIN IMMEDIATE")
             self.pending = 0
             self.last_commit = time.monotonic()
-            for after in self.after_commit:
-                after(self)
+            if committed is None:
+                for after in self.after_commit:
+                    after(self)
             return
         if applied:
             self.postings.commit()
@@ -420,8 +432,9 @@ class IndexWriter(ConversationEdits, RecordDeletes, PostingsTail):
         self.db.execute("BEGIN IMMEDIATE")
         self.pending = 0
         self.last_commit = time.monotonic()
-        for after in self.after_commit:
-            after(self)
+        if committed is None:
+            for after in self.after_commit:
+                after(self)
 
     def _commit_beside(self) -> bool:
         """May this commit's postings be committed on a thread (``commit(beside=True)``)?
@@ -495,9 +508,11 @@ class IndexWriter(ConversationEdits, RecordDeletes, PostingsTail):
         ``merge`` (a big build of a new generation): the postings are then merged into one
         tantivy segment by a child process (:mod:`.merging`); what it did is in
         :attr:`merged`. After the last commit four things run side by side: the
-        :attr:`while_merging` hooks, on a thread of their own started first (the archive's
-        entries of a first build: its own database, read from this one's committed rows,
-        beside tantivy's last merges too); the merge child; the term list's child
+        :attr:`while_merging` hooks, on a thread of their own started first, as soon as the
+        last commit's SQLite rows are committed (the archive's entries of a first build: its
+        own database, read from this one's committed rows, beside the last postings commit
+        and tantivy's last merges too; that commit's ``after_commit`` hooks run there first);
+        the merge child; the term list's child
         (:func:`write_term_list`, waited for on another thread); and, on this thread, the
         record indexes a bulk load dropped. None of them writes what another
         reads: the children read and rewrite the postings, the hooks write another store,
@@ -508,18 +523,22 @@ class IndexWriter(ConversationEdits, RecordDeletes, PostingsTail):
         # every record row for a bulk load's indexes then no longer runs beside them (the
         # cold build's peak RSS fell there: docs/performance.md, s5-21a); no term list in
         # this commit: a stale one is written whole below
-        every, self.terms_every = self.terms_every, None
-        try:
-            self.commit()
-        finally:
-            self.terms_every = every
         beside: list[_Beside] = []
         merging = None
+        every, self.terms_every = self.terms_every, None
         try:
             hooks, self.while_merging = self.while_merging, []
-            if hooks:  # they read this writer's committed rows only: beside tantivy's last
-                # merges too (the postings' close below waited 7-17 s for them in some builds)
-                beside.append(_Beside(_run_each, hooks))
+            try:
+                if hooks:
+                    # they read this writer's committed rows only: started once the last
+                    # batch's rows are (step 1), beside its postings commit and tantivy's
+                    # last merges too, that commit's after_commit hooks first
+                    afters = [partial(after, self) for after in self.after_commit]
+                    self._commit(lambda: beside.append(_Beside(_run_each, [*afters, *hooks])))
+                else:
+                    self.commit()
+            finally:
+                self.terms_every = every
             if not (self.gen / "postings" / "meta.json").is_file():
                 postings_mod.open_index(self.gen / "postings", create=True)
             delta = self.gen / postings_mod.VOCAB_DELTA

@@ -214,9 +214,9 @@ class IndexingArchive:
                 index.set_meta("archive_synced", 0)  # deletes the archive did not see
                 index.set_meta("archive_fresh", 0)
             return
-        index.commit()  # the batch's archive entries first: reconcile reads them
         fresh = index.meta_int("archive_fresh", 0) == 1 and not index.touched_contexts
-        if not fresh:
+        if not fresh:  # a fresh build's last batch commits in IndexWriter.finish (below)
+            index.commit()  # the batch's archive entries first: reconcile reads them
             index.end_bulk_load()  # the comparison queries records by conversation
         if not fresh or index.usage.removed:
             self.writer.derive()  # reconcile and restore read the entries and calls
@@ -225,12 +225,14 @@ class IndexingArchive:
             # the archive only holds what this generation offered and never lost: nothing
             # to re-import (a first build skips comparing every conversation)
             index.set_meta("archive_synced", 1)
-            self._share_text()
-            # nothing reads entries by key or conversation any more in this refresh, nor
-            # the index's records by file or conversation: the entries a first build left
-            # as spans are made, and the indexes both stores dropped built, while the
-            # merge child and the term list's child run (IndexWriter.finish; the archive's
-            # open batch commits when it closes)
+            self._share_text(commit=False)
+            # the last batch commits in IndexWriter.finish, which starts the hook below as
+            # soon as its rows are committed (beside its postings commit); nothing reads
+            # entries by key or conversation any more in this refresh, nor the index's
+            # records by file or conversation: the entries a first build left as spans are
+            # made, and the indexes both stores dropped built, while the merge child and
+            # the term list's child run (IndexWriter.finish; the archive's open batch
+            # commits when it closes)
             index.while_merging.append(self._end_first_build)
             return
         self.writer.end_bulk_load()  # the comparison looks entries up by key
@@ -248,15 +250,17 @@ class IndexingArchive:
         index.set_meta("archive_synced", 1)
         self._share_text()
 
-    def _share_text(self) -> None:
+    def _share_text(self, *, commit: bool = True) -> None:
         """One copy of the text: every record this generation holds was offered (its entry
         points at the generation's blocks now); texts still in other generations' files
-        move into the archive's chunks and those files leave the archive."""
+        move into the archive's chunks and those files leave the archive. ``commit``: commit
+        now (else with the index's next commit)."""
         assert self.writer is not None and self.store is not None
         self.writer.release_other_files()
         if self.store.meta_int("text_shared", 1) != 1:
             self.store.set_meta("text_shared", 1)
-        self.index.commit()
+        if commit:
+            self.index.commit()
 
     def close(self, ok: bool) -> None:
         try:
