@@ -105,12 +105,15 @@ class PostingsTail:
             self.postings.delete_file(file_id, from_rid)
         readded: list[str] = []
         for row, lowered in stored.lowered_rows(self.db, self.block_file, postings_rid):
-            if not lowered.isascii():
-                self.text_chars.update(c for c in set(lowered) if c > "\x7f")
-                self._chars_grew = True
             args = postings_args(row, lowered)
+            text = args[5]  # as tantivy takes it: a lone surrogate is a "?" there
+            if not text.isascii():
+                # the characters of what tantivy indexes, as a bulk load notes them: a lone
+                # surrogate of the stored text cannot be stored in the index's text_chars
+                self.text_chars.update(c for c in set(text) if c > "\x7f")
+                self._chars_grew = True
             self.postings.add(*args)
-            readded.append(args[5])
+            readded.append(text)
         self.postings.commit()
         self.set_meta("postings_rid", self.blocks.next_record)
         if self._chars_grew:
