@@ -209,8 +209,11 @@ class Sampler:
         busy: list[float] = []
         by_tenth: list[dict[str, float]] = []
         edge, last_at, last = tenth, 0.0, dict[str, float]()
-        for at, now in [*self.timeline, (wall + tenth, groups)]:
-            if at >= edge or at > wall:
+        # the last tenth ends at the build's end: looks after it are its final reading
+        # (until session 16 it ended a tenth later, which halved the last tenth's cores)
+        looks = [(at, now) for at, now in self.timeline if at < wall]
+        for at, now in [*looks, (wall, groups)]:
+            if at >= edge or at == wall:
                 span = max(at - last_at, 1e-9)
                 cores = {k: (v - last.get(k, 0.0)) / span for k, v in now.items()}
                 busy.append(round(sum(cores.values()), 2))
