@@ -78,15 +78,16 @@ def main() -> None:
         time.sleep(args.every)
         _s, code, data = search(env, args.home, args.word, "--no-refresh")
         coverage = data.get("coverage")
-        timeline.append(
-            {
-                "t": round(time.perf_counter() - started, 1),
-                "fraction": coverage["fraction"] if coverage else 1.0,
-                "files": coverage["files"] if coverage else None,
-                "total": data.get("stats", {}).get("total"),
-                "exit": code,
-            }
-        )
+        point = {
+            "t": round(time.perf_counter() - started, 1),
+            "fraction": coverage["fraction"] if coverage else 1.0,
+            "files": coverage["files"] if coverage else None,
+            "total": data.get("stats", {}).get("total"),
+            "exit": code,
+        }
+        if not point["total"]:  # an empty answer mid-build: keep why (status, stats, errors)
+            point["answer"] = {k: v for k, v in data.items() if k != "results"}
+        timeline.append(point)
         if coverage is None:
             break
     if pid:
