@@ -395,15 +395,21 @@ class IndexWriter(ConversationEdits, RecordDeletes, PostingsTail):
         applied = self._postings is not None or bool(self._queued_deletes)
         next_rid = self.blocks.next_record
         if applied and beside and self._commit_beside():
+            # step 2 on its thread; step 3 goes into the next batch's transaction
             self.postings.start_commit()
             self._committing = next_rid
-            self.db.execute("BEGIN IMMEDIATE")
-            self.pending = 0
-            self.last_commit = time.monotonic()
-            if committed is None:
-                for after in self.after_commit:
-                    after(self)
-            return
+        else:
+            self._postings_steps(applied, next_rid)
+        self.db.execute("BEGIN IMMEDIATE")
+        self.pending = 0
+        self.last_commit = time.monotonic()
+        if committed is None:
+            for after in self.after_commit:
+                after(self)
+
+    def _postings_steps(self, applied: bool, next_rid: int) -> None:
+        """Steps 2 and 3 of a commit: the postings (when ``applied``: records or deletes
+        went to them), then the markers in a transaction of their own."""
         if applied:
             self.postings.commit()
             release_free_memory()
@@ -429,12 +435,6 @@ class IndexWriter(ConversationEdits, RecordDeletes, PostingsTail):
         self._new_texts = None if self.vocab_stale else []
         self._new_text_bytes = 0
         self.db.execute("COMMIT")
-        self.db.execute("BEGIN IMMEDIATE")
-        self.pending = 0
-        self.last_commit = time.monotonic()
-        if committed is None:
-            for after in self.after_commit:
-                after(self)
 
     def _commit_beside(self) -> bool:
         """May this commit's postings be committed on a thread (``commit(beside=True)``)?
