@@ -134,11 +134,21 @@ class Sampler:
         self.named: dict[tuple[int, int], tuple[str, float]] = {}
         self.timeline: list[tuple[float, dict[str, float]]] = []
         self.started = time.monotonic()
+        #: how often a child's command line was read; past ten it is not read again
+        self.looked: dict[int, int] = {}
+        self.settled: set[int] = set()
 
     def _kind(self, pid: int, parent: int) -> str:
         kind = self.kinds.get(pid)
-        if kind is None:
+        # a child started by subprocess shows its parent's command line until it execs:
+        # one seen in that window looked like a parse worker, and its CPU went there (the
+        # merge child's ~6 CPU-s was missing from one build of session 16), so a "parse
+        # worker" is looked at again until it is old enough to have exec'd
+        if kind is None or (kind == "parse worker" and pid not in self.settled):
             line = _cmdline(pid)
+            self.looked[pid] = self.looked.get(pid, 0) + 1
+            if self.looked[pid] >= 10:
+                self.settled.add(pid)
             if self.kinds.get(parent) == "writer" and line == _cmdline(parent):
                 kind = "parse worker"  # forked: the writer's own command line
             elif "agentdex.index.termlist" in line:
