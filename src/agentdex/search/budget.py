@@ -63,6 +63,15 @@ class Budget:
             return None
         return max(0.0, self.deadline - time.monotonic())
 
+    def share(self, fraction: float) -> Budget:
+        """A budget for one part of the search: ``fraction`` of what remains (all of it
+        without a deadline), cancelled with this one; its expiry does not expire this one."""
+        remaining = self.remaining()
+        part = Budget(None if remaining is None else remaining * fraction, self.cancel)
+        if self.reason is not None:
+            part.stop(self.reason)
+        return part
+
     def stop(self, reason: str) -> None:
         """Expire now (first reason wins)."""
         if self.reason is None:

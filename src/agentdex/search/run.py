@@ -22,6 +22,13 @@ were :data:`WORD_TIER` times higher, so the threshold algorithm takes them
 first and the page stays the exact top of (tier, cheap score).
 * **scan** (nothing to look up: only NOT, a regex without literals,
   punctuation-only text): every block, in order, within the time budget.
+
+The *tail* (records the postings or the term list do not cover yet: a few after
+a small refresh, up to every record a build has not indexed yet mid-build) is
+verified first, within :data:`TAIL_SHARE` of the budget, so the postings'
+candidates are always read too. A first page out of time ends with the rows
+already known to match (verified tail rows, an exact plan's candidates) in the
+same order: what it returns is right, and the answer says it stopped.
 """
 
 from __future__ import annotations
@@ -40,6 +47,7 @@ from agentdex.index.scores import (
     recency,
     static_score,
 )
+from agentdex.search.budget import Budget
 from agentdex.search.engine import (
     AGENT,
     BLOCK,
@@ -66,6 +74,10 @@ LAZY_WORDS = 4
 #: the whole-word records among candidates the planner collected are read from the words'
 #: own postings (no evaluation of the plan again) when these are at most this many
 WORDS_ALONE = 20_000
+#: at most this share of the time budget goes to verifying the tail (mid-build it can be
+#: a hundred thousand records: all of a 5 s budget on a busy machine, and none left for
+#: the postings)
+TAIL_SHARE = 0.5
 #: candidates read per page from one stream (grows as a stream is drained); the first
 #: page of every level comes from one aggregation, and 100 is what a page of results needs
 PAGE = 100
@@ -161,6 +173,10 @@ class SearchRun:
         self.tail: set[int] = set()
         #: tail records that match (checked once, up front)
         self.tail_matches: list[Row] = []
+        #: why the tail's verification stopped before its end (None: every record checked)
+        self.tail_stopped: str | None = None
+        #: what the answer's ``notes`` say about this run
+        self.notes: list[str] = []
 
     # -- budget ------------------------------------------------------------------------------
     def out_of_time(self) -> bool:
@@ -186,9 +202,19 @@ class SearchRun:
         return self._admits(row) and (self.plan.exact or self.engine.matches(self.node, row))
 
     def _check_tail(self, tail: list[int]) -> None:
-        """Verify the records the postings do not cover yet (few: small refreshes leave them)."""
+        """Verify the records the postings do not cover yet, within :data:`TAIL_SHARE` of
+        the budget; past it the rest stay unverified (missed) and the answer is stopped."""
         self.tail = set(tail)
-        for row in self.engine.light(tail):
+        part = self.budget.share(TAIL_SHARE) if isinstance(self.budget, Budget) else None
+        for i, row in enumerate(self.engine.light(tail)):
+            if not i % 64 and (self.out_of_time() or (part is not None and part.expired())):
+                self.stopped = self.stopped or (part.reason if part is not None else None)
+                self.tail_stopped = self.stopped
+                self.notes.append(
+                    f"verified {i:,} of {len(tail):,} records the index does not cover yet"
+                    " (the rest: after the time budget's share for them)"
+                )
+                break
             if self.only_here and self.here is not None and not self.here(row):
                 continue
             if self.engine.matches(self.node, row):
@@ -232,7 +258,7 @@ class SearchRun:
         candidates = count + len(tail)
         if candidates <= (FULL_EXACT if exact else FULL_VERIFIED):
             return self._whole(query, sort, candidates, known=count)
-        matched = count + len(self.tail_matches) if exact else None
+        matched = count + len(self.tail_matches) if exact and not self.tail_stopped else None
         return self._first_page(query, pages, sort, want, candidates, matched)
 
     def _page_or_whole(
@@ -255,10 +281,10 @@ class SearchRun:
         if candidates <= (FULL_EXACT if exact else FULL_VERIFIED):
             self.engine.back_to(mark)
             self.word_ids = set()
-            self.stopped = None
+            self.stopped = self.tail_stopped
             return self._whole(query, sort, candidates, known=count)
         page.candidates = candidates
-        page.matched = count + len(self.tail_matches) if exact else None
+        page.matched = count + len(self.tail_matches) if exact and not self.tail_stopped else None
         return page
 
     def _first_pages(
@@ -357,6 +383,7 @@ class SearchRun:
             matched=before if self.stopped is None else None,
             mode=mode,
             stopped=self.stopped,
+            notes=list(self.notes),
             word_ids={r[ID] for _, r in scored if r[ID] in self.word_ids},
         )
 
@@ -399,6 +426,7 @@ class SearchRun:
             matched=matched,
             mode="first-page",
             stopped=self.stopped,
+            notes=list(self.notes),
             word_ids={r[ID] for _, r in accepted if r[ID] in self.word_ids},
         )
 
@@ -454,8 +482,25 @@ class SearchRun:
         # a stream's bound and exhaustion change only when it fetches: recomputed then
         live = [s for s in streams if not s.exhausted]
         bound = max((s.bound() for s in live), default=float("-inf"))
+
+        def take(key: float, row: Row) -> None:
+            taken.add(row[ID])
+            if self.dedup:
+                dkey = dedup_key(row)
+                if dkey in seen:
+                    return
+                seen.add(dkey)
+            accepted.append((-key if sort != "time" else 0.0, row))
+
         while len(accepted) < want:
             if self.out_of_time():
+                # what is known to match without reading a block follows, in the same
+                # order: tail rows (checked in run()) and an exact plan's candidates
+                while heap and len(accepted) < want:
+                    key, _, _, row = heapq.heappop(heap)
+                    known = row[ID] in self.tail or (self.plan.exact and self._admits(row))
+                    if known and row[ID] not in taken:
+                        take(key, row)
                 break
             if heap and -heap[0][0] >= bound:
                 key, _, _, row = heapq.heappop(heap)
@@ -463,13 +508,7 @@ class SearchRun:
                     continue  # a whole-word record read through an "all" stream too
                 if row[ID] not in self.tail and not self._accept(row):
                     continue  # (tail rows in the heap were checked in run())
-                taken.add(row[ID])
-                if self.dedup:
-                    dkey = dedup_key(row)
-                    if dkey in seen:
-                        continue
-                    seen.add(dkey)
-                accepted.append((-key if sort != "time" else 0.0, row))
+                take(key, row)
                 continue
             if not live:
                 break
