@@ -6,7 +6,8 @@ With an empty data dir, runs one fresh ``agentdex --home HOME search --json
 WORD`` in default mode (it builds the index first) and reports its wall
 time, exit status, ``coverage`` and result count. Then, while the detached
 build it started goes on, a fresh ``search --no-refresh --json WORD`` every
-``--every`` seconds records the coverage (fraction, files, results) until
+``--every`` seconds records the coverage (fraction, files, results; the
+search's seconds, ``stopped`` and ``notes``) until
 the index is complete, and the time that took. ``--src`` measures another
 checkout's code (before this change the first search built everything:
 its wall time is the whole build). Prints one JSON document.
@@ -76,14 +77,19 @@ def main() -> None:
     )
     while first["coverage"] is not None and time.perf_counter() - started < 1800:
         time.sleep(args.every)
-        _s, code, data = search(env, args.home, args.word, "--no-refresh")
+        took, code, data = search(env, args.home, args.word, "--no-refresh")
         coverage = data.get("coverage")
+        stats = data.get("stats", {})
         point = {
             "t": round(time.perf_counter() - started, 1),
             "fraction": coverage["fraction"] if coverage else 1.0,
             "files": coverage["files"] if coverage else None,
-            "total": data.get("stats", {}).get("total"),
+            "total": stats.get("total"),
             "exit": code,
+            # the search's own wall time, whether it stopped at its budget, and why
+            "seconds": round(took, 2),
+            "stopped": stats.get("stopped"),
+            "notes": stats.get("notes"),
         }
         if not point["total"]:  # an empty answer mid-build: keep why (status, stats, errors)
             point["answer"] = {k: v for k, v in data.items() if k != "results"}
