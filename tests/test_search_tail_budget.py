@@ -4,9 +4,10 @@ page out of time returns the rows it verified, never nothing.
 Mid-build the tail (records the postings or the term list do not cover yet) can be a
 hundred thousand records; session 16 saw a search spend its whole 5 s budget verifying
 them and answer 0 results (``stopped: time-budget``) where the searches around it
-answered 100. Here the tail is a real one (a deferred refresh), and time is a fake clock
-that advances one second per record verified, so when the budget runs out is decided by
-the work done, not by the machine's speed. The searches run in a thread of their own:
+answered 100. Here the tail is a real one (a deferred refresh, ~30 records a text block),
+and time is a fake clock that advances one second per record checked (alone or in a
+block's scan), so when the budget runs out is decided by the work done, not by the
+machine's speed. The searches run in a thread of their own:
 there the budget has no real-time alarm (only in the main thread), just its checks.
 """
 
@@ -24,7 +25,7 @@ from agentdex.ingest import parallel as parallel_mod
 from agentdex.search import budget as budget_mod
 from agentdex.search import run as run_mod
 from agentdex.search.budget import Budget
-from agentdex.search.engine import Engine
+from agentdex.search.matchers import TermMatcher
 from test_index_fixtures import ROWS, register, store_dir, write_file
 
 pytestmark = pytest.mark.deferred_postings
@@ -32,6 +33,8 @@ pytestmark = pytest.mark.deferred_postings
 NOW = 1_795_000_000.0
 DAY = 86_400.0
 INDEXED, TAIL = 40, 300
+#: ~500 bytes a record: ~30 records a 16 KiB text block
+FILLER = " filler" * 70
 
 
 @pytest.fixture(autouse=True)
@@ -40,7 +43,7 @@ def _parser() -> None:
 
 
 def rec(text: str, ts: float) -> dict[str, object]:
-    return {"session": text, "role": "user", "kind": "prompt", "text": text, "ts": ts}
+    return {"session": text, "role": "user", "kind": "prompt", "text": text + FILLER, "ts": ts}
 
 
 @pytest.fixture
@@ -68,21 +71,26 @@ def search(budget: Budget) -> Any:
 
 @pytest.fixture
 def ticking(monkeypatch: pytest.MonkeyPatch) -> list[float]:
-    """The budget's clock: one second more per record verified."""
+    """The budget's clock: one second more per record checked."""
     clock = [0.0]
     monkeypatch.setattr(budget_mod, "time", SimpleNamespace(monotonic=lambda: clock[0]))
-    verify = Engine.matches
+    one, block = TermMatcher.matches_record, TermMatcher.scan
 
-    def matches(self: Engine, node: Any, row: Any) -> bool:
+    def matches_record(self: TermMatcher, data: Any, index: int) -> bool:
         clock[0] += 1.0
-        return verify(self, node, row)
+        return one(self, data, index)
 
-    monkeypatch.setattr(Engine, "matches", matches)
+    def scan(self: TermMatcher, data: Any, local: list[int] | None = None) -> list[int]:
+        clock[0] += data.count if local is None else len(local)
+        return block(self, data, local)
+
+    monkeypatch.setattr(TermMatcher, "matches_record", matches_record)
+    monkeypatch.setattr(TermMatcher, "scan", scan)
     return clock
 
 
 def texts(result: Any) -> list[str]:
-    return [r["text"] for r in result.results]
+    return [r["text"].removesuffix(FILLER) for r in result.results]
 
 
 def test_the_tails_share_leaves_the_postings_their_time(tailed: Path, ticking: list) -> None:
@@ -104,7 +112,7 @@ def test_a_page_out_of_time_keeps_the_tail_rows_it_verified(
     tailed: Path, ticking: list, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(run_mod, "TAIL_SHARE", 1.0, raising=False)  # the tail may take it all
-    whole = {r["text"]: r["score"] for r in search(Budget(None)).results}
+    whole = texts(search(Budget(None)))
     got = search(Budget(100))
     assert got.status == "partial" and got.stats["stopped"] == "time-budget"
     # the merge ran out at once: what it returns are the tail rows verified before, best
@@ -113,3 +121,25 @@ def test_a_page_out_of_time_keeps_the_tail_rows_it_verified(
     assert len(found) == 20 and all(text.startswith("needle tail ") for text in found)
     assert found == sorted(found, key=lambda t: int(t.split()[-1]))  # newest first
     assert not set(found) & set(whole)  # (the complete page holds none of them)
+
+
+def test_a_block_scanned_whole_or_record_by_record_decides_the_same(tailed: Path) -> None:
+    from agentdex.api.index import reader
+    from agentdex.search.engine import ID
+    from agentdex.search.query import parse_query
+
+    with reader(None, None) as engine:
+        assert engine is not None
+        rows = engine.tail_rows()
+        assert len(rows) == TAIL
+        for query in ("needle", "tail 1", "needle -2", "kind:prompt tail 3"):
+            node = parse_query(query, now=NOW, regex=False)
+            assert node is not None
+            engine.prepare(node, regex=False, word=False, case="smart")
+            whole, decided = engine.matching(node, rows)  # every block scanned whole
+            assert decided == TAIL
+            few = rows[::9]  # one in nine of a block: checked one by one
+            one_by_one, _ = engine.matching(node, few)
+            expected = [row for row in few if engine.matches(node, row)]
+            assert one_by_one == expected == [row for row in whole if row[ID] % 9 == few[0][ID] % 9]
+            assert 0 < len(whole) < TAIL or query == "needle"

@@ -47,7 +47,7 @@ from agentdex.index.scores import (
     recency,
     static_score,
 )
-from agentdex.search.budget import Budget
+from agentdex.search.budget import TIME_BUDGET, Budget
 from agentdex.search.engine import (
     AGENT,
     BLOCK,
@@ -201,30 +201,34 @@ class SearchRun:
         """Does a postings candidate match?"""
         return self._admits(row) and (self.plan.exact or self.engine.matches(self.node, row))
 
-    def _check_tail(self, tail: list[int]) -> None:
+    def _check_tail(self, tail: list[Row]) -> None:
         """Verify the records the postings do not cover yet, within :data:`TAIL_SHARE` of
         the budget; past it the rest stay unverified (missed) and the answer is stopped."""
-        self.tail = set(tail)
+        self.tail = {row[ID] for row in tail}
+        if self.only_here and self.here is not None:
+            tail = [row for row in tail if self.here(row)]
         part = self.budget.share(TAIL_SHARE) if isinstance(self.budget, Budget) else None
-        for i, row in enumerate(self.engine.light(tail)):
-            if not i % 64 and (self.out_of_time() or (part is not None and part.expired())):
-                self.stopped = self.stopped or (part.reason if part is not None else None)
-                self.tail_stopped = self.stopped
-                self.notes.append(
-                    f"verified {i:,} of {len(tail):,} records the index does not cover yet"
-                    " (the rest: after the time budget's share for them)"
-                )
-                break
-            if self.only_here and self.here is not None and not self.here(row):
-                continue
-            if self.engine.matches(self.node, row):
-                self.tail_matches.append(row)
+
+        def stop() -> bool:
+            return self.out_of_time() or (part is not None and part.expired())
+
+        self.tail_matches, decided = self.engine.matching(self.node, tail, stop)
+        if decided < len(tail):
+            budget_reason = getattr(self.budget, "reason", None)
+            self.stopped = (
+                self.stopped or (part.reason if part else None) or budget_reason or TIME_BUDGET
+            )
+            self.tail_stopped = self.stopped
+            self.notes.append(
+                f"verified {decided:,} of {len(tail):,} records the index does not cover yet"
+                " (the rest: after the time budget's share for them)"
+            )
 
     # -- entry --------------------------------------------------------------------------------
     def run(self, *, want: int | None, sort: str, exact_total: bool) -> Outcome:
         if self.plan.query is None:
             return self._scan(sort)
-        tail = self.engine.tail_ids()
+        tail = self.engine.tail_rows()
         self._check_tail(tail)
         query = self._query()
         exact = self.plan.exact
@@ -267,7 +271,7 @@ class SearchRun:
         pages: dict[StreamKey, tuple[int, list[int]]],
         sort: str,
         want: int,
-        tail: list[int],
+        tail: list[Row],
         counting: Callable[[], int],
     ) -> Outcome:
         """The first page, read while ``counting`` counts the candidates on its thread; if
