@@ -301,6 +301,9 @@ class Deriver:
         self._paused = True
         self._stopping = False
         self._error: BaseException | None = None
+        #: the thread's id for its priority (None: not known) and the process's nice value
+        self._tid: int | None = None
+        self._base = 0
         #: entries made, pieces and the thread's CPU seconds in them (for the bench's steps)
         self.made = 0
         self.pieces = 0
@@ -315,7 +318,14 @@ class Deriver:
         with self._want_lock:
             self._want += 1
         try:
-            self._lock.acquire()
+            if not self._lock.acquire(blocking=False):
+                # its piece runs at a lower priority: at the caller's while it waits for it
+                # (no priority inversion at the writer's commit)
+                self._nice(0)
+                try:
+                    self._lock.acquire()
+                finally:
+                    self._nice(DERIVER_NICE)
         finally:
             with self._want_lock:
                 self._want -= 1
@@ -346,13 +356,18 @@ class Deriver:
         if self._error is not None and not quiet:
             raise self._error
 
+    def _nice(self, more: int) -> None:
+        """The thread's priority: ``more`` than the process's (Linux: one thread's own)."""
+        if self._tid is not None:
+            with suppress(AttributeError, OSError):
+                os.setpriority(os.PRIO_PROCESS, self._tid, min(19, self._base + more))
+
     def _run(self) -> None:
         name_os_thread("agentdex-entries")  # its CPU apart in top, perf and the bench
-        with suppress(AttributeError, OSError):  # Linux: the thread alone
-            me = threading.get_native_id()
-            os.setpriority(
-                os.PRIO_PROCESS, me, min(19, os.getpriority(os.PRIO_PROCESS, me) + DERIVER_NICE)
-            )
+        with suppress(AttributeError, OSError):
+            self._base = os.getpriority(os.PRIO_PROCESS, 0)
+            self._tid = threading.get_native_id()
+        self._nice(DERIVER_NICE)
         with self._wake:
             while True:
                 while not self._stopping and (self._paused or self._want):
