@@ -82,6 +82,8 @@ _DERIVE = f"""
 """
 #: the same over the spans of one piece (:func:`derive_piece`): those below a rowid
 _DERIVE_PIECE = _DERIVE.replace("WHERE s.first_rid < ?", "WHERE s.rowid <= ? AND s.first_rid < ?")
+#: SQLite's page cache (KiB) of the ATTACHed index and of the temp maps while the deriver runs
+READ_CACHE_KIB = 512
 #: records a piece of the build's derivation takes at most (a few spans more: whole spans)
 PIECE_RECORDS = 8192
 
@@ -338,6 +340,15 @@ class Deriver:
         finally:
             self._wake.notify()
             self._lock.release()
+
+    def try_hold(self) -> bool:
+        """Take the connection if no piece runs now (then :meth:`release` it); False: one
+        does (or the thread failed: :meth:`held` raises that)."""
+        return self._error is None and self._lock.acquire(blocking=False)
+
+    def release(self) -> None:
+        self._wake.notify()
+        self._lock.release()
 
     def resume(self, below: int, block_rows: list[tuple[int, int]]) -> None:
         """The index committed every record below ``below``: derive their spans (the
