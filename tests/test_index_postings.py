@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import sqlite3
 import time
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -425,3 +426,30 @@ def test_indexing_threads_setting_takes_positive_numbers_only() -> None:
 
     assert [_indexing_threads(s) for s in ("2", "1", "16")] == [2, 1, 16]
     assert [_indexing_threads(s) for s in ("", "abc", "0", "-1", "2.5")] == [1] * 5
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    terms=st.dictionaries(
+        st.text(alphabet="0a9fgzé日", min_size=1, max_size=5), st.integers(0, 999)
+    ),
+    reverse=st.booleans(),
+)
+def test_the_bucket_writer_writes_the_bytes_of_the_term_writer(
+    tmp_path_factory: pytest.TempPathFactory, terms: dict[str, int], reverse: bool
+) -> None:
+    """``write_term_buckets`` (the term list's child: buckets by first character, only the
+    hex-digit ones tested for hex terms, the order checked where buckets meet) writes what
+    ``write_vocabulary_file`` writes of the same terms one by one: the hex section, the split
+    mark, and no mark when the buckets come out of order (``reverse``)."""
+    gen = tmp_path_factory.mktemp("buckets")
+    firsts = sorted({t[0] for t in terms} | {"b", "x"}, reverse=reverse)  # empty buckets too
+    buckets = [sorted((t, c) for t, c in terms.items() if t[0] == f) for f in firsts]
+    postings.write_term_buckets(gen / "buckets.txt", buckets)
+    postings.write_vocabulary_file(gen / "terms.txt", [item for b in buckets for item in b])
+    written = (gen / "buckets.txt").read_bytes()
+    assert written == (gen / "terms.txt").read_bytes()
+    flat = [t for b in buckets for t, _ in b]
+    increasing = all(a < b for a, b in pairwise(flat))
+    assert written.splitlines()[-1].startswith(postings.SPLIT_MARK) == increasing
+    assert not (gen / "buckets.txt.hex").exists()

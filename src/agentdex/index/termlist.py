@@ -108,8 +108,8 @@ def _child(argv: list[str]) -> int:
         return 1
     gen, non_ascii = given[0], given[1].decode("utf-8", "surrogatepass")
     try:
-        postings.write_vocabulary_file(
-            postings.vocabulary_temp(gen), postings.all_terms(gen / "postings", non_ascii)
+        postings.write_term_buckets(
+            postings.vocabulary_temp(gen), postings.term_buckets(gen / "postings", non_ascii)
         )
     except OSError as exc:
         code = exc.errno or errno.EIO
