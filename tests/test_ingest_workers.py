@@ -128,3 +128,35 @@ def test_a_burst_of_jobs_beyond_a_pipes_buffer_is_taken_and_kept_in_order(
         got = [pool.next_result()[1] for _ in range(count + 1)]
     assert got[0] == "found"
     assert got[1:] == ["j" * 1000 + str(i) for i in range(count)]
+
+
+def _nice_of_threads(kind: str, arg: str, size: int) -> list[int]:
+    """The nice value of every thread of this (worker) process, from ``/proc``."""
+    values = []
+    for task in os.listdir("/proc/self/task"):
+        stat = Path(f"/proc/self/task/{task}/stat").read_text()
+        values.append(int(stat[stat.rindex(")") + 2 :].split()[16]))  # field 19: nice
+    return values
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs Linux's /proc")
+@pytest.mark.parametrize("lower", [3, 0])
+def test_workers_run_below_the_writers_priority(
+    monkeypatch: pytest.MonkeyPatch, lower: int
+) -> None:
+    """Both threads of a worker (the parsing one and the sending one) run ``WORKER_NICE``
+    lower than the writer, so the writer's main thread, the build's critical path, goes
+    first; 0 leaves them at the writer's."""
+    from agentdex.ingest import workers
+
+    monkeypatch.setattr(workers, "WORKER_NICE", lower)
+    writer = os.getpriority(os.PRIO_PROCESS, 0)
+    expected = min(19, writer + lower)
+    with ParseWorkers(2, _nice_of_threads) as pool:
+        pool.submit("echo", "0", 0)
+        pool.submit("echo", "1", 0)
+        got = [pool.next_result() for _ in range(2)]
+    for threads in got:
+        assert len(threads) == 2  # the worker's main thread and its sender
+        assert threads == [expected, expected]
+    assert os.getpriority(os.PRIO_PROCESS, 0) == writer  # the writer's own is untouched

@@ -20,10 +20,16 @@ from collections.abc import Callable
 from contextlib import suppress
 from typing import Any
 
+from agentdex.tuning import env_int
+
 #: jobs queued per worker (each a few hundred bytes: far under a pipe's buffer); enough that
 #: the workers keep parsing through a writer's commit (16, ~1.6 MB of a 1 GB home's files,
 #: kept them busy for a fraction of a second of its ~1-2 s commits)
 MAX_JOBS = 64
+#: how much lower a worker's scheduling priority is than the writer's (``os.nice``): on two
+#: cores the writer's main thread is the build's critical path, and two workers at its
+#: priority took a share of the cores from it while their results already waited for it
+WORKER_NICE = env_int("AGENTDEX_INDEX_WORKER_NICE", 5)
 
 
 def _serve(conn: Any, work: Callable[..., Any], inherited: list[Any]) -> None:
@@ -45,6 +51,9 @@ def _serve(conn: Any, work: Callable[..., Any], inherited: list[Any]) -> None:
 
     for other in inherited:
         other.close()
+    if WORKER_NICE > 0:
+        with suppress(OSError):
+            os.nice(WORKER_NICE)  # before the sending thread starts: it inherits it
     results: queue.SimpleQueue[Any] = queue.SimpleQueue()
     sender = threading.Thread(target=_send, args=(conn, results), daemon=True)
     sender.start()
