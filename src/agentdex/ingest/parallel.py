@@ -19,8 +19,11 @@ from agentdex.tuning import env_int
 PARALLEL_MIN_BYTES = env_int("AGENTDEX_INDEX_PARALLEL_MIN_BYTES", 32 * 1024 * 1024)
 #: parsed-but-not-yet-written input kept in flight (bounds memory: the workers hold their
 #: results until the writer reads them, one at a time); 8 MB left the workers idle through
-#: most of each commit of a cold build
-IN_FLIGHT_BYTES = 16 * 1024 * 1024
+#: most of each commit of a cold build; 16 MB (~128 jobs at 1 GB's ~100 KB a file) left
+#: them idle while the writer's main thread waited for tantivy's queue. Workers a few nice
+#: levels below the writer (``workers.WORKER_NICE``) parse this far ahead only in room
+#: the writer's threads leave, so a longer window costs the writer no CPU
+IN_FLIGHT_BYTES = 32 * 1024 * 1024
 #: ... and this much more, in at most ``COMMIT_AHEAD_JOBS`` jobs a worker, just before the
 #: writer commits: a commit holds the writer 1-3 s at 1 GB (SQLite, the archive, tantivy's
 #: commit on one core) and the workers, their window parsed, stood idle through it (the

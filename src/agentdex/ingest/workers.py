@@ -24,8 +24,9 @@ from agentdex.tuning import env_int
 
 #: jobs queued per worker (each a few hundred bytes: far under a pipe's buffer); enough that
 #: the workers keep parsing through a writer's commit (16, ~1.6 MB of a 1 GB home's files,
-#: kept them busy for a fraction of a second of its ~1-2 s commits)
-MAX_JOBS = 64
+#: kept them busy for a fraction of a second of its ~1-2 s commits); 128 so that the job count
+#: does not bind before ``parallel.IN_FLIGHT_BYTES`` does (64 a worker held ~12.8 MB at 1 GB)
+MAX_JOBS = 128
 #: how much lower a worker's scheduling priority is than the writer's (``os.nice``): on two
 #: cores the writer's main thread is the build's critical path, and two workers at its
 #: priority took a share of the cores from it while their results already waited for it
