@@ -35,18 +35,13 @@ The order of the two stores (also stated in :mod:`agentdex.ingest.archiving`):
 
 from __future__ import annotations
 
-import os
 import sqlite3
-import threading
-import time
-from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING
 
-from agentdex.index.segments import name_os_thread
 from agentdex.index.usage import COUNT_COLUMNS
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
+    from collections.abc import Callable
 
 #: the name the index database is ATTACHed under while entries are derived
 INDEX_SCHEMA = "adx_index"
@@ -80,12 +75,6 @@ _DERIVE = f"""
     CROSS JOIN temp.adx_context_ids c ON c.id = r.context_id
     WHERE s.first_rid < ? AND j.type != 'null'
 """
-#: the same over the spans of one piece (:func:`derive_piece`): those below a rowid
-_DERIVE_PIECE = _DERIVE.replace("WHERE s.first_rid < ?", "WHERE s.rowid <= ? AND s.first_rid < ?")
-#: SQLite's page cache (KiB) of the ATTACHed index and of the temp maps while the deriver runs
-READ_CACHE_KIB = 512
-#: records a piece of the build's derivation takes at most (a few spans more: whole spans)
-PIECE_RECORDS = 8192
 
 
 #: the calls of the files of ``usage_spans``, in the order the index added them
@@ -164,74 +153,30 @@ def derive(
     return made
 
 
-def derive_piece(
-    db: sqlite3.Connection,
-    get_context: Callable[[tuple[object, ...]], int],
-    text_file: str | None,
-    below: int,
-) -> int | None:
-    """Make the entries of the first spans (in the order written, up to ~``PIECE_RECORDS``
-    records) below ``below`` and the index's ``archived_rid`` as this transaction reads it,
-    and drop those spans; how many entries (None: no span is due). While a first build
-    runs: in the archive writer's open transaction (its spans and these entries commit
-    together, before the index's next batch), with the index ATTACHed, each piece short
-    so the writer's commit waits little for it (:class:`agentdex.archive.writer.Deriver`).
-    Entries, contexts and blocks are numbered as one :func:`derive` at the end would."""
-    meta = db.execute(
-        f"SELECT value FROM {INDEX_SCHEMA}.meta WHERE key = 'archived_rid'"
-    ).fetchone()
-    below = min(below, int(meta[0]) if meta and meta[0] is not None else 1)
-    last = 0
-    records = 0
-    for rowid, count in db.execute(
-        "SELECT rowid, json_array_length(items) FROM entry_spans WHERE first_rid < ?"
-        " ORDER BY rowid",
-        (below,),
-    ):
-        last = int(rowid)
-        records += int(count)
-        if records >= PIECE_RECORDS:
-            break
-    if not last:
-        return None
-    made = _derive(db, get_context, text_file, below=below, last=last)[1]
-    db.execute("DELETE FROM entry_spans WHERE rowid <= ? AND first_rid < ?", (last, below))
-    return made
-
-
 def _derive(
     db: sqlite3.Connection,
     get_context: Callable[[tuple[object, ...]], int],
     text_file: str | None,
-    *,
-    below: int | None = None,
-    last: int | None = None,
 ) -> tuple[int, int]:
-    """``(archived_rid, entries made)``; ``last``: only the spans up to this rowid (a piece:
-    ``below`` given, usage calls left to the end)."""
-    if below is None:
-        meta = db.execute(
-            f"SELECT value FROM {INDEX_SCHEMA}.meta WHERE key = 'archived_rid'"
-        ).fetchone()
-        below = int(meta[0]) if meta and meta[0] is not None else 1
+    """``(archived_rid, entries made)``."""
+    meta = db.execute(
+        f"SELECT value FROM {INDEX_SCHEMA}.meta WHERE key = 'archived_rid'"
+    ).fetchone()
+    below = int(meta[0]) if meta and meta[0] is not None else 1
     for statement in _TEMP:
         db.execute(statement)
     low, high = db.execute(
         "SELECT min(first_rid), max(first_rid + json_array_length(items)) FROM entry_spans"
-        " WHERE first_rid < ? AND rowid <= ?",
-        (below, last if last is not None else 1 << 62),
+        " WHERE first_rid < ?",
+        (below,),
     ).fetchone()
     # the index's contexts and blocks the spans' records and calls use that are not mapped
     # yet (blocks: a writer killed before the derivation numbered them in the rows it saved)
-    usage = (
-        ""
-        if last is not None
-        else f" UNION SELECT context_id FROM {INDEX_SCHEMA}.usage_calls"
-        " WHERE file_id IN (SELECT file_id FROM main.usage_spans)"
-    )
     for (context_id,) in db.execute(
         f"SELECT context_id FROM {INDEX_SCHEMA}.record_rows WHERE id >= ? AND id < ?"
-        f"{usage} EXCEPT SELECT id FROM temp.adx_context_ids",
+        f" UNION SELECT context_id FROM {INDEX_SCHEMA}.usage_calls"
+        " WHERE file_id IN (SELECT file_id FROM main.usage_spans)"
+        " EXCEPT SELECT id FROM temp.adx_context_ids",
         (low or 0, high or 0),
     ).fetchall():
         context = db.execute(
@@ -243,8 +188,7 @@ def _derive(
             "INSERT INTO temp.adx_context_ids (id, archive_id) VALUES (?, ?)",
             (context_id, get_context(tuple(context))),
         )
-    if last is None:
-        db.execute(_DERIVE_USAGE)
+    db.execute(_DERIVE_USAGE)
     if low is None:
         return below, 0
     db.execute(
@@ -262,140 +206,4 @@ def _derive(
         f" (SELECT b.first_id FROM {INDEX_SCHEMA}.blocks b WHERE b.id = adx_block_rows.id)"
         " WHERE first_id IS NULL"
     )
-    if last is not None:
-        return below, int(db.execute(_DERIVE_PIECE, (last, below)).rowcount)
     return below, int(db.execute(_DERIVE, (below,)).rowcount)
-
-
-#: how much nicer than the writer's threads the derivation's thread runs: it takes the build's
-#: idle room, not the parse workers' nor the writer's CPU
-DERIVER_NICE = 10
-
-
-class Deriver:
-    """A first build's entries made while it runs, on a thread of their own, in pieces
-    (:func:`derive_piece`) of the spans the index committed, in the archive writer's open
-    transaction: the build's end then derives only its last batch (the whole derivation
-    was the longest chain of a 1 GB cold build's tail, ~14 s: docs/performance.md, s17).
-
-    The archive's connection is shared: :meth:`held` takes it from the thread between two
-    pieces (the writer's commit, with ``pause``: no piece runs from the archive's commit
-    until the index's commit is done, :meth:`resume`, so a piece never reads the index as it
-    was before the batch whose spans it derives). The writer defers its own statements to
-    its commit meanwhile (:class:`agentdex.archive.writer.ArchiveWriter`), so it never waits
-    for a piece mid-batch. SQLite's step releases the GIL: a piece runs beside the writer."""
-
-    def __init__(
-        self,
-        db: sqlite3.Connection,
-        get_context: Callable[[tuple[object, ...]], int],
-        text_file: str | None,
-    ) -> None:
-        self.db = db
-        self._get_context = get_context
-        self._text_file = text_file
-        self._lock = threading.RLock()
-        self._wake = threading.Condition(self._lock)
-        self._want_lock = threading.Lock()
-        #: threads waiting for :meth:`held` (the thread yields to them after its piece)
-        self._want = 0
-        self._below = 0
-        self._paused = True
-        self._stopping = False
-        self._error: BaseException | None = None
-        #: the thread's id for its priority (None: not known) and the process's nice value
-        self._tid: int | None = None
-        self._base = 0
-        #: entries made, pieces and the thread's CPU seconds in them (for the bench's steps)
-        self.made = 0
-        self.pieces = 0
-        self.cpu = 0.0
-        self._thread = threading.Thread(target=self._run, name="agentdex-entries", daemon=True)
-        self._thread.start()
-
-    @contextmanager
-    def held(self, *, pause: bool = False) -> Iterator[None]:
-        """The connection, once the running piece (if any) is done; ``pause``: no piece
-        runs after until :meth:`resume`. Raises what the thread raised."""
-        with self._want_lock:
-            self._want += 1
-        try:
-            if not self._lock.acquire(blocking=False):
-                # its piece runs at a lower priority: at the caller's while it waits for it
-                # (no priority inversion at the writer's commit)
-                self._nice(0)
-                try:
-                    self._lock.acquire()
-                finally:
-                    self._nice(DERIVER_NICE)
-        finally:
-            with self._want_lock:
-                self._want -= 1
-        try:
-            if pause:
-                self._paused = True
-            if self._error is not None:
-                raise self._error
-            yield
-        finally:
-            self._wake.notify()
-            self._lock.release()
-
-    def try_hold(self) -> bool:
-        """Take the connection if no piece runs now (then :meth:`release` it); False: one
-        does (or the thread failed: :meth:`held` raises that)."""
-        return self._error is None and self._lock.acquire(blocking=False)
-
-    def release(self) -> None:
-        self._wake.notify()
-        self._lock.release()
-
-    def resume(self, below: int, block_rows: list[tuple[int, int]]) -> None:
-        """The index committed every record below ``below``: derive their spans (the
-        archive rows of the blocks numbered since: ``block_rows``)."""
-        with self.held():
-            map_blocks(self.db, block_rows)
-            self._below = below
-            self._paused = False
-
-    def stop(self, *, quiet: bool = False) -> None:
-        """End the thread after its piece; raise what it raised (unless ``quiet``)."""
-        with self._wake:
-            self._stopping = True
-            self._wake.notify()
-        self._thread.join()
-        if self._error is not None and not quiet:
-            raise self._error
-
-    def _nice(self, more: int) -> None:
-        """The thread's priority: ``more`` than the process's (Linux: one thread's own)."""
-        if self._tid is not None:
-            with suppress(AttributeError, OSError):
-                os.setpriority(os.PRIO_PROCESS, self._tid, min(19, self._base + more))
-
-    def _run(self) -> None:
-        name_os_thread("agentdex-entries")  # its CPU apart in top, perf and the bench
-        with suppress(AttributeError, OSError):
-            self._base = os.getpriority(os.PRIO_PROCESS, 0)
-            self._tid = threading.get_native_id()
-        self._nice(DERIVER_NICE)
-        with self._wake:
-            while True:
-                while not self._stopping and (self._paused or self._want):
-                    self._wake.wait()
-                if self._stopping:
-                    return
-                started = time.thread_time()
-                try:
-                    made = derive_piece(self.db, self._get_context, self._text_file, self._below)
-                except BaseException as exc:  # raised by held() and stop()
-                    self._error = exc
-                    self._paused = True
-                    continue
-                finally:
-                    self.cpu += time.thread_time() - started
-                if made is None:
-                    self._paused = True
-                else:
-                    self.made += made
-                    self.pieces += 1

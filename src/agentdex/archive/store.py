@@ -32,7 +32,7 @@ import os
 import sqlite3
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import suppress
 from pathlib import Path
 from typing import Any
@@ -231,29 +231,22 @@ class ArchiveStore(ChunkRewrites):
         raise ArchiveCorruptError(f"{self.dir / self.blob_file} is missing")
 
     def append_chunk(
-        self,
-        kind: int,
-        data: bytes,
-        packed: bytes | None = None,
-        chunk_id: int | None = None,
-        execute: Callable[[str, tuple[object, ...]], object] | None = None,
+        self, kind: int, data: bytes, packed: bytes | None = None, chunk_id: int | None = None
     ) -> int:
         """Append ``data`` as a chunk (``packed``: already compressed); its chunk id.
 
         The chunk's row is inserted in the caller's open transaction, which
-        must commit only after :meth:`sync` (``execute``: the caller inserts it, later, with
-        ``chunk_id`` given: the archive writer while its entries are made beside it).
+        must commit only after :meth:`sync`.
         """
         if packed is None:
             packed = codec.compress(data, LEVEL)
         offset = self._end
         self._write(packed)
-        row = (chunk_id, kind, offset, len(packed), len(data))
-        insert = "INSERT INTO chunks (id, kind, offset, size, raw_size) VALUES (?, ?, ?, ?, ?)"
-        if execute is not None and chunk_id is not None:
-            execute(insert, row)
-        else:
-            chunk_id = int(self.db.execute(insert, row).lastrowid or 0)
+        cursor = self.db.execute(
+            "INSERT INTO chunks (id, kind, offset, size, raw_size) VALUES (?, ?, ?, ?, ?)",
+            (chunk_id, kind, offset, len(packed), len(data)),
+        )
+        chunk_id = int(cursor.lastrowid or 0)
         self._chunk_rows[chunk_id] = (offset, len(packed))
         self._cache[chunk_id] = data
         self._trim_cache()

@@ -33,7 +33,6 @@ from __future__ import annotations
 import os
 import time
 from collections import deque
-from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -49,7 +48,6 @@ from agentdex.index.segments import ContextIds, encode
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
     from concurrent.futures import Future, ThreadPoolExecutor
-    from contextlib import AbstractContextManager
     from pathlib import Path
 
     from agentdex.archive.usage import CallRow
@@ -213,15 +211,6 @@ class ArchiveWriter:
         self.spanning = False
         #: spans written since the last :meth:`derive` (entries not made yet)
         self._spans_open = 0
-        #: the thread making the committed spans' entries while the build runs (None: not
-        #: started, or stopped: :meth:`derive_beside`)
-        self._deriver: spans.Deriver | None = None
-        #: while it runs, this writer's statements of the open batch, run at its commit
-        #: (so this thread never waits for a piece of the derivation mid-batch)
-        self._deferred: list[tuple[str, Sequence[object]]] | None = None
-        self._next_source = 0
-        #: what the deriver did: (entries made, pieces, its thread's CPU seconds)
-        self.derived_beside = (0, 0, 0.0)
         if index_path is not None and self.text_file is not None and self._keys is not None:
             self.spanning = True
             self.db.execute(
@@ -256,11 +245,6 @@ class ArchiveWriter:
 
     def _source(self, path: str) -> int:
         source_id = self.sources.get(path)
-        if source_id is None and self._deferred is not None:  # every source is in the dict
-            source_id = self.sources[path] = self._next_source
-            self._next_source += 1
-            insert = "INSERT INTO sources (id, path) VALUES (?, ?)"
-            self._deferred.append((insert, (source_id, path)))
         if source_id is None:
             row = self.db.execute("SELECT id FROM sources WHERE path = ?", (path,)).fetchone()
             if row is None:
@@ -277,7 +261,7 @@ class ArchiveWriter:
         from agentdex.archive.usage import upsert
 
         if file_id is not None and self.spanning:
-            self._execute(
+            self.db.execute(
                 "INSERT OR REPLACE INTO usage_spans (file_id, source_id) VALUES (?, ?)",
                 (file_id, self._source(path)),
             )
@@ -437,7 +421,7 @@ class ArchiveWriter:
         if self.added == 0:
             self._note_time()
         self.added += added
-        self._execute(
+        self.db.execute(
             "INSERT INTO entry_spans (first_rid, source_id, items) VALUES (?, ?, ?)",
             (first, self._source_id, orjson.dumps(values)),
         )
@@ -453,7 +437,6 @@ class ArchiveWriter:
         commit; how many. ``drop_past``: drop the spans it has not committed (the index's
         writer is gone: a kill). Past ``BULK_KEYS`` kept keys the entries' indexes are
         built."""
-        self._stop_deriver(keep=True)
         if self.index_path is None or not (self._spans_open or spans.pending(self.db)):
             return 0
         rows, self._new_block_rows = self._new_block_rows, []
@@ -473,94 +456,12 @@ class ArchiveWriter:
             self._build_indexes()
         return made
 
-    def derive_beside(self, below: int) -> None:
-        """The index committed every record below ``below``: make the entries of its spans
-        now, on the deriver's thread, in pieces beside the build (:class:`spans.Deriver`),
-        where :meth:`derive` at the end made them all in the build's tail. Call right after
-        the index's commit (the archive's open batch has nothing written)."""
-        if self.index_path is None or not self.spanning:
-            return
-        if self._deriver is None:
-            if not spans.pending(self.db):
-                return  # none yet (nor a thread before the parse workers fork)
-            # the index ATTACHed outside a transaction, and then no BEGIN IMMEDIATE while it
-            # is: that would lock every attached database (the index writer's own)
-            self.db.execute("COMMIT")
-            self.db.execute(f"ATTACH DATABASE ? AS {spans.INDEX_SCHEMA}", (self.index_path,))
-            # its rows are read in order, once: no cache of its pages (nor of the temp maps)
-            self.db.execute(f"PRAGMA {spans.INDEX_SCHEMA}.cache_size=-{spans.READ_CACHE_KIB}")
-            self.db.execute(f"PRAGMA temp.cache_size=-{spans.READ_CACHE_KIB}")
-            self.db.execute("BEGIN")
-            self.sources.update(
-                (str(path), int(i)) for path, i in self.db.execute("SELECT path, id FROM sources")
-            )
-            self._next_source = (
-                int(self.db.execute("SELECT coalesce(max(id), 0) FROM sources").fetchone()[0]) + 1
-            )
-            self._deferred = []
-            self._deriver = spans.Deriver(self.db, self.contexts.get_or_add, self.text_file)
-        rows, self._new_block_rows = self._new_block_rows, []
-        self._spans_open = 0
-        self._deriver.resume(below, rows)
-
-    def _execute(self, statement: str, params: Sequence[object]) -> None:
-        """A statement of the open batch: now, or, while a piece of the deriver's runs, once
-        it is done (at the latest at the batch's commit): this thread never waits for it,
-        and the statements are kept in memory only while it runs (a batch's spans were
-        ~20 MB more of peak RSS at 250 MB when all of them waited for the commit)."""
-        deferred, deriver = self._deferred, self._deriver
-        if deferred is None:
-            self.db.execute(statement, params)
-            return
-        deferred.append((statement, params))
-        if deriver is not None and deriver.try_hold():
-            try:
-                self._run_deferred()
-            finally:
-                deriver.release()
-
-    def _held(self) -> AbstractContextManager[None]:
-        """The connection, for statements run now (the deriver's piece done first)."""
-        if self._deriver is None:
-            return nullcontext()
-        return self._deriver.held()
-
-    def _run_deferred(self) -> None:
-        if self._deferred:
-            deferred, self._deferred = self._deferred, []
-            for statement, params in deferred:
-                self.db.execute(statement, params)
-
-    def _stop_deriver(self, *, keep: bool) -> None:
-        """End the deriver's thread: commit (``keep``) or drop the open batch, DETACH the
-        index, and open the next batch as before."""
-        deriver, self._deriver = self._deriver, None
-        if deriver is None:
-            return
-        try:
-            deriver.stop(quiet=not keep)
-        finally:
-            deferred, self._deferred = self._deferred, None
-            self.derived_beside = deriver.made, deriver.pieces, deriver.cpu
-            if keep:
-                for statement, params in deferred or ():
-                    self.db.execute(statement, params)
-            if self.db.in_transaction:
-                self.db.execute("COMMIT" if keep else "ROLLBACK")
-            self.db.execute(f"DETACH DATABASE {spans.INDEX_SCHEMA}")
-            self.db.execute("BEGIN IMMEDIATE")
-
     def _flush(self) -> None:
         """Insert the batch's records that are not archived yet (one lookup, one insert);
         move known ones whose text lies outside this generation to its blocks."""
-        if not self._batch:
-            return
-        with self._held():
-            self._run_deferred()
-            self._flush_batch()
-
-    def _flush_batch(self) -> None:
         batch, self._batch = self._batch, []
+        if not batch:
+            return
         keys = [key for key, _, _ in batch]
         seen = self._seen
         if seen is not None:  # only keys this writer added can be there: look those up
@@ -692,8 +593,8 @@ class ArchiveWriter:
     def _note_time(self) -> None:
         """The archive time of the entries this writer adds: one row of ``archive_times``
         (the rows of ids from here on described no entry left: drop them)."""
-        self._execute("DELETE FROM archive_times WHERE first_id >= ?", (self._first_entry,))
-        self._execute(
+        self.db.execute("DELETE FROM archive_times WHERE first_id >= ?", (self._first_entry,))
+        self.db.execute(
             "INSERT INTO archive_times (first_id, at) VALUES (?, ?)",
             (self._first_entry, self._now),
         )
@@ -747,11 +648,11 @@ class ArchiveWriter:
         )
 
     def set_titles(self, agent: str, titles: dict[str, str]) -> None:
-        for sid, title in titles.items():
-            self._execute(
+        if titles:
+            self.db.executemany(
                 "INSERT INTO titles (agent, session_id, title) VALUES (?, ?, ?)"
                 " ON CONFLICT(agent, session_id) DO UPDATE SET title = excluded.title",
-                (agent, sid, title),
+                [(agent, sid, title) for sid, title in titles.items()],
             )
 
     # -- chunks --------------------------------------------------------------------------------
@@ -783,8 +684,7 @@ class ArchiveWriter:
 
     def _write_pending(self) -> None:
         chunk_id, kind, data, job = self._pending.popleft()
-        execute = self._execute if self._deferred is not None else None
-        self.store.append_chunk(kind, data, job.result(), chunk_id=chunk_id, execute=execute)
+        self.store.append_chunk(kind, data, job.result(), chunk_id=chunk_id)
 
     def _executor(self) -> ThreadPoolExecutor:
         if self._pool is None:
@@ -805,26 +705,16 @@ class ArchiveWriter:
 
     # -- batches ---------------------------------------------------------------------------------
     def commit(self) -> None:
-        """Write every open chunk, fsync the chunk file, then commit the batch's rows (and
-        the entries the deriver made in it; it waits for the index's commit: ``pause``)."""
-        if self._deriver is None:
-            self._commit()
-            return
-        with self._deriver.held(pause=True):
-            self._commit()
-
-    def _commit(self) -> None:
+        """Write every open chunk, fsync the chunk file, then commit the batch's rows."""
         self._flush()
         self._save_blocks()
         for kind in (TEXT, RAW):
             self._seal(kind)
         while self._pending:
             self._write_pending()
-        self._run_deferred()
         self.store.sync()
         self.db.execute("COMMIT")
-        # no BEGIN IMMEDIATE while the index is ATTACHed (derive_beside)
-        self.db.execute("BEGIN IMMEDIATE" if self._deriver is None else "BEGIN")
+        self.db.execute("BEGIN IMMEDIATE")
 
     def release_other_files(self) -> int:
         """Copy into chunks the texts entries keep in other generations' files (or in this
@@ -840,7 +730,6 @@ class ArchiveWriter:
         ]
         if not others:
             return 0
-        self._stop_deriver(keep=True)
         self.end_bulk_load()
         from agentdex.archive.redaction import is_redacted, mask_piece
 
@@ -865,8 +754,6 @@ class ArchiveWriter:
                 self.derive(drop_past=False)
                 self.end_bulk_load()
                 self.commit()
-            else:
-                self._stop_deriver(keep=False)
             self.db.execute("ROLLBACK")
         finally:
             self._batch.clear()

@@ -129,16 +129,12 @@ class IndexingArchive:
 
     def _derive(self, index: IndexWriter) -> None:
         """The entries of the spans the index just committed (:mod:`agentdex.archive.spans`);
-        a first build into an empty archive makes them on a thread of their own, in pieces
-        beside the build (:meth:`ArchiveWriter.derive_beside`), and the last batch's at its
-        end (:meth:`_end_first_build`): making them at each commit on this thread held the
-        writer (and the parse workers behind it), and all of them at the end was the longest
-        chain of the build's tail."""
+        a first build into an empty archive makes them at its end instead
+        (:meth:`_end_first_build`): one statement beside the merge child, where making them
+        at each commit held the writer (and the parse workers behind it) at every commit."""
         assert self.writer is not None
         if not self.writer.defers():
             self.writer.derive()
-        else:
-            self.writer.derive_beside(index.next_record)
 
     def _end_first_build(self) -> None:
         assert self.writer is not None
