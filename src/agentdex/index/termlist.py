@@ -1,6 +1,6 @@
 """The whole term list, rewritten by a short-lived child process, so the writer never maps it.
 
-Reading every term (:func:`agentdex.index.postings.all_terms`) walks every
+Reading every term (:func:`agentdex.index.postings.term_buckets`) walks every
 segment's term dictionary through tantivy's memory maps; the pages it
 touches stay in the reading process's resident set while its searcher is
 open. In the writer of a 1 GB first build, which rewrites the list at a
@@ -40,8 +40,9 @@ _END = b"\0"
 def write_term_list(gen: Path, non_ascii: set[str] | str) -> None:
     """Replace ``gen``'s full term list (and drop its delta) with every term of its postings.
 
-    Runs :func:`~agentdex.index.postings.all_terms` and writes the list in a
-    child process, then installs it here; raises ``OSError`` when the child
+    Reads the terms a first character at a time (:func:`~agentdex.index.postings.term_buckets`)
+    and writes them (:func:`~agentdex.index.postings.write_term_buckets`) in a
+    child process, then installs the list here; raises ``OSError`` when the child
     could not write it and ``RuntimeError`` when it failed otherwise.
     """
     import agentdex
