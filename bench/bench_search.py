@@ -13,11 +13,17 @@ RSS from ``getrusage`` (the main process, and the largest parse worker):
 * cold ``index``: seconds, ratio to the orjson floor, peak RSS, index size;
 * no-change refresh: in-process seconds and a whole ``agentdex index`` process;
 * fresh-process ``agentdex search QUERY --json --limit 20`` in default mode
-  (its refresh check included), p50/p95 over ``--runs``, and in-process p50,
+  (its refresh check included), p50/p95 over ``--runs`` after ``WARM_UP`` uncounted
+  runs (the resident searcher started and loaded: else the first class measured
+  carries its start), each with the p50 of its parts (the client's CPU, the rest of
+  the wall, the answer's own search and check seconds: ``fresh_runs.py``), and in-process p50,
   for: a rare word (one record), a 3-word phrase of generated words,
   ``function``, ``the`` (first page), a regex with literals
   (``word1 (word2|zzq)``), and a filtered query;
 * appending to one transcript, then a fresh search for the new text.
+
+The growth of the fresh searches from 250 MB to 1 GB is ``bench_growth.py``'s (the
+two sizes interleaved run by run), not two runs of this script minutes apart.
 
 ``--src`` measures another checkout's code with this script (a before/after
 pair in one sitting); ``--no-append`` leaves the corpus untouched (the
@@ -55,6 +61,8 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+
+from fresh_runs import fresh_run, fresh_summary, percentiles
 
 SRC = Path(__file__).resolve().parent.parent / "src"
 PYTHON = sys.executable  # the interpreter of every agentdex process (--python)
@@ -95,6 +103,9 @@ cpu1 = os.times()
 result = {{"bytes": total, "read_s": round(read_s, 3), "decode_s": round(decode_s, 3),
           "cpu_s": round(cpu1.user + cpu1.system - cpu0.user - cpu0.system, 3)}}
 """
+
+#: fresh searches run before the measured ones, not counted (see :func:`searches`)
+WARM_UP = 3
 
 #: how many passes of the floor count (their median); one more pass before them warms the
 #: page cache and is reported apart (the builds read a corpus the floor just read)
@@ -187,12 +198,6 @@ def wall(argv: list[str], env: dict[str, str]) -> float:
     started = time.perf_counter()
     subprocess.run(argv, capture_output=True, env=env, check=False)
     return time.perf_counter() - started
-
-
-def percentiles(samples: list[float]) -> dict[str, float]:
-    ordered = sorted(samples)
-    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-    return {"p50_ms": round(statistics.median(ordered) * 1000, 1), "p95_ms": round(p95 * 1000, 1)}
 
 
 def dir_size(path: Path) -> int:
@@ -327,9 +332,18 @@ def searches(
         "queries"
     ]
     fresh: dict[str, Any] = {}
-    for name, args in queries.items():
-        argv = [*agentdex, "search", "--json", "--limit", "20", *args]
-        fresh[name] = percentiles([wall(argv, env) for _ in range(runs)])
+    argvs = {
+        name: [*agentdex, "search", "--json", "--limit", "20", *args]
+        for name, args in queries.items()
+    }
+    # the resident started and warmed first: else the first class measured carries its start
+    # (its first run searches in its own process and starts one, the next wait for its load)
+    first = next(iter(argvs.values()))
+    report["fresh_warm_up_ms"] = [
+        round(fresh_run(first, env)["wall"] * 1000, 1) for _ in range(WARM_UP)
+    ]
+    for name, argv in argvs.items():
+        fresh[name] = fresh_summary([fresh_run(argv, env) for _ in range(runs)])
     report["fresh_search"] = fresh
     if not append:
         return report
