@@ -13,6 +13,8 @@ from __future__ import annotations
 import os
 import re
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -124,6 +126,44 @@ def test_the_resident_answers_as_the_search_itself(resident: int, run_cli: Any) 
         assert served == itself, args
         assert served[0] in (0, 1, 2, 3, 4, 5)
     assert _run(run_cli, ["search", "--json", "quokka"])[0] == 0
+
+
+@pytest.fixture
+def unpinned(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The real clock (no ``$AGENTDEX_NOW``), for the resident and its clients alike."""
+    monkeypatch.delenv("AGENTDEX_NOW")
+
+
+def test_a_served_search_imports_no_more_than_it_uses(
+    unpinned: None, resident: int, run_cli: Any
+) -> None:
+    """A search the resident answers is the client's start, most of it imports: it
+    imports no ``threading`` (it starts no thread), no ``datetime`` (no time to parse)
+    and not the forked check's module (none was forked: the resident checks)."""
+
+    def imported(stderr: str) -> set[str]:
+        return {
+            line.rsplit("|", 1)[1].strip()
+            for line in stderr.splitlines()
+            if line.startswith("import time:") and line.count("|") == 2
+        }
+
+    timed = {"PYTHONPROFILEIMPORTTIME": "1"}
+    # what this interpreter imports before any program (its site may import a lot)
+    bare = subprocess.run(
+        [sys.executable, "-c", "pass"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **timed},
+        check=True,
+    )
+    before = _requests()
+    done = run_cli("search", "--json", "quokka", env=timed)
+    assert done.returncode == 0
+    assert _requests() == before + 1, "the resident did not answer"
+    added = imported(done.stderr) - imported(bare.stderr)
+    assert "agentdex.api.search_resident" in added  # the list is there
+    assert not added & {"threading", "datetime", "agentdex.api.check_early"}
 
 
 def test_here_is_the_clients_folder(resident: int, run_cli: Any, tmp_path: Path) -> None:

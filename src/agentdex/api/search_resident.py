@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import os
 import socket
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -241,9 +242,11 @@ def search(
         _wanted = True
         return Fallback()
     with sock:
-        from agentdex.api import check_early
-
-        early = check_early.take(None, options.get("home")) if refresh_first else None
+        # no check forked unless its module was imported (cli.main imports it to fork one)
+        check_early = sys.modules.get("agentdex.api.check_early")
+        early = None
+        if refresh_first and check_early is not None:
+            early = check_early.take(None, options.get("home"))
         # no forked check (cli.main forks none when a resident listens): the resident checks
         checks_there = refresh_first and early is None
         if early is not None and early.changed:  # signalled already: no answer to ask for
@@ -262,7 +265,7 @@ def search(
         try:
             send(sock, request)
         except OSError:
-            if early is not None:
+            if early is not None and check_early is not None:
                 check_early.give_back(early)
             return Fallback()
         refresh: dict[str, Any] | None = None
@@ -384,8 +387,6 @@ def spawn(folder: Path, name: str) -> int | None:
     """Start ``python -m agentdex.api.search_resident_server`` in a session of its own, its
     output in ``<name>.log``: the pid, or None if it cannot be started. ``posix_spawn``:
     no ``subprocess`` to import, and no copy of this process's pages."""
-    import sys
-
     from agentdex.paths import ensure_private_dir
 
     try:

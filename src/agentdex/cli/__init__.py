@@ -50,9 +50,11 @@ def main(argv: list[str] | None = None) -> Any:
 
     search, home = checked_search(sys.argv[1:])
     if search:
-        from agentdex.api import check_early, search_resident
+        from agentdex.api import search_resident
 
         if not search_resident.listening(home):  # else the resident checks, not a fork
+            from agentdex.api import check_early
+
             check_early.start(home)
     call = search_call(sys.argv[1:])
     try:

@@ -1,10 +1,14 @@
-"""Small human-output helpers shared by commands (no heavy imports)."""
+"""Small human-output helpers shared by commands (no heavy imports).
+
+``datetime`` is imported where a time is parsed, not here: a fresh search answered by
+the resident imports this module for :func:`pinned_now` alone, and ``datetime`` was
+~2 ms of its ~40 ms of CPU when ``$AGENTDEX_NOW`` is not set (nearly always).
+"""
 
 from __future__ import annotations
 
 import os
 import time
-from datetime import datetime
 
 
 def human_size(size: int | None) -> str:
@@ -32,6 +36,8 @@ def pinned_now() -> float | None:
         return float(value)
     except ValueError:
         pass
+    from datetime import datetime
+
     try:
         parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
@@ -55,6 +61,8 @@ def relative_time(iso: str | None, at: float | None = None) -> str:
     """``2026-11-20T10:00:00Z`` -> ``2d ago`` (as of ``at``, default :func:`now`)."""
     if not iso:
         return "-"
+    from datetime import datetime
+
     try:
         then = datetime.fromisoformat(iso.replace("Z", "+00:00")).timestamp()
     except ValueError:
