@@ -178,3 +178,49 @@ def test_a_lone_surrogate_is_not_among_the_characters_terms_start_with(tmp_path:
     (wire,) = prepare_batch([record], (), parts)
     assert set(str(wire[10])) == set(prepare(record).chars) == {"ü", "ï"}
     assert wire[4] == prepare(record).postings_text == "ünï ? x"
+
+
+def test_files_with_and_without_stored_roles_in_one_block_keep_every_column(
+    tmp_path: Path,
+) -> None:
+    """A block holding records of known roles and kinds (their rows inserted with the two
+    NULLs in the statement) and of a role and kind stored as text (all twelve columns
+    bound) keeps each record's role, kind, time, locator and offset, in order."""
+    gen = tmp_path / "gen-000001"
+    gen.mkdir()
+    index = IndexWriter(gen)
+    expected: list[tuple[object, ...]] = []
+    try:
+        index.defer_postings()
+        for n, (role, kind) in enumerate(
+            [("user", "prompt"), ("critic", "verdict"), ("assistant", "message")]
+        ):
+            file_id = index.new_file(f"/f{n}.jsonl", "claude-code", "claude-code.projects", None)
+            records = [
+                Record(
+                    agent="claude-code",
+                    store="claude-code.projects",
+                    session_id=f"s{n}",
+                    locator=f"line:{i + 1}",
+                    source_path=f"/f{n}.jsonl",
+                    role=role,  # type: ignore[arg-type]
+                    kind=kind,  # type: ignore[arg-type]
+                    text=f"record {i} of file {n}",
+                    timestamp=None if i == 1 else 1_700_000_000.25 + i,
+                    offset=10 * i,
+                )
+                for i in range(3)
+            ]
+            index.add_many(Columns.from_rows([prepare(r) for r in records]), file_id)
+            expected += [
+                (file_id, r.role, r.kind, r.timestamp, r.locator, r.offset) for r in records
+            ]
+        index.commit()
+        stored = index.db.execute(
+            "SELECT file_id, role, kind, timestamp, locator, offset FROM record_rows ORDER BY id"
+        ).fetchall()
+        blocks = index.db.execute("SELECT count(*) FROM blocks").fetchone()[0]
+    finally:
+        index.close(True)
+    assert blocks == 1  # the three files' records share one block
+    assert stored == expected

@@ -25,7 +25,7 @@ from __future__ import annotations
 import sqlite3
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from operator import itemgetter
+from itertools import repeat
 from typing import Any
 
 from agentdex.index.files import ARCHIVED_HIGH, ARCHIVED_LOW
@@ -105,12 +105,6 @@ def _parts(rk: int, role_x: object, kind_x: object) -> tuple[int, int, int]:
     )
 
 
-#: a record row's (context, file), ``rk``, (role_x, kind_x) and ``ts`` (``AddedTotals.add``)
-_CONTEXT_FILE = itemgetter(3, 2)
-_RK = itemgetter(4)
-_ROLE_KIND_X = itemgetter(5, 6)
-_TS = itemgetter(7)
-_NONE_NONE = {(None, None)}
 _INT = {int}
 
 
@@ -133,39 +127,64 @@ class AddedTotals:
         self.recount: set[int] = set()
         self._parts: dict[int, tuple[int, int, int]] = {}
 
-    def add(self, rows: Sequence[tuple[Any, ...]]) -> None:
-        """Sum record rows in ``record_rows`` insert order (``segments._INSERT_RECORD``:
-        id, block, file, context, rk, role_x, kind_x, ts, ...).
+    def add_run(
+        self,
+        file_id: int,
+        contexts: Sequence[int],
+        rks: Sequence[int],
+        times: Sequence[object],
+        role_xs: Sequence[object] | None = None,
+        kind_xs: Sequence[object] | None = None,
+    ) -> None:
+        """Sum a run of record rows of one file by their columns (``record_rows``' context
+        id, ``rk``, ``ts``, ``role_x`` and ``kind_x``; None: every row's is NULL), as the
+        writer puts them in a block (:meth:`agentdex.index.segments.BlockWriter.add_many`).
 
-        A block's rows (the usual caller) are mostly of one context and file, with known
-        roles and kinds and integer times: those are summed by C loops over their columns
-        (min, max, a count of each ``rk``), the rest a row at a time."""
-        if rows and len(set(map(_CONTEXT_FILE, rows))) == 1:
-            times = [ts for ts in map(_TS, rows) if ts is not None]
-            if set(map(_ROLE_KIND_X, rows)) == _NONE_NONE and (
-                not times or set(map(type, times)) == _INT
-            ):
-                self._add_alike(rows, times)
+        A run is mostly of one context, with known roles and kinds and integer times:
+        those are summed by C loops over the columns (min, max, a count of each ``rk``),
+        the rest a row at a time. Summing the columns here, where the run's slices are at
+        hand, instead of the block's rows at its seal saves five passes over tuples a
+        block (docs/performance.md, s18-writer)."""
+        count = len(rks)
+        if not count:
+            return
+        if role_xs is None and kind_xs is None and contexts.count(contexts[0]) == count:
+            timed = [ts for ts in times if ts is not None] if None in times else times
+            if not timed or set(map(type, timed)) == _INT:
+                self._add_alike(contexts[0], file_id, count, rks, timed)
                 return
-        self._add_rows(rows)
+        nones = repeat(None)
+        self._add_rows(
+            zip(
+                nones,
+                nones,
+                repeat(file_id),
+                contexts,
+                rks,
+                nones if role_xs is None else role_xs,
+                nones if kind_xs is None else kind_xs,
+                times,
+            )
+        )
 
-    def _add_alike(self, rows: Sequence[tuple[Any, ...]], times: list[int]) -> None:
-        """:meth:`_add_rows` of rows of one context and file, no stored role or kind, and
-        every time an integer (milliseconds) or None."""
-        first = rows[0]
-        key = (first[3], first[2])
+    def _add_alike(
+        self, context_id: int, file_id: int, count: int, rks: Iterable[int], times: Sequence[Any]
+    ) -> None:
+        """:meth:`_add_rows` of ``count`` rows of one context and file, no stored role or
+        kind, and every time an integer (milliseconds; ``times`` without the None ones)."""
+        key = (context_id, file_id)
         found = self.sums.get(key)
         if found is None:
             found = self.sums[key] = [None, None, 0, 0, 0, 0]
         known = self._parts
-        found[2] += len(rows)
-        for rk, count in Counter(map(_RK, rows)).items():
+        found[2] += count
+        for rk, rk_count in Counter(rks).items():
             parts = known.get(rk)
             if parts is None:
                 parts = known[rk] = _parts(rk, None, None)
-            found[3] += parts[0] * count
-            found[4] += parts[1] * count
-            found[5] += parts[2] * count
+            found[3] += parts[0] * rk_count
+            found[4] += parts[1] * rk_count
+            found[5] += parts[2] * rk_count
         if times:
             # the smallest and largest time in seconds: ts / 1000 grows with ts
             low, high = min(times) / 1000, max(times) / 1000

@@ -39,7 +39,7 @@ from bisect import bisect_right
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from itertools import repeat
+from itertools import islice, repeat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -86,6 +86,15 @@ SEP_B = b"\x00"
 _INSERT_RECORD = (
     "INSERT INTO record_rows (id, block_id, file_id, context_id, rk, role_x, kind_x,"
     " ts, loc, offset, tlen, thash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+#: :data:`_INSERT_RECORD` of rows with no stored role or kind (nearly every record: its
+#: role and kind are known ones, packed in ``rk``), their two NULLs written in the
+#: statement: Python's sqlite3 binds a None parameter through its adapters' lookup, and
+#: the record rows' inserts spent ~30% less without those two (docs/performance.md,
+#: s18-writer); the rows are :data:`_INSERT_RECORD`'s without ``role_x`` and ``kind_x``
+_INSERT_PLAIN_RECORD = (
+    "INSERT INTO record_rows (id, block_id, file_id, context_id, rk, role_x, kind_x,"
+    " ts, loc, offset, tlen, thash) VALUES (?, ?, ?, ?, ?, NULL, NULL, ?, ?, ?, ?, ?)"
 )
 _INSERT_CONTEXT = (
     "INSERT INTO contexts (agent, store, session_id, model, cwd, project, branch, worktree,"
@@ -342,7 +351,13 @@ class BlockWriter:
         self.totals = AddedTotals()
         self._lower: list[bytes] = []
         self._original: list[str] = []
+        #: the open block's record rows: :data:`_INSERT_PLAIN_RECORD`'s, or (once ``_wide``)
+        #: some of them :data:`_INSERT_RECORD`'s
         self._rows: list[tuple[object, ...]] = []
+        self._wide = False
+        #: the open block's runs' columns, summed into :attr:`totals` when it is sealed
+        #: (:meth:`AddedTotals.add_run`'s arguments)
+        self._runs: list[tuple[Any, ...]] = []
         self._size = 0
         self.text_bytes = 0
         self._pool: ThreadPoolExecutor | None = None
@@ -417,19 +432,25 @@ class BlockWriter:
                 last_context = context
             keep(context_id)
         lengths = list(map(len, lowers))
+        # no record of the file stores its role or kind as text (nearly every file)
+        plain = items.role_xs.count(None) == len(lowers) == items.kind_xs.count(None)
         refs: list[tuple[int, int]] = []
         size, start, held = self._size, 0, len(self._rows)
         for at, length in enumerate(lengths):
             if size + length + 1 > BLOCK_BYTES and (held or at > start):  # seal first
-                self._take(items, file_id, first, start, at, contexts, lengths, lowers, refs)
+                self._take(items, file_id, first, start, at, contexts, lengths, lowers, refs, plain)
                 self.seal()
                 size, start, held = 0, at, 0
             size += length + 1
             if size >= BLOCK_BYTES:
-                self._take(items, file_id, first, start, at + 1, contexts, lengths, lowers, refs)
+                self._take(
+                    items, file_id, first, start, at + 1, contexts, lengths, lowers, refs, plain
+                )
                 self.seal()
                 size, start, held = 0, at + 1, 0
-        self._take(items, file_id, first, start, len(lengths), contexts, lengths, lowers, refs)
+        self._take(
+            items, file_id, first, start, len(lengths), contexts, lengths, lowers, refs, plain
+        )
         self._size = size
         return first, contexts, refs
 
@@ -444,30 +465,59 @@ class BlockWriter:
         lengths: list[int],
         lowers: list[bytes],
         refs: list[tuple[int, int]],
+        plain: bool,
     ) -> None:
         """Put records ``start`` to ``end`` of ``items`` (ids from ``first + start``) in the
-        open block, as one run: their rows (``_INSERT_RECORD``'s columns), texts and refs."""
+        open block, as one run: their rows (``plain``: no record's role or kind is stored
+        as text, rows of :data:`_INSERT_PLAIN_RECORD`; else :data:`_INSERT_RECORD`'s),
+        texts and refs; the run's columns are kept for :attr:`totals` (at the seal)."""
         if end <= start:
             return
         count = end - start
         block, held = self.next_block, len(self._rows)
-        self._rows.extend(
-            zip(
-                range(first + start, first + end),
-                repeat(block, count),
-                repeat(file_id, count),
-                contexts[start:end],
-                items.rks[start:end],
-                items.role_xs[start:end],
-                items.kind_xs[start:end],
-                items.packed_times[start:end],
-                items.locs[start:end],
-                items.offsets[start:end],
-                lengths[start:end],
-                items.thashes[start:end],
-                strict=True,
+        run_contexts = contexts[start:end]
+        rks = items.rks[start:end]
+        times = items.packed_times[start:end]
+        ids = range(first + start, first + end)
+        if plain:
+            self._rows.extend(
+                zip(
+                    ids,
+                    repeat(block, count),
+                    repeat(file_id, count),
+                    run_contexts,
+                    rks,
+                    times,
+                    items.locs[start:end],
+                    items.offsets[start:end],
+                    lengths[start:end],
+                    items.thashes[start:end],
+                    strict=True,
+                )
             )
-        )
+            self._runs.append((file_id, run_contexts, rks, times, None, None))
+        else:
+            role_xs = items.role_xs[start:end]
+            kind_xs = items.kind_xs[start:end]
+            self._rows.extend(
+                zip(
+                    ids,
+                    repeat(block, count),
+                    repeat(file_id, count),
+                    run_contexts,
+                    rks,
+                    role_xs,
+                    kind_xs,
+                    times,
+                    items.locs[start:end],
+                    items.offsets[start:end],
+                    lengths[start:end],
+                    items.thashes[start:end],
+                    strict=True,
+                )
+            )
+            self._wide = True
+            self._runs.append((file_id, run_contexts, rks, times, role_xs, kind_xs))
         self._lower.extend(lowers[start:end])
         self._original.extend(items.texts[start:end])
         refs.extend(zip(repeat(block, count), range(held, held + count), strict=True))
@@ -506,13 +556,23 @@ class BlockWriter:
                 job,
             )
         )
-        self.db.executemany(_INSERT_RECORD, self._rows)
-        self.totals.add(self._rows)
+        if self._wide:  # the plain rows with their two NULLs, in order
+            self.db.executemany(
+                _INSERT_RECORD,
+                [row if len(row) == 12 else (*row[:5], None, None, *row[5:]) for row in self._rows],
+            )
+        else:
+            self.db.executemany(_INSERT_PLAIN_RECORD, self._rows)
+        add_run = self.totals.add_run
+        for run in self._runs:
+            add_run(*run)
+        self._runs = []
         self.next_record += len(self._rows)
         self.next_block += 1
         self._lower, self._original, self._rows, self._size = [], [], [], 0
-        while len(self._pending) > PACK_AHEAD:
-            self._write_packed()
+        self._wide = False
+        if len(self._pending) > PACK_AHEAD:
+            self._write_ready()
 
     @property
     def threads_started(self) -> bool:
@@ -527,31 +587,59 @@ class BlockWriter:
             )
         return self._pool
 
-    def _write_packed(self) -> None:
-        block_id, first_id, count, lower_starts, original_starts, job = self._pending.popleft()
-        lower, original, text_bytes = job.result()
-        offset = self.file.append(lower + original)
-        self.db.execute(
-            "INSERT INTO blocks (id, first_id, count, offset, lower_size, original_size,"
-            " lower_starts, original_starts) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                block_id,
-                first_id,
-                count,
-                offset,
-                len(lower),
-                len(original),
-                lower_starts,
-                original_starts,
-            ),
-        )
-        self.text_bytes += text_bytes
+    def _write_packed(self, count: int = 1) -> None:
+        """Write the ``count`` oldest pending blocks once packed: their bytes with one write
+        to the text file, in order, and their rows with one insert (a write and an insert
+        a block were ~4% of this thread in a replayed cold build: docs/performance.md,
+        s18-writer)."""
+        rows: list[tuple[object, ...]] = []
+        parts: list[bytes] = []
+        offset = self.file.end
+        for _ in range(count):
+            block_id, first_id, records, lower_starts, original_starts, job = (
+                self._pending.popleft()
+            )
+            lower, original, text_bytes = job.result()
+            rows.append(
+                (
+                    block_id,
+                    first_id,
+                    records,
+                    offset,
+                    len(lower),
+                    len(original),
+                    lower_starts,
+                    original_starts,
+                )
+            )
+            if lower:
+                parts.append(lower)
+            parts.append(original)
+            offset += len(lower) + len(original)
+            self.text_bytes += text_bytes
+        if rows:
+            written = self.file.append(parts[0] if len(parts) == 1 else b"".join(parts))
+            assert written == rows[0][3]
+            self.db.executemany(
+                "INSERT INTO blocks (id, first_id, count, offset, lower_size, original_size,"
+                " lower_starts, original_starts) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                rows,
+            )
+
+    def _write_ready(self) -> None:
+        """Write the oldest pending block, waiting for it, and those after it already
+        packed (:data:`PACK_AHEAD` sealed blocks wait)."""
+        ready = 1
+        for entry in islice(self._pending, 1, None):
+            if not entry[5].done():
+                break
+            ready += 1
+        self._write_packed(ready)
 
     def flush(self) -> None:
         """Seal the open block and write every packed block; then commit."""
         self.seal()
-        while self._pending:
-            self._write_packed()
+        self._write_packed(len(self._pending))
 
     def close(self) -> None:
         """Stop the helper thread (pending, uncommitted blocks are dropped)."""
