@@ -39,7 +39,7 @@ from bisect import bisect_right
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from itertools import islice, repeat
+from itertools import repeat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -51,9 +51,8 @@ from agentdex.index.scores import level_of
 from agentdex.records import Record
 
 if TYPE_CHECKING:
-    from concurrent.futures import Future, ThreadPoolExecutor
-
     from agentdex.index.columns import Columns
+    from agentdex.index.packer import OrderedWorker
 
 #: a block holds at most this many bytes of text (its records' lower-cased UTF-8 and a
 #: separator each), unless one record alone holds more: a record that would take the open
@@ -360,9 +359,11 @@ class BlockWriter:
         self._runs: list[tuple[Any, ...]] = []
         self._size = 0
         self.text_bytes = 0
-        self._pool: ThreadPoolExecutor | None = None
-        self._pending: deque[tuple[int, int, int, bytes, bytes, Future[tuple[bytes, bytes, int]]]]
-        self._pending = deque()
+        #: the packing thread, started at the first seal
+        self._packer: OrderedWorker | None = None
+        #: sealed blocks whose packed bytes are not written yet, oldest first (their
+        #: :func:`_pack_block` results come back from the packer in this order)
+        self._pending: deque[tuple[int, int, int, bytes, bytes]] = deque()
         #: the text file's dictionary (offset, size, it), once trained
         self.dictionary = self._find_dictionary()
         #: the original texts of the first blocks, until a dictionary is trained on them
@@ -545,7 +546,7 @@ class BlockWriter:
             self._sampled += len(original)
             if self._sampled >= max(DICT_TRAIN_BYTES, self._train_at):
                 self._train(self._samples)
-        job = self._executor().submit(_pack_block, lower, original, self.dictionary)
+        self._start_packer().submit(lower, original, self.dictionary)
         self._pending.append(
             (
                 self.next_block,
@@ -553,7 +554,6 @@ class BlockWriter:
                 len(self._rows),
                 packed_lower_starts,
                 packed_original_starts,
-                job,
             )
         )
         if self._wide:  # the plain rows with their two NULLs, in order
@@ -576,16 +576,14 @@ class BlockWriter:
 
     @property
     def threads_started(self) -> bool:
-        return self._pool is not None
+        return self._packer is not None
 
-    def _executor(self) -> ThreadPoolExecutor:
-        if self._pool is None:
-            from concurrent.futures import ThreadPoolExecutor
+    def _start_packer(self) -> OrderedWorker:
+        if self._packer is None:
+            from agentdex.index.packer import OrderedWorker
 
-            self._pool = ThreadPoolExecutor(
-                max_workers=1, thread_name_prefix="agentdex-pack", initializer=name_os_thread
-            )
-        return self._pool
+            self._packer = OrderedWorker(_pack_block, name=PACK_THREAD, initializer=name_os_thread)
+        return self._packer
 
     def _write_packed(self, count: int = 1) -> None:
         """Write the ``count`` oldest pending blocks once packed: their bytes with one write
@@ -595,11 +593,11 @@ class BlockWriter:
         rows: list[tuple[object, ...]] = []
         parts: list[bytes] = []
         offset = self.file.end
+        packer = self._packer
         for _ in range(count):
-            block_id, first_id, records, lower_starts, original_starts, job = (
-                self._pending.popleft()
-            )
-            lower, original, text_bytes = job.result()
+            assert packer is not None  # a block was sealed
+            block_id, first_id, records, lower_starts, original_starts = self._pending.popleft()
+            lower, original, text_bytes = packer.result()
             rows.append(
                 (
                     block_id,
@@ -629,12 +627,8 @@ class BlockWriter:
     def _write_ready(self) -> None:
         """Write the oldest pending block, waiting for it, and those after it already
         packed (:data:`PACK_AHEAD` sealed blocks wait)."""
-        ready = 1
-        for entry in islice(self._pending, 1, None):
-            if not entry[5].done():
-                break
-            ready += 1
-        self._write_packed(ready)
+        assert self._packer is not None  # a block was sealed
+        self._write_packed(min(max(1, self._packer.done()), len(self._pending)))
 
     def flush(self) -> None:
         """Seal the open block and write every packed block; then commit."""
@@ -643,9 +637,9 @@ class BlockWriter:
 
     def close(self) -> None:
         """Stop the helper thread (pending, uncommitted blocks are dropped)."""
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
+        if self._packer is not None:
+            self._packer.stop()
+            self._packer = None
         self._pending.clear()
 
 

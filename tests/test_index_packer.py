@@ -1,0 +1,60 @@
+"""The text blocks' packing thread (``index/packer.py``): results in the order of the jobs,
+a job's exception raised in its turn, and a stop that drops the jobs not started."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from agentdex.index.packer import OrderedWorker
+
+
+def test_results_come_back_in_the_order_the_jobs_went_in() -> None:
+    worker = OrderedWorker(lambda a, b: a * b, name="test-packer")
+    try:
+        for n in range(200):
+            worker.submit(n, 3)
+        got = [worker.result() for _ in range(200)]
+    finally:
+        worker.stop()
+    assert got == [3 * n for n in range(200)]
+
+
+def test_a_failed_job_raises_in_its_turn_and_the_next_still_runs() -> None:
+    def work(n: int) -> int:
+        if n == 1:
+            raise ValueError("job 1")
+        return n
+
+    worker = OrderedWorker(work, name="test-packer")
+    try:
+        for n in range(3):
+            worker.submit(n)
+        assert worker.result() == 0
+        with pytest.raises(ValueError, match="job 1"):
+            worker.result()
+        assert worker.result() == 2
+    finally:
+        worker.stop()
+
+
+def test_done_counts_the_ready_results_and_stop_drops_the_jobs_not_started() -> None:
+    gate = threading.Event()
+    ran: list[int] = []
+
+    def work(n: int) -> int:
+        if n == 0:
+            gate.wait(5)
+        ran.append(n)
+        return n
+
+    worker = OrderedWorker(work, name="test-packer")
+    for n in range(5):
+        worker.submit(n)
+    assert worker.done() == 0  # job 0 holds the thread
+    # stop() takes the four waiting jobs out at once, then waits for job 0
+    threading.Timer(0.2, gate.set).start()
+    worker.stop()
+    assert ran == [0]
+    assert worker.done() == 1
