@@ -3,6 +3,7 @@ a job's exception raised in its turn, and a stop that drops the jobs not started
 
 from __future__ import annotations
 
+import gc
 import threading
 
 import pytest
@@ -58,3 +59,14 @@ def test_done_counts_the_ready_results_and_stop_drops_the_jobs_not_started() -> 
     worker.stop()
     assert ran == [0]
     assert worker.done() == 1
+
+
+def test_a_worker_dropped_without_stop_ends_its_thread() -> None:
+    worker = OrderedWorker(lambda n: n, name="test-packer-dropped")
+    thread = worker._thread
+    worker.submit(1)
+    assert worker.result() == 1
+    del worker
+    gc.collect()
+    thread.join(5)
+    assert not thread.is_alive()

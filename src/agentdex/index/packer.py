@@ -13,6 +13,7 @@ other in the same order, and how many results wait is what is done.
 from __future__ import annotations
 
 import threading
+import weakref
 from collections.abc import Callable
 from queue import Empty, SimpleQueue
 from typing import Any
@@ -39,26 +40,18 @@ class OrderedWorker:
         name: str,
         initializer: Callable[[], None] | None = None,
     ) -> None:
-        self._work = work
-        self._initializer = initializer
         self._jobs: SimpleQueue[tuple[Any, ...] | None] = SimpleQueue()
         self._results: SimpleQueue[Any] = SimpleQueue()
-        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        # the thread holds the queues, not this object: a worker dropped without stop()
+        # is collected, and its thread told to end (as a ThreadPoolExecutor's would be)
+        self._thread = threading.Thread(
+            target=_run,
+            args=(self._jobs, self._results, work, initializer),
+            name=name,
+            daemon=True,
+        )
         self._thread.start()
-
-    def _run(self) -> None:
-        if self._initializer is not None:
-            self._initializer()
-        jobs, results, work = self._jobs, self._results, self._work
-        while True:
-            job = jobs.get()
-            if job is None:
-                return
-            try:
-                out = work(*job)
-            except BaseException as exc:  # handed to result(), in its turn
-                out = _Failed(exc)
-            results.put(out)
+        weakref.finalize(self, self._jobs.put, None)
 
     def submit(self, *job: Any) -> None:
         """Queue ``work(*job)`` after the jobs submitted before it."""
@@ -84,3 +77,23 @@ class OrderedWorker:
                 break
         self._jobs.put(None)
         self._thread.join()
+
+
+def _run(
+    jobs: SimpleQueue[tuple[Any, ...] | None],
+    results: SimpleQueue[Any],
+    work: Callable[..., Any],
+    initializer: Callable[[], None] | None,
+) -> None:
+    """The worker's thread: each job's result (or its exception) in order, until None."""
+    if initializer is not None:
+        initializer()
+    while True:
+        job = jobs.get()
+        if job is None:
+            return
+        try:
+            out = work(*job)
+        except BaseException as exc:  # handed to result(), in its turn
+            out = _Failed(exc)
+        results.put(out)
