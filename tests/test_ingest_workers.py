@@ -160,3 +160,48 @@ def test_workers_run_below_the_writers_priority(
         assert len(threads) == 2  # the worker's main thread and its sender
         assert threads == [expected, expected]
     assert os.getpriority(os.PRIO_PROCESS, 0) == writer  # the writer's own is untouched
+
+
+class _Pipe:
+    """A worker's end of its pipe, in this process: the jobs to hand out, what is sent."""
+
+    def __init__(self, jobs: list[object]) -> None:
+        self.jobs = jobs
+        self.sent_bytes: list[bytes] = []
+        self.sent_objects: list[object] = []
+
+    def poll(self) -> bool:
+        return bool(self.jobs)
+
+    def recv(self) -> object:
+        if not self.jobs:
+            raise EOFError
+        return self.jobs.pop(0)
+
+    def send(self, obj: object) -> None:
+        self.sent_objects.append(obj)
+
+    def send_bytes(self, data: bytes) -> None:
+        self.sent_bytes.append(bytes(data))
+
+
+def test_a_result_waits_pickled_and_is_sent_as_the_writers_recv_reads_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The parsing thread pickles each result as it is made (a waiting result is one bytes
+    object: no collection walks it, no cold objects are pickled later), and the bytes sent
+    are what ``Connection.send`` of the result writes, so the writer's ``recv`` is as
+    before."""
+    from multiprocessing.reduction import ForkingPickler
+
+    from agentdex.ingest import workers
+
+    monkeypatch.setattr(workers, "WORKER_NICE", 0)  # (in this process: never lower it)
+    shared = ("claude-code", "transcripts", "s1")
+    pipe = _Pipe([(shared, 1), (shared, 2), None])
+    workers._serve(pipe, lambda context, n: [context, context, n], [])
+    assert pipe.sent_objects == []
+    expected = [[shared, shared, 1], [shared, shared, 2]]
+    assert pipe.sent_bytes == [bytes(ForkingPickler.dumps(item)) for item in expected]
+    first = ForkingPickler.loads(pipe.sent_bytes[0])
+    assert first == expected[0] and first[0] is first[1]  # one object still, as sent whole

@@ -7,6 +7,10 @@ CPU in its handler thread on a 1 GB build, waking once per finished file).
 A worker sends its results from a thread of its own, so it goes on parsing
 while a result bigger than a pipe's buffer waits for the writer's read
 (results kept there, not in the writer, whose peak RSS is the one bounded).
+A result is pickled as soon as it is made, by the parsing thread, and waits
+as bytes: pickled later by the sending thread, a waiting result's objects
+were cold in the cache by then, and every garbage collection of the worker
+walked the lists of every result still waiting (docs/performance.md, s18-parse).
 A worker is forked before the writer starts any thread (tantivy's), and takes
 every job waiting in its pipe before each parse, so the writer's sends never
 wait long, even for the many jobs it sends before a commit.
@@ -44,11 +48,17 @@ def _serve(conn: Any, work: Callable[..., Any], inherited: list[Any]) -> None:
     Results are sent by a thread of this worker (:func:`_send`), so that the worker
     parses its next jobs while the writer has not read a result yet (a result bigger
     than the pipe's buffer waits for the writer's read; at most ``MAX_JOBS`` of them
-    wait here, as jobs come no faster).
+    wait here, as jobs come no faster). Each is pickled here, at once, as
+    ``Connection.send`` would pickle it (the writer's ``recv`` reads the same bytes):
+    its objects are still in the cache, are freed at once, and a result that waits is
+    one ``bytes`` object, which no garbage collection walks (a build's workers spent
+    ~1.3-1.5x a standalone parse's CPU a record; the sending threads' pickling of cold
+    results and the collections' walks over waiting ones were part of it).
     """
     import queue
     import threading
     from collections import deque
+    from multiprocessing.reduction import ForkingPickler
 
     for other in inherited:
         other.close()
@@ -75,7 +85,7 @@ def _serve(conn: Any, work: Callable[..., Any], inherited: list[Any]) -> None:
             results.put(_DONE)
             sender.join()
             return
-        results.put(work(*job))
+        results.put(ForkingPickler.dumps(work(*job)))
 
 
 #: what tells a worker's sending thread that no result follows
@@ -83,14 +93,15 @@ _DONE = object()
 
 
 def _send(conn: Any, results: Any) -> None:
-    """A worker's sending thread: each result in turn; the worker dies if one cannot be
-    sent (the writer then reads EOF, as when a worker crashes)."""
+    """A worker's sending thread: each result in turn, pickled already (what
+    ``conn.send`` of the result would write); the worker dies if one cannot be sent
+    (the writer then reads EOF, as when a worker crashes)."""
     try:
         while True:
             result = results.get()
             if result is _DONE:
                 return
-            conn.send(result)
+            conn.send_bytes(result)
     except BaseException:
         os._exit(1)
 
