@@ -27,14 +27,22 @@ import os
 import signal
 import subprocess
 import sys
+from contextlib import suppress
 from pathlib import Path
 
 from agentdex.index import postings
+from agentdex.tuning import env_int
 
 #: the child's argument that says it runs as one (``python -m agentdex.index.termlist``)
 _CHILD = "--child"
 #: the last byte the writer sends (its characters are all non-ASCII: never a NUL)
 _END = b"\0"
+#: how much lower a tail child's scheduling priority (this one's and the merge child's) is
+#: than the writer's (``os.nice``): in a first build's tail they run beside the archive's
+#: entries, the tail's longest chain (one SQLite statement on the writer's hooks thread);
+#: at the writer's priority the four chains shared the two cores evenly, the entries got
+#: ~0.6 of one and ran alone, one core idle, once the children were done
+CHILD_NICE = env_int("AGENTDEX_INDEX_TAIL_CHILD_NICE", 5)
 
 
 def write_term_list(gen: Path, non_ascii: set[str] | str) -> None:
@@ -97,6 +105,9 @@ def child_input(argv: list[str], end: bytes) -> tuple[Path, bytes] | None:
     it said everything, so the child must do nothing)."""
     gen, parent = Path(argv[0]), int(argv[1])
     _die_with_parent(parent)
+    if CHILD_NICE > 0:
+        with suppress(OSError):
+            os.nice(CHILD_NICE)  # before any thread starts (the merge's): they inherit it
     given = sys.stdin.buffer.read()
     if not given.endswith(end):
         return None
