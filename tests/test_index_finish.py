@@ -64,12 +64,14 @@ def test_the_hooks_run_while_the_term_list_is_written(
     listing, hooked, started = threading.Event(), threading.Event(), threading.Event()
     real_close = PostingsWriter.close
     seen: dict[str, bool] = {}
+    niceness: list[int] = []
     main = threading.current_thread()
 
-    def term_list(gen: Path, chars: set[str] | str) -> None:
+    def term_list(gen: Path, chars: set[str] | str, *, nice: int = 0) -> None:
         listing.set()
         seen["hook ran while the list was written"] = hooked.wait(20)
-        real(gen, chars)
+        niceness.append(nice)
+        real(gen, chars, nice=nice)
 
     def close(self: PostingsWriter, *, wait_merges: bool) -> None:
         seen["hook started before the postings closed"] = started.wait(20)
@@ -92,6 +94,7 @@ def test_the_hooks_run_while_the_term_list_is_written(
             "list was being written while the hook ran": True,
             "hook on a thread of its own": True,
         }
+        assert niceness == [writer_mod.TAIL_CHILD_NICE]  # below the hooks' chain
         assert writer.meta_int("vocab_rid") == writer.next_record
         assert not writer.vocab_stale
         assert all(f"\tnumbat{n}\n" in (writer.gen / "vocab.txt").read_text() for n in range(3))
@@ -148,7 +151,7 @@ def test_a_failed_term_list_is_raised_after_the_hooks(
     writer = _bulk_writer(tmp_path)
     ran: list[str] = []
 
-    def term_list(gen: Path, chars: set[str] | str) -> None:
+    def term_list(gen: Path, chars: set[str] | str, *, nice: int = 0) -> None:
         raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr(writer_mod, "write_term_list", term_list)
@@ -171,8 +174,8 @@ def test_a_failed_hook_is_raised_once_the_term_list_is_done(
     real = writer_mod.write_term_list
     listed = threading.Event()
 
-    def term_list(gen: Path, chars: set[str] | str) -> None:
-        real(gen, chars)
+    def term_list(gen: Path, chars: set[str] | str, *, nice: int = 0) -> None:
+        real(gen, chars, nice=nice)
         listed.set()
 
     def hook() -> None:

@@ -69,9 +69,9 @@ def _watch_merges(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     seen: list[int] = []
     real = merging.start
 
-    def watched(gen: Path, *args: Any) -> Any:
+    def watched(gen: Path, *args: Any, **given: Any) -> Any:
         seen.append(len(merging.segment_sizes(gen / "postings")))
-        return real(gen, *args)
+        return real(gen, *args, **given)
 
     monkeypatch.setattr(merging, "start", watched)
     return seen
@@ -147,8 +147,8 @@ def test_a_merge_that_fails_leaves_the_build_as_it_was(
     reports: list[dict[str, Any]] = []
     real_start, real_wait = merging.start, merging.wait
 
-    def killed(gen: Path, *args: Any) -> Any:
-        proc = real_start(gen, *args)
+    def killed(gen: Path, *args: Any, **given: Any) -> Any:
+        proc = real_start(gen, *args, **given)
         assert proc is not None
         proc.kill()  # before, or while, it commits: either way nothing is lost
         return proc

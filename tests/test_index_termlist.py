@@ -83,6 +83,38 @@ def test_a_child_whose_writer_is_gone_writes_nothing(tmp_path: Path) -> None:
     assert not (gen / postings.VOCAB_FILE).exists()
 
 
+@pytest.mark.parametrize("nice", [None, "5"])
+def test_a_tail_child_runs_the_nice_levels_it_is_told_below_the_writer(
+    tmp_path: Path, nice: str | None
+) -> None:
+    """The term-list and merge children share ``child_input``'s start: there they lower their
+    priority (beside the archive's entries in a first build's tail) before any thread starts."""
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    probe = (
+        "import os, sys\n"
+        "from agentdex.index.termlist import child_input\n"
+        "before = os.getpriority(os.PRIO_PROCESS, 0)\n"
+        "given = child_input(sys.argv[1:], b'\\0')\n"
+        "print(given is not None, os.getpriority(os.PRIO_PROCESS, 0) - before)\n"
+    )
+    told = [nice] if nice else []
+    done = subprocess.run(
+        [sys.executable, "-c", probe, str(tmp_path), str(os.getpid()), *told],
+        input=b"chars\0",
+        capture_output=True,
+        env={**os.environ, "PYTHONPATH": src},
+        timeout=60,
+        check=True,
+    )
+    assert done.stdout.decode().split() == ["True", nice or "0"]
+
+
+def test_the_child_writes_the_same_list_when_niced(tmp_path: Path) -> None:
+    gen, chars = _gen(tmp_path, TEXTS)
+    write_term_list(gen, chars, nice=3)
+    assert "zeta" in (gen / postings.VOCAB_FILE).read_text()
+
+
 def _reading_a_pipe(pid: int) -> bool:
     try:
         return "pipe_read" in Path(f"/proc/{pid}/wchan").read_text()

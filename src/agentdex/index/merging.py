@@ -138,7 +138,7 @@ def placeholders_for(docs: list[tuple[int, int]]) -> tuple[int, int]:
 
 
 def start(
-    gen: Path, db: sqlite3.Connection, block_file: BlockFile
+    gen: Path, db: sqlite3.Connection, block_file: BlockFile, *, nice: int = 0
 ) -> subprocess.Popen[bytes] | None:
     """Start merging ``gen``'s postings into one segment (beside the largest ones it keeps:
     :func:`placeholders_for`), when they hold more than :data:`MERGE_ABOVE` (None
@@ -147,7 +147,8 @@ def start(
 
     ``db`` is the writer's connection, inside its open transaction: the ids of the records
     the child re-adds are committed there first (:data:`READDED`), so that a writer after
-    a child killed midway re-adds them once more (:func:`readd_left`)."""
+    a child killed midway re-adds them once more (:func:`readd_left`). ``nice``: the child
+    runs that many nice levels below this process (``termlist.child_input``)."""
     from agentdex.index import stored
     from agentdex.index.tail import postings_args
 
@@ -182,7 +183,8 @@ def start(
     env["PYTHONPATH"] = os.pathsep.join(p for p in (source, env.get("PYTHONPATH")) if p)
     plan = {"placeholders": placeholders, "records": records, "segments": 1 + kept}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "agentdex.index.merging", _CHILD, str(gen), str(os.getpid())],
+        [sys.executable, "-m", "agentdex.index.merging", _CHILD, str(gen), str(os.getpid())]
+        + ([str(nice)] if nice > 0 else []),
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -339,6 +341,6 @@ def _child(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 4 and sys.argv[1] == _CHILD:
+    if len(sys.argv) in (4, 5) and sys.argv[1] == _CHILD:
         raise SystemExit(_child(sys.argv[2:]))
-    raise SystemExit("usage: python -m agentdex.index.merging --child GEN PARENT_PID")
+    raise SystemExit("usage: python -m agentdex.index.merging --child GEN PARENT_PID [NICE]")

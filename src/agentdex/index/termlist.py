@@ -31,27 +31,21 @@ from contextlib import suppress
 from pathlib import Path
 
 from agentdex.index import postings
-from agentdex.tuning import env_int
 
 #: the child's argument that says it runs as one (``python -m agentdex.index.termlist``)
 _CHILD = "--child"
 #: the last byte the writer sends (its characters are all non-ASCII: never a NUL)
 _END = b"\0"
-#: how much lower a tail child's scheduling priority (this one's and the merge child's) is
-#: than the writer's (``os.nice``): in a first build's tail they run beside the archive's
-#: entries, the tail's longest chain (one SQLite statement on the writer's hooks thread);
-#: at the writer's priority the four chains shared the two cores evenly, the entries got
-#: ~0.6 of one and ran alone, one core idle, once the children were done
-CHILD_NICE = env_int("AGENTDEX_INDEX_TAIL_CHILD_NICE", 5)
 
 
-def write_term_list(gen: Path, non_ascii: set[str] | str) -> None:
+def write_term_list(gen: Path, non_ascii: set[str] | str, *, nice: int = 0) -> None:
     """Replace ``gen``'s full term list (and drop its delta) with every term of its postings.
 
     Reads the terms a first character at a time (:func:`~agentdex.index.postings.term_buckets`)
     and writes them (:func:`~agentdex.index.postings.write_term_buckets`) in a
     child process, then installs the list here; raises ``OSError`` when the child
-    could not write it and ``RuntimeError`` when it failed otherwise.
+    could not write it and ``RuntimeError`` when it failed otherwise. ``nice``: the child
+    runs that many nice levels below this process (:func:`child_input`).
     """
     import agentdex
 
@@ -62,7 +56,8 @@ def write_term_list(gen: Path, non_ascii: set[str] | str) -> None:
     # ends with END: a child that reads to the end without it knows its writer died
     chars = "".join(sorted(set(non_ascii))).encode("utf-8", "surrogatepass") + _END
     done = subprocess.run(
-        [sys.executable, "-m", "agentdex.index.termlist", _CHILD, str(gen), str(os.getpid())],
+        [sys.executable, "-m", "agentdex.index.termlist", _CHILD, str(gen), str(os.getpid())]
+        + ([str(nice)] if nice > 0 else []),
         input=chars,
         capture_output=True,
         env=env,
@@ -100,14 +95,21 @@ def _die_with_parent(parent: int) -> None:
 
 
 def child_input(argv: list[str], end: bytes) -> tuple[Path, bytes] | None:
-    """A writer's child's start (``GEN PARENT_PID`` arguments): die with the writer, then
-    the generation and what the writer sent on stdin before ``end`` (None: it died before
-    it said everything, so the child must do nothing)."""
+    """A writer's child's start (``GEN PARENT_PID [NICE]`` arguments): die with the writer,
+    lower its priority by ``NICE`` levels, then the generation and what the writer sent on
+    stdin before ``end`` (None: it died before it said everything, so the child must do
+    nothing).
+
+    ``NICE``: in a first build's tail the term list's child and the merge child run beside
+    the archive's entries, the tail's longest chain (one SQLite statement on the writer's
+    hooks thread); at the writer's priority the four chains shared the two cores evenly,
+    the entries got ~0.6 of one, and ran alone, a core idle, once the children were done
+    (docs/performance.md, s18-tail)."""
     gen, parent = Path(argv[0]), int(argv[1])
     _die_with_parent(parent)
-    if CHILD_NICE > 0:
+    if len(argv) > 2 and int(argv[2]) > 0:
         with suppress(OSError):
-            os.nice(CHILD_NICE)  # before any thread starts (the merge's): they inherit it
+            os.nice(int(argv[2]))  # before any thread starts (the merge's): they inherit it
     given = sys.stdin.buffer.read()
     if not given.endswith(end):
         return None
@@ -131,6 +133,6 @@ def _child(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 4 and sys.argv[1] == _CHILD:
+    if len(sys.argv) in (4, 5) and sys.argv[1] == _CHILD:
         raise SystemExit(_child(sys.argv[2:]))
-    raise SystemExit("usage: python -m agentdex.index.termlist --child GEN PARENT_PID")
+    raise SystemExit("usage: python -m agentdex.index.termlist --child GEN PARENT_PID [NICE]")

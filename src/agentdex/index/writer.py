@@ -67,6 +67,7 @@ from agentdex.index.tail import PostingsTail
 from agentdex.index.termlist import write_term_list
 from agentdex.index.usage import UsageTable
 from agentdex.records import Record, Usage
+from agentdex.tuning import env_int
 
 #: a refresh that adds more text than this rebuilds the whole term list at its end
 #: instead of tokenizing the new text again in Python for the delta
@@ -74,6 +75,10 @@ VOCAB_DELTA_BYTES = 8 * 1024 * 1024
 #: rebuild the term list when its delta grows past this share of it (or this size)
 VOCAB_DELTA_SHARE = 0.25
 VOCAB_DELTA_MAX = 16 * 1024 * 1024
+#: nice levels the tail's children (the term list's, the merge) run below the writer while
+#: its ``while_merging`` hooks run beside them (a first build's archive entries: the tail's
+#: longest chain, to keep a core to itself; docs/performance.md, s18-tail); 0: the writer's
+TAIL_CHILD_NICE = env_int("AGENTDEX_INDEX_TAIL_CHILD_NICE", 5)
 RECORD_INDEXES = (
     "CREATE INDEX IF NOT EXISTS record_rows_file ON record_rows(file_id)",
     "CREATE INDEX IF NOT EXISTS record_rows_context ON record_rows(context_id)",
@@ -551,12 +556,15 @@ class IndexWriter(ConversationEdits, RecordDeletes, PostingsTail):
             if self._postings is not None and (big or self.vocab_stale or oversized):
                 self._postings.close(wait_merges=big)
                 self._postings = None
+            nice = TAIL_CHILD_NICE if hooks else 0
             if merge and big and self.tail_size() == 0:
-                merging = merging_mod.start(self.gen, self.db, self.block_file)
+                merging = merging_mod.start(self.gen, self.db, self.block_file, nice=nice)
             listing = None
             if self.vocab_stale or oversized:
                 # term counts read while the merge runs are estimates, as with any delete
-                listing = _Beside(write_term_list, self.gen, "".join(sorted(self.text_chars)))
+                listing = _Beside(
+                    partial(write_term_list, nice=nice), self.gen, "".join(sorted(self.text_chars))
+                )
                 beside.append(listing)
             written = self._bulk
             self.end_bulk_load()
