@@ -34,6 +34,7 @@ AGENTDEX_ENV = {
     "AGENTDEX_PLUGINS": "0 leaves third-party agent plug-ins out",
     "AGENTDEX_INDEX_WORKERS": "parse worker processes of a big refresh (0: in process)",
     "AGENTDEX_INDEX_WORKER_NICE": "nice levels the parse workers run below the writer (5)",
+    "AGENTDEX_INDEX_TAIL_CHILD_NICE": "nice levels a first build's tail children run below it (5)",
     "AGENTDEX_INDEXING_THREADS": "tantivy indexing threads of a refresh (default 1)",
     "AGENTDEX_FIRST_ANSWER_SECONDS": "how long a first search builds before it answers",
     "AGENTDEX_BACKGROUND_BUILD": "0 leaves a first search's build unfinished (no background)",
