@@ -479,44 +479,30 @@ class BlockWriter:
         run_contexts = contexts[start:end]
         rks = items.rks[start:end]
         times = items.packed_times[start:end]
-        ids = range(first + start, first + end)
-        if plain:
-            self._rows.extend(
-                zip(
-                    ids,
-                    repeat(block, count),
-                    repeat(file_id, count),
-                    run_contexts,
-                    rks,
-                    times,
-                    items.locs[start:end],
-                    items.offsets[start:end],
-                    lengths[start:end],
-                    items.thashes[start:end],
-                    strict=True,
-                )
-            )
-            self._runs.append((file_id, run_contexts, rks, times, None, None))
-        else:
+        # a row's columns in _INSERT_PLAIN_RECORD's order, or _INSERT_RECORD's with the
+        # role and kind after the rk
+        columns: list[Iterable[Any]] = [
+            range(first + start, first + end),
+            repeat(block, count),
+            repeat(file_id, count),
+            run_contexts,
+            rks,
+        ]
+        if not plain:
             role_xs = items.role_xs[start:end]
             kind_xs = items.kind_xs[start:end]
-            self._rows.extend(
-                zip(
-                    ids,
-                    repeat(block, count),
-                    repeat(file_id, count),
-                    run_contexts,
-                    rks,
-                    role_xs,
-                    kind_xs,
-                    times,
-                    items.locs[start:end],
-                    items.offsets[start:end],
-                    lengths[start:end],
-                    items.thashes[start:end],
-                    strict=True,
-                )
-            )
+            columns += [role_xs, kind_xs]
+        columns += [
+            times,
+            items.locs[start:end],
+            items.offsets[start:end],
+            lengths[start:end],
+            items.thashes[start:end],
+        ]
+        self._rows.extend(zip(*columns, strict=True))
+        if plain:
+            self._runs.append((file_id, run_contexts, rks, times, None, None))
+        else:
             self._wide = True
             self._runs.append((file_id, run_contexts, rks, times, role_xs, kind_xs))
         self._lower.extend(lowers[start:end])
