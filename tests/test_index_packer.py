@@ -42,10 +42,12 @@ def test_a_failed_job_raises_in_its_turn_and_the_next_still_runs() -> None:
 
 def test_done_counts_the_ready_results_and_stop_drops_the_jobs_not_started() -> None:
     gate = threading.Event()
+    started = threading.Event()
     ran: list[int] = []
 
     def work(n: int) -> int:
         if n == 0:
+            started.set()
             gate.wait(5)
         ran.append(n)
         return n
@@ -53,7 +55,10 @@ def test_done_counts_the_ready_results_and_stop_drops_the_jobs_not_started() -> 
     worker = OrderedWorker(work, name="test-packer")
     for n in range(5):
         worker.submit(n)
-    assert worker.done() == 0  # job 0 holds the thread
+    # job 0 holds the thread (waited for: a stop() before the thread took job 0 would
+    # rightly drop it too, as a job not started)
+    assert started.wait(5)
+    assert worker.done() == 0
     # stop() takes the four waiting jobs out at once, then waits for job 0
     threading.Timer(0.2, gate.set).start()
     worker.stop()
